@@ -1,0 +1,372 @@
+//! The classic Bloom filter (Bloom 1970): `m` bits, `k` hashes, never a false negative.
+
+use crate::error::{check_seeds, MergeError};
+use crate::hash::{hash64, reduce, Key, Probe};
+
+/// A Bloom filter of `64·WORDS` bits probed by `K` hashes, stored inline: no heap, no pointers.
+///
+/// `insert` sets `K` bits chosen by double hashing of one xxh3-64 hash; `contains` answers `false`
+/// ("definitely not inserted") if any of them is clear and `true` ("maybe") otherwise. With `n` keys
+/// inserted the false-positive rate is about (1 − e^(−Kn/m))^K; the [`sizing`](crate::sizing) functions
+/// pick `WORDS` and `K` for a target rate at compile time.
+///
+/// `size_of::<Bloom<WORDS, K>>()` is `8·WORDS + 8`: the bits and the seed, nothing else. Filters of
+/// different sizes or `K` are different types, so they cannot be combined by mistake; filters of the same
+/// type with different seeds refuse to [`union`](Self::union) or [`intersect`](Self::intersect).
+///
+/// Invalid parameters do not compile: `WORDS` must be in `1..2^26` (so `m` fits in 32 bits) and `K` in
+/// `1..=32`.
+///
+/// ```
+/// use sketch_nostd::{sizing::{k_for, words_for}, Bloom};
+///
+/// let mut seen = Bloom::<{ words_for(1_000, 0.01) }, { k_for(1_000, 0.01) }>::with_seed(42);
+/// assert!(seen.insert("GET /index.html")); // newly inserted
+/// assert!(!seen.insert("GET /index.html")); // already there
+/// seen.insert(&404u16);
+///
+/// assert!(seen.contains("GET /index.html"));
+/// assert!(seen.contains(&404u16));
+/// assert!(!seen.contains("GET /admin")); // "definitely not", with probability ≈ 99%
+/// assert!(seen.estimated_fp_rate() < 1e-6); // almost empty
+/// ```
+///
+/// A zero-sized or hash-less filter is rejected when the program is compiled:
+///
+/// ```compile_fail
+/// let _ = sketch_nostd::Bloom::<0, 3>::new();
+/// ```
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct Bloom<const WORDS: usize, const K: u32> {
+    words: [u64; WORDS],
+    seed: u64,
+}
+
+impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
+    /// Number of bits, `m = 64·WORDS`.
+    pub const BITS: usize = 64 * WORDS;
+    /// Number of hash functions, `k`.
+    pub const HASHES: u32 = K;
+
+    /// `m` as the `u32` that index reduction works with; `WORDS < 2^26` guarantees it fits.
+    const M: u32 = {
+        assert!(WORDS > 0, "a Bloom filter needs at least one 64-bit word");
+        assert!(
+            WORDS < 1 << 26,
+            "a Bloom filter holds fewer than 2^32 bits (WORDS < 2^26)"
+        );
+        assert!(K > 0, "a Bloom filter needs at least one hash (K > 0)");
+        assert!(
+            K <= crate::sizing::MAX_K,
+            "a Bloom filter uses at most 32 hashes"
+        );
+        (64 * WORDS) as u32
+    };
+
+    /// An empty filter with seed 0.
+    ///
+    /// ```
+    /// let f = sketch_nostd::Bloom::<16, 4>::new();
+    /// assert_eq!(f.count_ones(), 0);
+    /// assert_eq!(f.seed(), 0);
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self::with_seed(0)
+    }
+
+    /// An empty filter whose hashes use `seed`. Only filters with equal seeds can be combined.
+    ///
+    /// ```
+    /// let f = sketch_nostd::Bloom::<16, 4>::with_seed(0xfeed);
+    /// assert_eq!(f.seed(), 0xfeed);
+    /// ```
+    #[must_use]
+    pub const fn with_seed(seed: u64) -> Self {
+        Self::from_parts([0; WORDS], seed)
+    }
+
+    /// A filter from its raw words and seed, as produced by [`as_words`](Self::as_words) and
+    /// [`seed`](Self::seed). Every bit pattern is a valid filter.
+    ///
+    /// ```
+    /// use sketch_nostd::Bloom;
+    /// let mut a = Bloom::<2, 3>::with_seed(9);
+    /// a.insert("x");
+    /// let b = Bloom::<2, 3>::from_parts(*a.as_words(), a.seed());
+    /// assert_eq!(a, b);
+    /// ```
+    #[must_use]
+    pub const fn from_parts(words: [u64; WORDS], seed: u64) -> Self {
+        let _ = Self::M; // evaluates the parameter checks at compile time
+        Self { words, seed }
+    }
+
+    /// The seed this filter hashes with.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::Bloom::<1, 1>::with_seed(3).seed(), 3);
+    /// ```
+    #[must_use]
+    pub const fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The filter's bits, 64 to a word; bit `i` is bit `i % 64` of word `i / 64`.
+    ///
+    /// ```
+    /// let f = sketch_nostd::Bloom::<2, 1>::new();
+    /// assert_eq!(f.as_words(), &[0, 0]);
+    /// ```
+    #[must_use]
+    pub const fn as_words(&self) -> &[u64; WORDS] {
+        &self.words
+    }
+
+    /// Inserts a key. Returns `true` if the key was definitely new (at least one of its bits was
+    /// clear), `false` if it may have been inserted before — the answer a log deduplicator needs.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::Bloom::<16, 4>::new();
+    /// assert!(f.insert(&7u32));
+    /// assert!(!f.insert(&7u32));
+    /// ```
+    #[inline]
+    pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
+        self.insert_hash(hash64(key, self.seed))
+    }
+
+    /// Inserts a key by its 64-bit hash, for callers that hash themselves. Use a well-mixed hash (both
+    /// 32-bit halves matter); [`hash64`] with this filter's seed gives the same result as
+    /// [`insert`](Self::insert).
+    ///
+    /// ```
+    /// use sketch_nostd::{hash::hash64, Bloom};
+    /// let mut f = Bloom::<16, 4>::new();
+    /// f.insert_hash(hash64("k", f.seed()));
+    /// assert!(f.contains("k"));
+    /// ```
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        let mut new = false;
+        for g in Probe::new(hash).iter().take(K as usize) {
+            let bit = reduce(g, Self::M);
+            let mask = 1u64 << (bit % 64);
+            if let Some(word) = self.words.get_mut((bit / 64) as usize) {
+                new |= *word & mask == 0;
+                *word |= mask;
+            }
+        }
+        new
+    }
+
+    /// `false` if the key was definitely never inserted, `true` if it may have been.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::Bloom::<16, 4>::new();
+    /// f.insert("a");
+    /// assert!(f.contains("a"));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
+        self.contains_hash(hash64(key, self.seed))
+    }
+
+    /// [`contains`](Self::contains) for a hash computed by the caller (see
+    /// [`insert_hash`](Self::insert_hash)).
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::Bloom::<16, 4>::new();
+    /// f.insert_hash(0x1234_5678_9abc_def0);
+    /// assert!(f.contains_hash(0x1234_5678_9abc_def0));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        Probe::new(hash).iter().take(K as usize).all(|g| {
+            let bit = reduce(g, Self::M);
+            self.words
+                .get((bit / 64) as usize)
+                .is_some_and(|word| word & (1u64 << (bit % 64)) != 0)
+        })
+    }
+
+    /// Clears every bit, keeping the seed. Clearing a log deduplicator need not be atomic: a reader
+    /// that sees half-cleared words can only answer "definitely new" more often.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::Bloom::<16, 4>::new();
+    /// f.insert("a");
+    /// f.clear();
+    /// assert!(f.is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        self.words = [0; WORDS];
+    }
+
+    /// `true` if no bit is set.
+    ///
+    /// ```
+    /// assert!(sketch_nostd::Bloom::<4, 2>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    /// Adds every key of `other` to this filter (bitwise OR): afterwards it answers "maybe" for every
+    /// key inserted into either. Fails, leaving `self` unchanged, if the seeds differ.
+    ///
+    /// ```
+    /// use sketch_nostd::Bloom;
+    /// let (mut a, mut b) = (Bloom::<16, 4>::with_seed(1), Bloom::<16, 4>::with_seed(1));
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    pub fn union(&mut self, other: &Self) -> Result<(), MergeError> {
+        check_seeds(self.seed, other.seed)?;
+        for (word, theirs) in self.words.iter_mut().zip(&other.words) {
+            *word |= theirs;
+        }
+        Ok(())
+    }
+
+    /// Keeps only the bits set in both filters (bitwise AND): afterwards it answers "maybe" for every
+    /// key inserted into both (and, as with any Bloom intersection, for somewhat more keys than a filter
+    /// built from the common keys alone). Fails, leaving `self` unchanged, if the seeds differ.
+    ///
+    /// ```
+    /// use sketch_nostd::Bloom;
+    /// let (mut a, mut b) = (Bloom::<16, 4>::new(), Bloom::<16, 4>::new());
+    /// a.insert("both");
+    /// a.insert("only a");
+    /// b.insert("both");
+    /// a.intersect(&b)?;
+    /// assert!(a.contains("both"));
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    pub fn intersect(&mut self, other: &Self) -> Result<(), MergeError> {
+        check_seeds(self.seed, other.seed)?;
+        for (word, theirs) in self.words.iter_mut().zip(&other.words) {
+            *word &= theirs;
+        }
+        Ok(())
+    }
+
+    /// Number of bits set.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::Bloom::<16, 4>::new();
+    /// f.insert("a");
+    /// assert!((1..=4).contains(&f.count_ones()));
+    /// ```
+    #[must_use]
+    pub fn count_ones(&self) -> u32 {
+        self.words.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// Fraction of bits set, in `0.0..=1.0`. Around one half is the design point of an optimally
+    /// sized filter; well above means more keys than it was sized for.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::Bloom::<16, 4>::new().fill_ratio(), 0.0);
+    /// ```
+    #[must_use]
+    pub fn fill_ratio(&self) -> f64 {
+        f64::from(self.count_ones()) / f64::from(Self::M)
+    }
+
+    /// The false-positive rate this filter has now: (bits set / m)^k, the probability that `k`
+    /// independent positions all hit set bits.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::Bloom::<16, 4>::new();
+    /// assert_eq!(f.estimated_fp_rate(), 0.0);
+    /// for i in 0..100u32 { f.insert(&i); }
+    /// assert!(f.estimated_fp_rate() > 0.0 && f.estimated_fp_rate() < 1.0);
+    /// ```
+    #[must_use]
+    pub fn estimated_fp_rate(&self) -> f64 {
+        fp_rate_from_fill(self.fill_ratio(), K)
+    }
+
+    /// Estimated number of distinct keys inserted (Swamidass–Baldi): −(m/k)·ln(1 − X/m) with `X` bits
+    /// set. Infinite once every bit is set.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::Bloom::<1_000, 7>::new();
+    /// for i in 0..5_000u32 { f.insert(&i); }
+    /// let n = f.estimated_len();
+    /// assert!((n - 5_000.0).abs() < 250.0, "{n}");
+    /// ```
+    #[must_use]
+    pub fn estimated_len(&self) -> f64 {
+        estimated_len_from_fill(self.count_ones(), Self::M, K)
+    }
+}
+
+impl<const WORDS: usize, const K: u32> Default for Bloom<WORDS, K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// (fill)^k: the false-positive rate of a filter with this fraction of bits set.
+pub(crate) fn fp_rate_from_fill(fill: f64, k: u32) -> f64 {
+    libm::pow(fill, f64::from(k))
+}
+
+/// Swamidass–Baldi estimate of the number of keys in `m` bits with `ones` set and `k` hashes.
+pub(crate) fn estimated_len_from_fill(ones: u32, m: u32, k: u32) -> f64 {
+    if ones >= m {
+        return f64::INFINITY;
+    }
+    let m = f64::from(m);
+    -(m / f64::from(k)) * libm::log1p(-f64::from(ones) / m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_is_bits_plus_seed() {
+        assert_eq!(core::mem::size_of::<Bloom<1, 1>>(), 16);
+        assert_eq!(core::mem::size_of::<Bloom<1563, 7>>(), 1563 * 8 + 8);
+    }
+
+    #[test]
+    fn seed_mismatch_leaves_filter_unchanged() {
+        let mut a = Bloom::<8, 3>::with_seed(1);
+        a.insert("a");
+        let before = a.clone();
+        let mut b = Bloom::<8, 3>::with_seed(2);
+        b.insert("b");
+        assert!(a.union(&b).is_err());
+        assert!(a.intersect(&b).is_err());
+        assert_eq!(a, before);
+    }
+
+    #[test]
+    fn full_filter_reports_infinity_and_certainty() {
+        let f = Bloom::<2, 3>::from_parts([u64::MAX; 2], 0);
+        assert_eq!(f.estimated_len(), f64::INFINITY);
+        assert_eq!(f.estimated_fp_rate(), 1.0);
+        assert!(f.contains("anything"));
+    }
+
+    #[test]
+    fn odd_sizes_use_every_word() {
+        // m = 192 is not a power of two: multiply-shift still reaches the last word.
+        // 10,000 keys leave a given bit clear with probability (1 − 1/192)^10000 ≈ e^−52.
+        let mut f = Bloom::<3, 1>::new();
+        for i in 0..10_000u32 {
+            f.insert(&i);
+        }
+        assert!(f.as_words().iter().all(|&w| w == u64::MAX));
+    }
+}

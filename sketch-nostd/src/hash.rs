@@ -1,0 +1,271 @@
+//! Stable hashing: the one place in the crate that turns keys into hashes and hashes into positions.
+//!
+//! Every sketch hashes a key exactly once, with [`hash64`] (xxh3-64 with a seed), and derives
+//! everything else (Bloom bit positions, count-min columns, HyperLogLog register and rank) from that one
+//! 64-bit value. The result is identical on every target: keys are hashed through their canonical byte
+//! encoding ([`Key`]), never through [`core::hash::Hash`], whose `usize` length prefixes differ between a
+//! 32-bit microcontroller and a 64-bit host.
+//!
+//! Positions come from Kirsch–Mitzenmacher double hashing ([`Probe`]): the low and high 32-bit halves
+//! of the hash give `h1` and `h2` (forced odd, so the `k` probe values are pairwise distinct), and probe
+//! `i` is `h1 + i·h2 (mod 2^32)`. A probe value is reduced to `0..n` with Lemire's multiply-shift
+//! ([`reduce`]), which needs one 32×32→64-bit multiply and no division: a `u64 %` would pull roughly
+//! 900 bytes of division helpers into a Cortex-M0/M3 image and cost dozens of cycles.
+//!
+//! ```
+//! use sketch_nostd::hash::{hash64, reduce, Probe};
+//!
+//! let h = hash64("user:42", 7);
+//! let probe = Probe::new(h);
+//! // The first three bit positions of this key in a 1,000-bit filter.
+//! let positions: Vec<u32> = (0..3).map(|i| reduce(probe.nth(i), 1_000)).collect();
+//! assert!(positions.iter().all(|&p| p < 1_000));
+//! // The same key and seed always give the same hash, on every target and in every version.
+//! assert_eq!(h, hash64(&b"user:42"[..], 7));
+//! ```
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// A key that sketches can hash: anything with a canonical, target-independent byte encoding.
+///
+/// | type | bytes hashed |
+/// | --- | --- |
+/// | `str`, `[u8]`, `[u8; N]` | the bytes themselves (so `"ab"`, `b"ab"` and `[b'a', b'b']` are the same key) |
+/// | `u8`…`u128`, `i8`…`i128` | little-endian bytes of the value |
+/// | `usize` / `isize` | widened to `u64` / `i64` first, so 32- and 64-bit targets agree |
+/// | `bool` | one byte, 0 or 1 |
+/// | `char` | the `u32` scalar value, little-endian |
+/// | `&T` | whatever `T` hashes |
+///
+/// Implement it for your own types by handing over a stable encoding (fixed field order, fixed-width
+/// little-endian integers, no padding, no pointers):
+///
+/// ```
+/// use sketch_nostd::{hash::hash64, Key};
+///
+/// struct FlowKey { src: [u8; 4], dst: [u8; 4], port: u16 }
+///
+/// impl Key for FlowKey {
+///     fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+///         let mut buf = [0u8; 10];
+///         buf[..4].copy_from_slice(&self.src);
+///         buf[4..8].copy_from_slice(&self.dst);
+///         buf[8..].copy_from_slice(&self.port.to_le_bytes());
+///         f(&buf)
+///     }
+/// }
+///
+/// let a = FlowKey { src: [10, 0, 0, 1], dst: [10, 0, 0, 2], port: 443 };
+/// assert_eq!(hash64(&a, 0), hash64(&[10u8, 0, 0, 1, 10, 0, 0, 2, 187, 1], 0));
+/// ```
+pub trait Key {
+    /// Calls `f` with the key's canonical bytes and returns what it returns.
+    ///
+    /// ```
+    /// use sketch_nostd::Key;
+    /// assert_eq!(0x0102u16.with_key_bytes(|b| b.to_vec()), vec![0x02, 0x01]);
+    /// ```
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R;
+}
+
+impl Key for [u8] {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self)
+    }
+}
+
+impl Key for str {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self.as_bytes())
+    }
+}
+
+impl<const N: usize> Key for [u8; N] {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self)
+    }
+}
+
+impl<T: Key + ?Sized> Key for &T {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        (**self).with_key_bytes(f)
+    }
+}
+
+macro_rules! int_key {
+    ($($t:ty),*) => {$(
+        impl Key for $t {
+            #[inline]
+            fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+                f(&self.to_le_bytes())
+            }
+        }
+    )*};
+}
+int_key!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
+
+impl Key for usize {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        (*self as u64).with_key_bytes(f)
+    }
+}
+
+impl Key for isize {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        (*self as i64).with_key_bytes(f)
+    }
+}
+
+impl Key for bool {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(&[u8::from(*self)])
+    }
+}
+
+impl Key for char {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        (*self as u32).with_key_bytes(f)
+    }
+}
+
+/// Hashes a key with xxh3-64 and a seed: the one hash every sketch uses.
+///
+/// Different seeds give practically independent hash functions. The value is part of the stable
+/// interface: golden vectors in the tests pin it, so it never changes between versions or targets.
+///
+/// ```
+/// use sketch_nostd::hash::hash64;
+/// assert_eq!(hash64("", 0), 0x2D06_8005_38D3_94C2); // xxh3-64 of the empty input
+/// assert_ne!(hash64("a", 0), hash64("a", 1));
+/// assert_eq!(hash64(&7u32, 0), hash64(&[7u8, 0, 0, 0], 0));
+/// ```
+#[inline]
+#[must_use]
+pub fn hash64<Q: Key + ?Sized>(key: &Q, seed: u64) -> u64 {
+    key.with_key_bytes(|bytes| xxh3_64_with_seed(bytes, seed))
+}
+
+/// Kirsch–Mitzenmacher double hashing: `k` probe values from one 64-bit hash.
+///
+/// `h1` is the low half of the hash and `h2` the high half with its lowest bit set. Because `h2` is odd
+/// it is invertible modulo 2^32, so `h1 + i·h2` takes 2^32 distinct values for `i` in `0..2^32`: the
+/// probes of one key never collapse onto each other before reduction.
+///
+/// ```
+/// use sketch_nostd::hash::Probe;
+/// let p = Probe::new(0x0000_0004_0000_0001);
+/// assert_eq!(p.nth(0), 1);
+/// assert_eq!(p.nth(1), 1 + 5); // h2 = 4 | 1
+/// assert_eq!(p.nth(2), 1 + 10);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    h1: u32,
+    h2: u32,
+}
+
+impl Probe {
+    /// Splits a 64-bit hash into the two halves used for double hashing.
+    #[inline]
+    #[must_use]
+    pub const fn new(hash: u64) -> Self {
+        Self {
+            h1: hash as u32,
+            h2: (hash >> 32) as u32 | 1,
+        }
+    }
+
+    /// The `i`-th probe value, `h1 + i·h2 (mod 2^32)`.
+    ///
+    /// ```
+    /// use sketch_nostd::hash::Probe;
+    /// let p = Probe::new(u64::MAX);
+    /// assert_eq!(p.nth(1), u32::MAX.wrapping_add(u32::MAX));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn nth(self, i: u32) -> u32 {
+        self.h1.wrapping_add(i.wrapping_mul(self.h2))
+    }
+
+    /// The probe values for `i = 0, 1, 2, …`, without end (take as many as needed).
+    ///
+    /// ```
+    /// use sketch_nostd::hash::Probe;
+    /// let p = Probe::new(0x0000_0002_0000_0000);
+    /// assert_eq!(p.iter().take(3).collect::<Vec<_>>(), [0, 3, 6]);
+    /// ```
+    #[inline]
+    pub fn iter(self) -> impl Iterator<Item = u32> {
+        let mut g = self.h1;
+        core::iter::repeat_with(move || {
+            let current = g;
+            g = g.wrapping_add(self.h2);
+            current
+        })
+    }
+}
+
+/// Maps a uniform 32-bit value onto `0..n` without division (Lemire's multiply-shift, `x·n / 2^32`).
+///
+/// The result is always below `n` when `n > 0`, and 0 when `n == 0`. When `n` is a power of two
+/// this is `x >> (32 − log2 n)`, which the compiler emits for constant `n`.
+///
+/// ```
+/// use sketch_nostd::hash::reduce;
+/// assert_eq!(reduce(0, 10), 0);
+/// assert_eq!(reduce(u32::MAX, 10), 9);
+/// assert_eq!(reduce(0x8000_0000, 1 << 10), 512);
+/// ```
+#[inline]
+#[must_use]
+pub const fn reduce(x: u32, n: u32) -> u32 {
+    ((x as u64 * n as u64) >> 32) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_of_equal_bytes_hash_equally() {
+        assert_eq!(hash64("abc", 3), hash64(b"abc", 3));
+        assert_eq!(hash64("abc", 3), hash64(&b"abc"[..], 3));
+        assert_eq!(hash64(&&"abc", 3), hash64("abc", 3));
+        assert_eq!(hash64(&5usize, 9), hash64(&5u64, 9));
+        assert_eq!(hash64(&-5isize, 9), hash64(&-5i64, 9));
+        assert_eq!(hash64(&'é', 0), hash64(&0xE9u32, 0));
+        assert_eq!(hash64(&true, 0), hash64(&1u8, 0));
+    }
+
+    #[test]
+    fn reduce_stays_in_range() {
+        for n in [1u32, 2, 3, 7, 64, 1000, 100_032, u32::MAX] {
+            for x in [0u32, 1, 12345, 0x7fff_ffff, 0x8000_0000, u32::MAX] {
+                assert!(reduce(x, n) < n, "reduce({x}, {n})");
+            }
+        }
+        assert_eq!(reduce(u32::MAX, 0), 0);
+    }
+
+    #[test]
+    fn probes_are_distinct_for_small_k() {
+        for h in [0u64, 1, u64::MAX, 0xdead_beef_cafe_f00d] {
+            let p = Probe::new(h);
+            for i in 0..32 {
+                for j in 0..i {
+                    assert_ne!(p.nth(i), p.nth(j));
+                }
+            }
+            assert!(p.iter().take(32).eq((0..32).map(|i| p.nth(i))));
+        }
+    }
+}

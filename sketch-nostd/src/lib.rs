@@ -1,0 +1,49 @@
+//! Probabilistic sketches for the edge: fixed-size, `no_std`, no heap, no `unsafe`.
+//!
+//! Every sketch here is a plain value whose size is fixed by its const parameters, so it can live in a
+//! `static`, on a microcontroller's stack or inside another struct, and its memory is known before the
+//! first key arrives. Sketches answer with a known error in a known direction:
+//!
+//! | question | sketch | error |
+//! | --- | --- | --- |
+//! | "is it there?" | [`Bloom`], [`MicroBloom`], [`MicroBloom32`] | false positives only, at a rate fixed by the size |
+//!
+//! Hashing ([`hash`]) is xxh3-64 over a canonical byte encoding of each key ([`Key`]), so a sketch
+//! built on a 32-bit Cortex-M0 and one built on a 64-bit host hash identically and can be merged.
+//! [`sizing`] turns a target error into const parameters at compile time.
+//!
+//! ```
+//! use sketch_nostd::{sizing::{k_for, words_for}, Bloom};
+//!
+//! // A "seen URL" set for 10,000 URLs at 1% false positives: 11,992 bytes, fixed.
+//! let mut seen: Bloom<{ words_for(10_000, 0.01) }, { k_for(10_000, 0.01) }> = Bloom::with_seed(7);
+//! for url in ["https://a.example/", "https://b.example/x"] {
+//!     seen.insert(url);
+//! }
+//! assert!(seen.contains("https://a.example/"));
+//! assert_eq!(core::mem::size_of_val(&seen), 11_992);
+//!
+//! // Filters built elsewhere with the same parameters and seed merge; another seed is refused.
+//! let mut other = Bloom::with_seed(7);
+//! other.insert("https://c.example/");
+//! seen.union(&other)?;
+//! assert!(seen.contains("https://c.example/"));
+//! assert!(seen.union(&Bloom::with_seed(8)).is_err());
+//! # Ok::<(), sketch_nostd::MergeError>(())
+//! ```
+//!
+//! The crate never panics on input: parameters that cannot work are compile errors, merges of
+//! incompatible sketches return [`MergeError`].
+#![cfg_attr(not(test), no_std)]
+#![deny(missing_docs)]
+
+pub mod bloom;
+pub mod error;
+pub mod hash;
+pub mod micro;
+pub mod sizing;
+
+pub use bloom::Bloom;
+pub use error::MergeError;
+pub use hash::Key;
+pub use micro::{MicroBloom, MicroBloom32};

@@ -1,0 +1,275 @@
+//! Sizing as `const fn`: from the error you accept to the memory a sketch needs, at compile time.
+//!
+//! These functions are usable in const generic arguments, so a filter's size is written as the error
+//! it was designed for:
+//!
+//! ```
+//! use sketch_nostd::{sizing::{k_for, words_for}, Bloom};
+//!
+//! // 10,000 keys at a 1% false-positive rate: 95,851 bits, rounded up to 1,498 words, and 7 hashes.
+//! type Filter = Bloom<{ words_for(10_000, 0.01) }, { k_for(10_000, 0.01) }>;
+//! assert_eq!(Filter::BITS, 1_498 * 64);
+//! assert_eq!(Filter::HASHES, 7);
+//! assert_eq!(core::mem::size_of::<Filter>(), 1_498 * 8 + 8); // the bits plus the seed
+//! ```
+//!
+//! Out-of-range arguments saturate instead of panicking: a false-positive rate `p` at or above 1 asks
+//! for no bits, `p` at or below 0 (or NaN) is treated as the smallest positive `f64`. The Bloom type
+//! then refuses zero words at compile time.
+//!
+//! The float helpers here ([`ln`], [`exp`]) are `const` re-implementations accurate to a few ULP,
+//! because `f64::ln` is neither `const` nor available in `core`.
+
+/// The largest number of hash functions a [`Bloom`](crate::Bloom) accepts; [`optimal_k`] and
+/// [`k_for`] never return more.
+pub const MAX_K: u32 = 32;
+
+const LN_2: f64 = core::f64::consts::LN_2;
+
+/// Natural logarithm, usable in `const` contexts. `ln(0)` is −∞; negative inputs and NaN give NaN.
+///
+/// ```
+/// use sketch_nostd::sizing::ln;
+/// const L: f64 = ln(100.0);
+/// assert!((L - 4.605170185988092).abs() < 1e-14);
+/// ```
+#[must_use]
+pub const fn ln(x: f64) -> f64 {
+    if x.is_nan() || x < 0.0 {
+        return f64::NAN;
+    }
+    if x == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if x.is_infinite() {
+        return f64::INFINITY;
+    }
+    let mut x = x;
+    let mut e: i64 = 0;
+    // Bring subnormals into the normal range first.
+    if x < f64::MIN_POSITIVE {
+        x *= 18_014_398_509_481_984.0; // 2^54
+        e -= 54;
+    }
+    let bits = x.to_bits();
+    e += ((bits >> 52) & 0x7ff) as i64 - 1023;
+    // Mantissa in [1, 2), then folded into [1/√2, √2) so the series below converges fast.
+    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | (1023 << 52));
+    if m > core::f64::consts::SQRT_2 {
+        m *= 0.5;
+        e += 1;
+    }
+    // ln(m) = 2·atanh(s) = 2·(s + s³/3 + s⁵/5 + …) with s = (m − 1)/(m + 1), |s| ≤ 0.172.
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let mut term = s;
+    let mut sum = s;
+    let mut n = 3.0;
+    while n < 40.0 {
+        term *= s2;
+        sum += term / n;
+        n += 2.0;
+    }
+    2.0 * sum + e as f64 * LN_2
+}
+
+/// The exponential function, usable in `const` contexts.
+///
+/// ```
+/// use sketch_nostd::sizing::exp;
+/// const E: f64 = exp(1.0);
+/// assert!((E - core::f64::consts::E).abs() < 1e-15);
+/// ```
+#[must_use]
+pub const fn exp(x: f64) -> f64 {
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    if x > 709.8 {
+        return f64::INFINITY;
+    }
+    if x < -745.2 {
+        return 0.0;
+    }
+    // x = k·ln2 + r with |r| ≤ ln2/2, then e^x = 2^k · e^r.
+    let kf = x / LN_2;
+    let k = if kf < 0.0 {
+        (kf - 0.5) as i64
+    } else {
+        (kf + 0.5) as i64
+    };
+    let r = x - k as f64 * LN_2;
+    let mut term = 1.0;
+    let mut sum = 1.0;
+    let mut n = 1.0;
+    while n < 28.0 {
+        term *= r / n;
+        sum += term;
+        n += 1.0;
+    }
+    // Scale by 2^k in at most two steps so that subnormal results are reached too.
+    let mut k = k;
+    if k < -1022 {
+        sum *= f64::from_bits(1u64 << 52); // 2^-1022
+        k += 1022;
+    }
+    sum * f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// Smallest integer ≥ `x`, saturating to `0..=u64::MAX` (NaN gives 0).
+const fn ceil_u64(x: f64) -> u64 {
+    let t = x as u64;
+    if (t as f64) < x {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
+/// Replaces an out-of-range false-positive rate by the nearest meaningful one (see the module docs).
+const fn clamp_p(p: f64) -> f64 {
+    if p > 0.0 {
+        p
+    } else {
+        f64::MIN_POSITIVE
+    }
+}
+
+/// Bits a Bloom filter needs for `n` keys at false-positive rate `p`: ⌈−n·ln p / (ln 2)²⌉.
+///
+/// That is about 1.44·log2(1/p) bits per key: 9.59 at 1%, 14.38 at 0.1%.
+///
+/// ```
+/// use sketch_nostd::sizing::bits_for;
+/// assert_eq!(bits_for(10_000, 0.01), 95_851);
+/// assert_eq!(bits_for(1_000, 0.001), 14_378);
+/// assert_eq!(bits_for(1_000, 1.0), 0);
+/// ```
+#[must_use]
+pub const fn bits_for(n: u64, p: f64) -> u64 {
+    let p = clamp_p(p);
+    if p >= 1.0 {
+        return 0;
+    }
+    ceil_u64(-(n as f64) * ln(p) / (LN_2 * LN_2))
+}
+
+/// Words of 64 bits (the `WORDS` parameter of [`Bloom`](crate::Bloom)) for `n` keys at rate `p`:
+/// [`bits_for`] rounded up to whole words, and at least one word.
+///
+/// ```
+/// use sketch_nostd::sizing::words_for;
+/// assert_eq!(words_for(10_000, 0.01), 1_498);
+/// assert_eq!(words_for(0, 0.01), 1);
+/// ```
+#[must_use]
+pub const fn words_for(n: u64, p: f64) -> usize {
+    let words = bits_for(n, p).div_ceil(64);
+    if words == 0 {
+        1
+    } else if words > usize::MAX as u64 {
+        usize::MAX
+    } else {
+        words as usize
+    }
+}
+
+/// The number of hashes that minimises the false-positive rate of `m` bits holding `n` keys:
+/// (m/n)·ln 2, rounded to the nearest integer and kept within `1..=`[`MAX_K`].
+///
+/// ```
+/// use sketch_nostd::sizing::optimal_k;
+/// assert_eq!(optimal_k(100_000, 10_000), 7);
+/// assert_eq!(optimal_k(10, 10_000), 1);
+/// assert_eq!(optimal_k(1 << 30, 1), 32);
+/// ```
+#[must_use]
+pub const fn optimal_k(m: u64, n: u64) -> u32 {
+    if n == 0 {
+        return MAX_K;
+    }
+    let k = (m as f64 / n as f64 * LN_2 + 0.5) as u64;
+    if k < 1 {
+        1
+    } else if k > MAX_K as u64 {
+        MAX_K
+    } else {
+        k as u32
+    }
+}
+
+/// The number of hashes for a filter sized by [`bits_for`]`(n, p)`: about log2(1/p).
+///
+/// ```
+/// use sketch_nostd::sizing::k_for;
+/// assert_eq!(k_for(10_000, 0.01), 7);
+/// assert_eq!(k_for(10_000, 0.001), 10);
+/// ```
+#[must_use]
+pub const fn k_for(n: u64, p: f64) -> u32 {
+    optimal_k(bits_for(n, p), n)
+}
+
+/// Expected false-positive rate of `m` bits, `k` hashes and `n` keys: (1 − e^(−kn/m))^k.
+///
+/// ```
+/// use sketch_nostd::sizing::fp_rate;
+/// let p = fp_rate(100_000, 10_000, 7);
+/// assert!((p - 0.00819).abs() < 0.00001);
+/// assert_eq!(fp_rate(0, 10, 3), 1.0);
+/// ```
+#[must_use]
+pub const fn fp_rate(m: u64, n: u64, k: u32) -> f64 {
+    if m == 0 {
+        return 1.0;
+    }
+    let fill = 1.0 - exp(-(k as f64) * n as f64 / m as f64);
+    let mut p = 1.0;
+    let mut i = 0;
+    while i < k {
+        p *= fill;
+        i += 1;
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ln_and_exp_match_libm() {
+        let mut x = 1e-300_f64;
+        while x < 1e300 {
+            let rel = (ln(x) - libm::log(x)).abs() / libm::log(x).abs().max(1.0);
+            assert!(rel < 1e-14, "ln({x}) = {} vs {}", ln(x), libm::log(x));
+            x *= 1.37;
+        }
+        let mut x = -740.0_f64;
+        while x < 709.0 {
+            let want = libm::exp(x);
+            assert!(
+                (exp(x) - want).abs() <= want * 1e-13,
+                "exp({x}) = {} vs {want}",
+                exp(x)
+            );
+            x += 0.731;
+        }
+        assert_eq!(ln(1.0), 0.0);
+        assert!(ln(-1.0).is_nan() && ln(f64::NAN).is_nan());
+        assert_eq!(ln(0.0), f64::NEG_INFINITY);
+        assert!((ln(5e-324) - libm::log(5e-324)).abs() < 1e-12);
+        assert_eq!(exp(-1000.0), 0.0);
+        assert_eq!(exp(1000.0), f64::INFINITY);
+    }
+
+    #[test]
+    fn out_of_range_rates_saturate() {
+        assert_eq!(bits_for(100, 2.0), 0);
+        assert_eq!(bits_for(100, f64::NAN), bits_for(100, 0.0));
+        assert_eq!(bits_for(u64::MAX, 1e-9), u64::MAX);
+        assert_eq!(words_for(u64::MAX, 0.0), (u64::MAX / 64 + 1) as usize);
+        assert_eq!(k_for(100, 0.5), 1);
+        assert_eq!(optimal_k(0, 0), MAX_K);
+    }
+}

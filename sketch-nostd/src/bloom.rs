@@ -33,7 +33,7 @@ use crate::hash::{hash64, reduce, Key, Probe};
 ///
 /// A zero-sized or hash-less filter is rejected when the program is compiled:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0080
 /// let _ = sketch_nostd::Bloom::<0, 3>::new();
 /// ```
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -148,11 +148,11 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     /// ```
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
+        let probe = Probe::new(hash);
         let mut new = false;
-        for g in Probe::new(hash).iter().take(K as usize) {
-            let bit = reduce(g, Self::M);
-            let mask = 1u64 << (bit % 64);
-            if let Some(word) = self.words.get_mut((bit / 64) as usize) {
+        for i in 0..K {
+            let (index, mask) = Self::locate(probe.nth(i));
+            if let Some(word) = self.words.get_mut(index) {
                 new |= *word & mask == 0;
                 *word |= mask;
             }
@@ -184,12 +184,23 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        Probe::new(hash).iter().take(K as usize).all(|g| {
-            let bit = reduce(g, Self::M);
-            self.words
-                .get((bit / 64) as usize)
-                .is_some_and(|word| word & (1u64 << (bit % 64)) != 0)
-        })
+        // Branch-free: all K words are read whatever they hold. An early exit mispredicts once per
+        // absent key and serialises the cache misses of consecutive lookups; this measured faster for
+        // both absent and present keys, in and out of cache (see benches/bloom.rs).
+        let probe = Probe::new(hash);
+        let mut all = true;
+        for i in 0..K {
+            let (index, mask) = Self::locate(probe.nth(i));
+            all &= self.words.get(index).is_some_and(|word| word & mask != 0);
+        }
+        all
+    }
+
+    /// Word index and bit mask of a probe value.
+    #[inline(always)]
+    const fn locate(g: u32) -> (usize, u64) {
+        let bit = reduce(g, Self::M);
+        ((bit / 64) as usize, 1u64 << (bit % 64))
     }
 
     /// Clears every bit, keeping the seed. Clearing a log deduplicator need not be atomic: a reader

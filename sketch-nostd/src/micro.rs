@@ -181,7 +181,7 @@ micro_bloom! {
     ///
     /// Too many positions for one hash do not compile:
     ///
-    /// ```compile_fail
+    /// ```compile_fail,E0080
     /// let _ = sketch_nostd::MicroBloom::<11>::new();
     /// ```
     MicroBloom, u64, 6, 10

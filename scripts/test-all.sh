@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Runs every check and test of the workspace, installing what they need first.
+# This is the README's test command and what CI runs (.ci/run). It never skips a step silently:
+# a missing tool is installed, and if that fails the step fails and says why.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+TARGETS=(thumbv6m-none-eabi thumbv7m-none-eabi thumbv7em-none-eabihf riscv32imac-unknown-none-elf wasm32-unknown-unknown)
+LOG_DIR=${LOG_DIR:-target/test-all}
+mkdir -p "$LOG_DIR"
+failed=()
+passed=0
+
+step() { # step NAME COMMAND...: runs one step, records its result, keeps going on failure
+    local name=$1
+    shift
+    printf '\n==> %s\n' "$name"
+    local start=$SECONDS
+    if "$@"; then
+        printf '<== %s: ok (%ss)\n' "$name" $((SECONDS - start))
+        passed=$((passed + 1))
+    else
+        printf '<== %s: FAILED (%ss)\n' "$name" $((SECONDS - start))
+        failed+=("$name")
+    fi
+}
+
+apt_updated=0
+need_cmd() { # need_cmd COMMAND DEBIAN_PACKAGE...: installs the packages if COMMAND is missing
+    local cmd=$1
+    shift
+    command -v "$cmd" >/dev/null 2>&1 && return 0
+    echo "installing $* (for $cmd)"
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "error: $cmd is missing and apt-get is not available to install $*" >&2
+        return 1
+    fi
+    local sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    if [ $apt_updated -eq 0 ]; then
+        "${sudo[@]}" apt-get update -qq || { echo "error: apt-get update failed" >&2; return 1; }
+        apt_updated=1
+    fi
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null ||
+        { echo "error: could not install $*" >&2; return 1; }
+    command -v "$cmd" >/dev/null 2>&1 || { echo "error: $cmd still missing after installing $*" >&2; return 1; }
+}
+
+setup() {
+    command -v rustup >/dev/null 2>&1 || { echo "error: rustup is required (https://rustup.rs)" >&2; return 1; }
+    rustup component add rustfmt clippy >/dev/null 2>&1 || { echo "error: rustup component add rustfmt clippy failed" >&2; return 1; }
+    rustup target add "${TARGETS[@]}" >/dev/null || { echo "error: rustup target add ${TARGETS[*]} failed" >&2; return 1; }
+    need_cmd tmux tmux
+}
+
+run_tests() {
+    # Tee the output so the totals can be summed at the end.
+    cargo test --workspace 2>&1 | tee "$LOG_DIR/cargo-test.log"
+    return "${PIPESTATUS[0]}"
+}
+
+cross_builds() {
+    local t
+    for t in "${TARGETS[@]}"; do
+        echo "cargo build -p sketch-nostd --target $t (debug and release)"
+        cargo build -q -p sketch-nostd --target "$t" || return 1
+        cargo build -q -p sketch-nostd --target "$t" --release || return 1
+    done
+}
+
+step "setup (toolchain components, targets, tmux)" setup
+step "cargo fmt --check" cargo fmt --all -- --check
+step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
+step "cargo test --workspace" run_tests
+step "cargo doc -D warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
+step "no_std builds for ${TARGETS[*]}" cross_builds
+
+# Totals of every `cargo test` result line (unit, integration and doc tests).
+read -r tests_passed tests_failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } } END { print p + 0, f + 0 }' "$LOG_DIR/cargo-test.log" 2>/dev/null || echo "0 0")
+
+printf '\n'
+if [ ${#failed[@]} -gt 0 ]; then
+    printf 'FAILED step: %s\n' "${failed[@]}"
+fi
+printf 'steps: %d ok, %d failed\n' "$passed" "${#failed[@]}"
+printf 'tests: %d passed, %d failed\n' "$tests_passed" "$tests_failed"
+[ ${#failed[@]} -eq 0 ]

@@ -42,8 +42,12 @@ pub mod error;
 pub mod hash;
 pub mod micro;
 pub mod sizing;
+#[cfg(feature = "serde")]
+pub mod wire;
 
 pub use bloom::Bloom;
 pub use error::MergeError;
+#[cfg(feature = "serde")]
+pub use error::WireError;
 pub use hash::Key;
 pub use micro::{MicroBloom, MicroBloom32};

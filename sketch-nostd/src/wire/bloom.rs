@@ -1,0 +1,286 @@
+//! Encodings of [`Bloom`], [`MicroBloom`] and [`MicroBloom32`].
+
+use super::codec::{envelope_max_len, serde_via_wire, varint_len, Codec, Sink, Source};
+use super::{SketchKind, Wire};
+use crate::error::WireError;
+use crate::{Bloom, MicroBloom, MicroBloom32};
+
+/// Body tag: every word as 8 little-endian bytes.
+const DENSE: u8 = 0;
+/// Body tag: (zero words, literal words) runs.
+const ZERO_RUNS: u8 = 1;
+/// Body tag: gaps between set bit positions.
+const SPARSE: u8 = 2;
+
+/// Maximal runs of zero words followed by maximal runs of non-zero words: `(zeros, start, literals)`,
+/// where `start` is the index of the first literal word. Every item covers at least one word.
+struct Runs<'a> {
+    words: &'a [u64],
+    pos: usize,
+}
+
+impl Iterator for Runs<'_> {
+    type Item = (usize, usize, usize);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let rest = self.words.get(self.pos..).filter(|r| !r.is_empty())?;
+        let zeros = rest.iter().take_while(|&&w| w == 0).count();
+        let literals = rest
+            .get(zeros..)
+            .map_or(0, |r| r.iter().take_while(|&&w| w != 0).count());
+        let start = self.pos + zeros;
+        self.pos = start + literals;
+        Some((zeros, start, literals))
+    }
+}
+
+/// Positions of the set bits, in increasing order.
+fn set_bits(words: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    words.iter().enumerate().flat_map(|(i, &w)| {
+        let base = i as u64 * 64;
+        let mut rest = w;
+        core::iter::from_fn(move || {
+            if rest == 0 {
+                None
+            } else {
+                let bit = u64::from(rest.trailing_zeros());
+                rest &= rest - 1;
+                Some(base + bit)
+            }
+        })
+    })
+}
+
+/// The tag of the smallest body for these words, dense winning ties, then zero runs.
+fn choose(words: &[u64]) -> u8 {
+    let dense = 8 * words.len();
+    let runs: usize = Runs { words, pos: 0 }
+        .map(|(z, _, l)| varint_len(z as u64) + varint_len(l as u64) + 8 * l)
+        .sum();
+    // The sparse size, counted only until it cannot win.
+    let limit = dense.min(runs);
+    let (mut count, mut gaps, mut next) = (0u64, 0usize, 0u64);
+    for bit in set_bits(words) {
+        count += 1;
+        gaps += varint_len(bit - next);
+        next = bit + 1;
+        if gaps > limit {
+            break;
+        }
+    }
+    let sparse = varint_len(count) + gaps;
+    if dense <= runs && dense <= sparse {
+        DENSE
+    } else if runs <= sparse {
+        ZERO_RUNS
+    } else {
+        SPARSE
+    }
+}
+
+fn write_words<S: Sink>(words: &[u64], s: &mut S) -> Result<(), S::Error> {
+    let tag = choose(words);
+    s.byte(tag)?;
+    match tag {
+        DENSE => {
+            for &w in words {
+                s.u64_le(w)?;
+            }
+        }
+        ZERO_RUNS => {
+            for (zeros, start, literals) in (Runs { words, pos: 0 }) {
+                s.varint(zeros as u64)?;
+                s.varint(literals as u64)?;
+                for &w in words.iter().skip(start).take(literals) {
+                    s.u64_le(w)?;
+                }
+            }
+        }
+        _ => {
+            s.varint(set_bits(words).count() as u64)?;
+            let mut next = 0;
+            for bit in set_bits(words) {
+                s.varint(bit - next)?;
+                next = bit + 1;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn malformed(what: &'static str) -> WireError {
+    WireError::BadEncoding { what }
+}
+
+fn read_words<R: Source>(r: &mut R, words: &mut [u64]) -> Result<(), WireError> {
+    match r.byte()? {
+        DENSE => {
+            for w in words.iter_mut() {
+                *w = r.u64_le()?;
+            }
+        }
+        ZERO_RUNS => {
+            let mut pos = 0usize;
+            while pos < words.len() {
+                let zeros = r.varint()?;
+                let literals = r.varint()?;
+                let covered = zeros
+                    .checked_add(literals)
+                    .filter(|&c| c > 0)
+                    .ok_or(malformed("empty or overflowing zero run"))?;
+                if covered > (words.len() - pos) as u64 {
+                    return Err(malformed("zero runs cover more words than the filter has"));
+                }
+                // Both fit in usize now: they add up to at most the words left.
+                pos += zeros as usize;
+                for _ in 0..literals {
+                    let w = words.get_mut(pos).ok_or(malformed("zero runs overflow"))?;
+                    *w = r.u64_le()?;
+                    pos += 1;
+                }
+            }
+        }
+        SPARSE => {
+            let bits = words.len() as u64 * 64;
+            let count = r.varint()?;
+            if count > bits {
+                return Err(malformed("more set bits than the filter has"));
+            }
+            let mut next = 0u64;
+            for _ in 0..count {
+                let bit = next
+                    .checked_add(r.varint()?)
+                    .filter(|&b| b < bits)
+                    .ok_or(malformed("set bit position past the end of the filter"))?;
+                let word = words
+                    .get_mut((bit / 64) as usize)
+                    .ok_or(malformed("set bit position past the end of the filter"))?;
+                *word |= 1 << (bit % 64);
+                next = bit + 1;
+            }
+        }
+        _ => return Err(malformed("unknown Bloom body encoding")),
+    }
+    Ok(())
+}
+
+impl<const WORDS: usize, const K: u32> Codec for Bloom<WORDS, K> {
+    fn wire_seed(&self) -> u64 {
+        self.seed()
+    }
+
+    fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        write_words(self.as_words(), s)
+    }
+
+    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+        let mut words = [0u64; WORDS];
+        read_words(r, &mut words)?;
+        Ok(Self::from_parts(words, seed))
+    }
+}
+
+impl<const WORDS: usize, const K: u32> Wire for Bloom<WORDS, K> {
+    const KIND: SketchKind = SketchKind::Bloom;
+    const PARAMS: &'static [(&'static str, u64)] = &[("WORDS", WORDS as u64), ("K", K as u64)];
+    /// Envelope, tag, and the dense body (never larger than the other two: the encoder picks the
+    /// smallest).
+    const MAX_ENCODED_LEN: usize = envelope_max_len(Self::PARAMS) + 1 + 8 * WORDS;
+}
+
+serde_via_wire!(impl[const WORDS: usize, const K: u32] Bloom<WORDS, K>);
+
+macro_rules! micro_codec {
+    ($name:ident, $word:ty, $kind:ident) => {
+        impl<const K: u32, const SEED: u64> Codec for $name<K, SEED> {
+            fn wire_seed(&self) -> u64 {
+                SEED
+            }
+
+            fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+                for b in self.bits().to_le_bytes() {
+                    s.byte(b)?;
+                }
+                Ok(())
+            }
+
+            fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+                if seed != SEED {
+                    return Err(WireError::WrongParameter {
+                        name: "SEED",
+                        expected: SEED,
+                        found: seed,
+                    });
+                }
+                let mut b = [0u8; size_of::<$word>()];
+                for x in &mut b {
+                    *x = r.byte()?;
+                }
+                Ok(Self::from_bits(<$word>::from_le_bytes(b)))
+            }
+        }
+
+        impl<const K: u32, const SEED: u64> Wire for $name<K, SEED> {
+            const KIND: SketchKind = SketchKind::$kind;
+            const PARAMS: &'static [(&'static str, u64)] = &[("K", K as u64)];
+            const MAX_ENCODED_LEN: usize = envelope_max_len(Self::PARAMS) + size_of::<$word>();
+        }
+
+        serde_via_wire!(impl[const K: u32, const SEED: u64] $name<K, SEED>);
+    };
+}
+
+micro_codec!(MicroBloom, u64, MicroBloom);
+micro_codec!(MicroBloom32, u32, MicroBloom32);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{decode, encode, encoded_len};
+
+    fn round_trip<const W: usize, const K: u32>(f: &Bloom<W, K>) -> (u8, usize) {
+        let mut buf = [0u8; 4096];
+        let bytes = encode(f, &mut buf).unwrap();
+        assert!(bytes.len() <= Bloom::<W, K>::MAX_ENCODED_LEN);
+        assert_eq!(bytes.len(), encoded_len(f));
+        assert_eq!(&decode::<Bloom<W, K>>(bytes).unwrap(), f);
+        let tag_at = 4 + varint_len(W as u64) + varint_len(u64::from(K)) + varint_len(f.seed());
+        (bytes[tag_at], bytes.len())
+    }
+
+    #[test]
+    fn the_smallest_body_wins() {
+        // Empty: sparse, one count byte.
+        assert_eq!(round_trip(&Bloom::<64, 3>::new()).0, SPARSE);
+        // A few keys: sparse.
+        let mut f = Bloom::<64, 3>::with_seed(u64::MAX);
+        for i in 0..10u32 {
+            f.insert(&i);
+        }
+        assert_eq!(round_trip(&f).0, SPARSE);
+        // Full words in one place: zero runs.
+        let mut words = [0u64; 64];
+        words[10..14].fill(u64::MAX);
+        assert_eq!(
+            round_trip(&Bloom::<64, 3>::from_parts(words, 1)).0,
+            ZERO_RUNS
+        );
+        // Half full: dense.
+        for i in 0..2_000u32 {
+            f.insert(&i);
+        }
+        assert_eq!(round_trip(&f), (DENSE, Bloom::<64, 3>::MAX_ENCODED_LEN));
+    }
+
+    #[test]
+    fn max_len_is_reached_by_a_full_filter_with_the_widest_seed() {
+        let f = Bloom::<3, 2>::from_parts([u64::MAX; 3], u64::MAX);
+        assert_eq!(round_trip(&f), (DENSE, Bloom::<3, 2>::MAX_ENCODED_LEN));
+        let m = MicroBloom::<4, { u64::MAX }>::from_bits(u64::MAX);
+        let mut buf = [0u8; 64];
+        assert_eq!(
+            encode(&m, &mut buf).map(|b| b.len()),
+            Ok(MicroBloom::<4, { u64::MAX }>::MAX_ENCODED_LEN)
+        );
+    }
+}

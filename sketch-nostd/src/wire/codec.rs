@@ -1,0 +1,342 @@
+//! The machinery shared by every sketch encoding: the element-level writer and reader traits, their
+//! serde adapters, the envelope, and the postcard entry points that turn serde errors into
+//! [`WireError`]s.
+//!
+//! A sketch is written as one serde tuple of primitive elements: raw bytes (`u8`, one byte each in
+//! postcard) and unsigned integers (`u64`, a LEB128 varint in postcard). The same code drives the
+//! size-counting pass, the serde `Serialize` impl and, through [`SeqSource`], the `Deserialize` impl and
+//! the typed decoder, so there is one description of each format.
+
+use core::fmt;
+use core::marker::PhantomData;
+
+use serde::de::{self, SeqAccess, Visitor};
+use serde::ser::{self, SerializeTuple};
+
+use super::{SketchKind, Wire, FORMAT_VERSION, MAGIC};
+use crate::error::WireError;
+
+/// Where an encoder writes its elements.
+pub trait Sink {
+    /// The error a write can fail with.
+    type Error;
+    /// One raw byte.
+    fn byte(&mut self, b: u8) -> Result<(), Self::Error>;
+    /// One unsigned integer (a varint in postcard).
+    fn varint(&mut self, v: u64) -> Result<(), Self::Error>;
+    /// A `u64` as 8 raw little-endian bytes.
+    fn u64_le(&mut self, v: u64) -> Result<(), Self::Error> {
+        for b in v.to_le_bytes() {
+            self.byte(b)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where a decoder reads its elements. Every read fails with a [`WireError`], never panics.
+pub trait Source {
+    /// One raw byte.
+    fn byte(&mut self) -> Result<u8, WireError>;
+    /// One unsigned integer (a varint in postcard).
+    fn varint(&mut self) -> Result<u64, WireError>;
+    /// A `u64` from 8 raw little-endian bytes.
+    fn u64_le(&mut self) -> Result<u64, WireError> {
+        let mut b = [0u8; 8];
+        for x in &mut b {
+            *x = self.byte()?;
+        }
+        Ok(u64::from_le_bytes(b))
+    }
+}
+
+/// The number of bytes postcard uses for `v` as a varint (LEB128: 7 bits per byte).
+#[must_use]
+pub const fn varint_len(v: u64) -> usize {
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
+}
+
+/// The most bytes a varint takes (a full `u64`).
+pub const VARINT_MAX: usize = 10;
+
+/// Counts the elements and the postcard bytes an encoding takes, without writing anything.
+#[derive(Default)]
+pub struct Counter {
+    /// Elements written (the serde tuple length).
+    pub elements: usize,
+    /// Bytes postcard will write.
+    pub bytes: usize,
+}
+
+impl Sink for Counter {
+    type Error = core::convert::Infallible;
+    fn byte(&mut self, _: u8) -> Result<(), Self::Error> {
+        self.elements += 1;
+        self.bytes += 1;
+        Ok(())
+    }
+    fn varint(&mut self, v: u64) -> Result<(), Self::Error> {
+        self.elements += 1;
+        self.bytes += varint_len(v);
+        Ok(())
+    }
+}
+
+/// Writes elements into a serde tuple.
+struct TupleSink<'a, T>(&'a mut T);
+
+impl<T: SerializeTuple> Sink for TupleSink<'_, T> {
+    type Error = T::Error;
+    fn byte(&mut self, b: u8) -> Result<(), Self::Error> {
+        self.0.serialize_element(&b)
+    }
+    fn varint(&mut self, v: u64) -> Result<(), Self::Error> {
+        self.0.serialize_element(&v)
+    }
+}
+
+/// Reads elements from a serde sequence. A failure of the underlying format is kept in `err` (and
+/// reported as [`WireError::Truncated`] to the decoder, which stops at once).
+pub struct SeqSource<'de, A: SeqAccess<'de>> {
+    seq: A,
+    err: Option<A::Error>,
+    _de: PhantomData<&'de ()>,
+}
+
+impl<'de, A: SeqAccess<'de>> SeqSource<'de, A> {
+    fn next<T: de::Deserialize<'de>>(&mut self) -> Result<T, WireError> {
+        match self.seq.next_element::<T>() {
+            Ok(Some(v)) => Ok(v),
+            Ok(None) => Err(WireError::Truncated),
+            Err(e) => {
+                self.err = Some(e);
+                Err(WireError::Truncated)
+            }
+        }
+    }
+}
+
+impl<'de, A: SeqAccess<'de>> Source for SeqSource<'de, A> {
+    fn byte(&mut self) -> Result<u8, WireError> {
+        self.next::<u8>()
+    }
+    fn varint(&mut self) -> Result<u64, WireError> {
+        self.next::<u64>()
+    }
+}
+
+/// How a sketch type writes and reads its body (everything after the envelope). Sealed: only the
+/// crate's sketches implement it.
+pub trait Codec: Sized {
+    /// The seed written in the envelope.
+    fn wire_seed(&self) -> u64;
+    /// Writes the body.
+    fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error>;
+    /// Reads and validates a body whose envelope (kind, parameters) has been checked; `seed` is the
+    /// envelope's seed.
+    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError>;
+}
+
+/// The most bytes an envelope with these parameter values takes (seed at its widest).
+#[must_use]
+pub const fn envelope_max_len(params: &[(&str, u64)]) -> usize {
+    let mut n = MAGIC.len() + 2 + VARINT_MAX;
+    let mut i = 0;
+    while i < params.len() {
+        n += varint_len(params[i].1);
+        i += 1;
+    }
+    n
+}
+
+/// Writes the envelope and the body of `v`.
+pub fn write_sketch<T: Wire, S: Sink>(v: &T, s: &mut S) -> Result<(), S::Error> {
+    for b in MAGIC {
+        s.byte(b)?;
+    }
+    s.byte(FORMAT_VERSION)?;
+    s.byte(T::KIND as u8)?;
+    for &(_, p) in T::PARAMS {
+        s.varint(p)?;
+    }
+    s.varint(v.wire_seed())?;
+    v.write_body(s)
+}
+
+/// The parsed envelope: version, kind, parameters (in the kind's order) and seed.
+pub struct RawHeader {
+    pub version: u8,
+    pub kind: SketchKind,
+    pub params: [u64; super::MAX_PARAMS],
+    pub seed: u64,
+}
+
+/// Reads an envelope of any known kind.
+pub fn read_header<R: Source>(r: &mut R) -> Result<RawHeader, WireError> {
+    for m in MAGIC {
+        if r.byte()? != m {
+            return Err(WireError::BadMagic);
+        }
+    }
+    let version = r.byte()?;
+    if version != FORMAT_VERSION {
+        return Err(WireError::UnsupportedVersion { found: version });
+    }
+    let found = r.byte()?;
+    let kind = SketchKind::from_u8(found).ok_or(WireError::UnknownKind { found })?;
+    let mut params = [0; super::MAX_PARAMS];
+    for p in params.iter_mut().take(kind.param_names().len()) {
+        *p = r.varint()?;
+    }
+    let seed = r.varint()?;
+    Ok(RawHeader {
+        version,
+        kind,
+        params,
+        seed,
+    })
+}
+
+/// Reads and checks the envelope for `T`, then its body.
+pub fn read_sketch<T: Wire, R: Source>(r: &mut R) -> Result<T, WireError> {
+    for m in MAGIC {
+        if r.byte()? != m {
+            return Err(WireError::BadMagic);
+        }
+    }
+    let version = r.byte()?;
+    if version != FORMAT_VERSION {
+        return Err(WireError::UnsupportedVersion { found: version });
+    }
+    let found = r.byte()?;
+    if found != T::KIND as u8 {
+        return Err(WireError::WrongKind {
+            expected: T::KIND,
+            found,
+        });
+    }
+    for &(name, expected) in T::PARAMS {
+        let found = r.varint()?;
+        if found != expected {
+            return Err(WireError::WrongParameter {
+                name,
+                expected,
+                found,
+            });
+        }
+    }
+    let seed = r.varint()?;
+    T::read_body(r, seed)
+}
+
+/// `Serialize` for every sketch: one tuple of the envelope and body elements.
+pub fn serialize<T: Wire, S: ser::Serializer>(v: &T, serializer: S) -> Result<S::Ok, S::Error> {
+    let mut count = Counter::default();
+    let Ok(()) = write_sketch(v, &mut count);
+    let mut tuple = serializer.serialize_tuple(count.elements)?;
+    write_sketch(v, &mut TupleSink(&mut tuple))?;
+    tuple.end()
+}
+
+/// The serde visitor behind every sketch's `Deserialize` and the typed decoder. Its value keeps
+/// validation errors typed; failures of the underlying format come back as that format's error.
+pub struct SketchVisitor<T>(PhantomData<T>);
+
+impl<T> SketchVisitor<T> {
+    pub const fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<'de, T: Wire> Visitor<'de> for SketchVisitor<T> {
+    type Value = Result<T, WireError>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an encoded {} sketch", T::KIND.name())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        with_seq_source(seq, read_sketch::<T, _>)
+    }
+}
+
+/// Runs a decoder over a serde sequence: its result if the format itself did not fail, else the
+/// format's error.
+pub fn with_seq_source<'de, A: SeqAccess<'de>, V>(
+    seq: A,
+    decode: impl FnOnce(&mut SeqSource<'de, A>) -> Result<V, WireError>,
+) -> Result<Result<V, WireError>, A::Error> {
+    let mut source = SeqSource {
+        seq,
+        err: None,
+        _de: PhantomData,
+    };
+    let value = decode(&mut source);
+    match source.err {
+        Some(e) => Err(e),
+        None => Ok(value),
+    }
+}
+
+/// `Deserialize` for every sketch: validation failures become the format's custom error carrying the
+/// [`WireError`] message.
+pub fn deserialize<'de, T: Wire, D: de::Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+    deserializer
+        .deserialize_tuple(usize::MAX, SketchVisitor::<T>::new())?
+        .map_err(de::Error::custom)
+}
+
+/// Maps postcard's errors onto ours.
+pub fn from_postcard(e: postcard::Error) -> WireError {
+    match e {
+        postcard::Error::DeserializeUnexpectedEnd => WireError::Truncated,
+        postcard::Error::SerializeBufferFull => WireError::BufferTooSmall,
+        postcard::Error::DeserializeBadVarint => WireError::BadEncoding {
+            what: "over-long varint",
+        },
+        postcard::Error::DeserializeBadCrc => WireError::BadChecksum,
+        _ => WireError::BadEncoding {
+            what: "postcard could not decode the input",
+        },
+    }
+}
+
+/// Implements `Serialize` and `Deserialize` for a sketch type through [`serialize`] and
+/// [`deserialize`].
+macro_rules! serde_via_wire {
+    (impl[$($gen:tt)*] $ty:ty) => {
+        impl<$($gen)*> serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                $crate::wire::codec::serialize(self, serializer)
+            }
+        }
+
+        impl<'de, $($gen)*> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                $crate::wire::codec::deserialize(deserializer)
+            }
+        }
+    };
+}
+pub(crate) use serde_via_wire;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varint_len_matches_leb128() {
+        assert_eq!(varint_len(0), 1);
+        assert_eq!(varint_len(127), 1);
+        assert_eq!(varint_len(128), 2);
+        assert_eq!(varint_len(16_383), 2);
+        assert_eq!(varint_len(16_384), 3);
+        assert_eq!(varint_len(u64::from(u32::MAX)), 5);
+        assert_eq!(varint_len(u64::MAX), VARINT_MAX);
+        for v in [0u64, 1, 127, 128, 300, 1 << 35, u64::MAX] {
+            let mut buf = [0u8; 16];
+            let n = postcard::to_slice(&v, &mut buf).map(|b| b.len());
+            assert_eq!(n, Ok(varint_len(v)), "{v}");
+        }
+    }
+}

@@ -1,0 +1,319 @@
+//! The wire format: every sketch as compact, versioned, validated bytes, and frames for serial and
+//! radio links (feature `serde`, on by default).
+//!
+//! Sketches are built on devices and merged on a host, so their bytes are a public interface. Every
+//! sketch type implements serde's `Serialize` and `Deserialize` by hand (decoding validates
+//! everything) and [`Wire`], whose [`MAX_ENCODED_LEN`](Wire::MAX_ENCODED_LEN) sizes a firmware buffer
+//! at compile time. [`encode`] and [`decode`] use [postcard] without `alloc`; `decode` returns a typed
+//! [`WireError`] and never panics or allocates, whatever the bytes.
+//!
+//! ```
+//! use sketch_nostd::{wire::{self, Wire}, Bloom};
+//!
+//! type Seen = Bloom<16, 4>;
+//! let mut device = Seen::with_seed(7);
+//! device.insert("GET /a");
+//!
+//! // On the device: a buffer sized at compile time.
+//! let mut buf = [0u8; Seen::MAX_ENCODED_LEN];
+//! let bytes = wire::encode(&device, &mut buf)?;
+//! assert!(bytes.len() < 30); // mostly empty, so sparse: not 8·16 bytes
+//!
+//! // On the host.
+//! let mut host = Seen::with_seed(7);
+//! host.union(&wire::decode::<Seen>(bytes)?)?;
+//! assert!(host.contains("GET /a"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Format, version 1
+//!
+//! A sketch is one postcard tuple of bytes (`u8`, written raw) and unsigned integers (written as
+//! LEB128 varints, 7 bits per byte, least significant first, as postcard writes `u64`):
+//!
+//! | field | encoding |
+//! | --- | --- |
+//! | magic | the two bytes [`MAGIC`], `"SK"` (`53 4b`) |
+//! | format version | one byte, [`FORMAT_VERSION`] |
+//! | kind | one byte, a [`SketchKind`] |
+//! | parameters | one varint each, in the order of [`SketchKind::param_names`] (for example `WORDS`, `K`) |
+//! | seed | varint |
+//! | body | per kind, below |
+//!
+//! Decoding into a type checks every field against the type: the magic, the version, the kind, every
+//! parameter, and for types whose seed is a type parameter the seed. Bodies:
+//!
+//! * [`Bloom`](crate::Bloom): a tag byte, then whichever of three encodings is smallest (ties go to
+//!   the lower tag):
+//!   * `0` dense: every word as 8 little-endian bytes;
+//!   * `1` zero runs: pairs (`zeros`, `literals`) of varints, each followed by `literals` words of 8
+//!     little-endian bytes, until all words are covered; every pair covers at least one word;
+//!   * `2` sparse: the number of set bits, then the gaps between consecutive set bit positions (the
+//!     first position, then `position − previous − 1`), as varints; bit `i` is bit `i % 64` of word
+//!     `i / 64`.
+//! * [`MicroBloom`](crate::MicroBloom) / [`MicroBloom32`](crate::MicroBloom32): the word, 8 or 4
+//!   little-endian bytes.
+//!
+//! Frames ([`Frame`]) wrap a sketch for links that lose and corrupt bytes: the device id (varint),
+//! the sequence number (varint), the sketch, a CRC-32 (ISO-HDLC, the zlib/Ethernet CRC) of those bytes
+//! in 4 little-endian bytes, all COBS-encoded so that the only zero byte is the delimiter `00` that
+//! ends the frame. [`FrameDecoder`] reassembles frames from a byte stream (UART) and resynchronises at
+//! the next delimiter after any corruption; [`RawFrame::decode`] takes one frame (a UDP datagram).
+//!
+//! Changing an encoding means bumping [`FORMAT_VERSION`] and keeping the old decoder: the golden
+//! tests in `tests/tests/wire_golden.rs` pin every byte.
+//!
+//! [postcard]: https://docs.rs/postcard
+
+mod bloom;
+pub(crate) mod codec;
+mod frame;
+
+pub use frame::{Frame, FrameDecoder, RawFrame};
+
+use crate::error::WireError;
+use codec::{read_header, Counter, SketchVisitor};
+
+/// The first two bytes of every encoded sketch: `"SK"`.
+pub const MAGIC: [u8; 2] = *b"SK";
+
+/// The version of the format this library writes and reads.
+pub const FORMAT_VERSION: u8 = 1;
+
+/// The most parameters any kind has.
+pub const MAX_PARAMS: usize = 2;
+
+/// What kind of sketch an envelope holds: the third byte after the magic.
+///
+/// ```
+/// use sketch_nostd::wire::SketchKind;
+/// assert_eq!(SketchKind::from_u8(1), Some(SketchKind::Bloom));
+/// assert_eq!(SketchKind::Bloom.param_names(), &["WORDS", "K"]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+#[repr(u8)]
+pub enum SketchKind {
+    /// [`Bloom`](crate::Bloom): parameters `WORDS`, `K`.
+    Bloom = 1,
+    /// [`MicroBloom`](crate::MicroBloom): parameter `K`; the seed must equal `SEED`.
+    MicroBloom = 2,
+    /// [`MicroBloom32`](crate::MicroBloom32): parameter `K`; the seed must equal `SEED`.
+    MicroBloom32 = 3,
+}
+
+impl SketchKind {
+    /// The kind with this byte, if it is one.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::wire::SketchKind::from_u8(0), None);
+    /// ```
+    #[must_use]
+    pub const fn from_u8(b: u8) -> Option<Self> {
+        match b {
+            1 => Some(Self::Bloom),
+            2 => Some(Self::MicroBloom),
+            3 => Some(Self::MicroBloom32),
+            _ => None,
+        }
+    }
+
+    /// The type's name.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::wire::SketchKind::MicroBloom.name(), "MicroBloom");
+    /// ```
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Bloom => "Bloom",
+            Self::MicroBloom => "MicroBloom",
+            Self::MicroBloom32 => "MicroBloom32",
+        }
+    }
+
+    /// The names of the parameters the envelope carries for this kind, in order.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::wire::SketchKind::MicroBloom32.param_names(), &["K"]);
+    /// ```
+    #[must_use]
+    pub const fn param_names(self) -> &'static [&'static str] {
+        match self {
+            Self::Bloom => &["WORDS", "K"],
+            Self::MicroBloom | Self::MicroBloom32 => &["K"],
+        }
+    }
+}
+
+/// A sketch type with a wire encoding. Implemented by every sketch in this crate (and only by them).
+///
+/// ```
+/// use sketch_nostd::{wire::{SketchKind, Wire}, Bloom, MicroBloom};
+///
+/// assert_eq!(<Bloom<16, 4>>::KIND, SketchKind::Bloom);
+/// assert_eq!(<Bloom<16, 4>>::PARAMS, &[("WORDS", 16), ("K", 4)]);
+/// // Firmware sizes its buffers from these at compile time.
+/// let _buf = [0u8; <MicroBloom<3>>::MAX_ENCODED_LEN];
+/// ```
+pub trait Wire: codec::Codec + serde::Serialize + for<'de> serde::Deserialize<'de> {
+    /// The kind byte in the envelope.
+    const KIND: SketchKind;
+    /// The parameters written in the envelope, by name, in [`SketchKind::param_names`] order.
+    const PARAMS: &'static [(&'static str, u64)];
+    /// The most bytes [`encode`] can write for this type, whatever its content and seed.
+    const MAX_ENCODED_LEN: usize;
+}
+
+/// Encodes `sketch` into `buf` and returns the bytes written.
+///
+/// ```
+/// use sketch_nostd::{wire, MicroBloom};
+/// let mut buf = [0u8; 32];
+/// let bytes = wire::encode(&MicroBloom::<3>::from_bits(0x0102), &mut buf)?;
+/// assert_eq!(bytes, [0x53, 0x4b, 1, 2, 3, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
+/// # Ok::<(), sketch_nostd::WireError>(())
+/// ```
+///
+/// # Errors
+/// [`WireError::BufferTooSmall`] if `buf` is shorter than the encoding
+/// ([`Wire::MAX_ENCODED_LEN`] is always enough).
+pub fn encode<'a, T: Wire>(sketch: &T, buf: &'a mut [u8]) -> Result<&'a mut [u8], WireError> {
+    postcard::to_slice(sketch, buf).map_err(codec::from_postcard)
+}
+
+/// The number of bytes [`encode`] writes for `sketch`.
+///
+/// ```
+/// use sketch_nostd::{wire, Bloom};
+/// let empty = Bloom::<1_000, 7>::new();
+/// assert_eq!(wire::encoded_len(&empty), 10); // 8,000 bytes of zeros in 10
+/// ```
+#[must_use]
+pub fn encoded_len<T: Wire>(sketch: &T) -> usize {
+    let mut count = Counter::default();
+    let Ok(()) = codec::write_sketch(sketch, &mut count);
+    count.bytes
+}
+
+/// Decodes exactly one sketch of type `T` from `bytes`.
+///
+/// ```
+/// use sketch_nostd::{wire, Bloom, WireError};
+/// let mut f = Bloom::<4, 2>::with_seed(1);
+/// f.insert(&5u8);
+/// let mut buf = [0u8; 64];
+/// let bytes = wire::encode(&f, &mut buf)?;
+/// assert_eq!(wire::decode::<Bloom<4, 2>>(bytes)?, f);
+/// assert!(matches!(
+///     wire::decode::<Bloom<4, 3>>(bytes),
+///     Err(WireError::WrongParameter { name: "K", expected: 3, found: 2 })
+/// ));
+/// # Ok::<(), WireError>(())
+/// ```
+///
+/// # Errors
+/// Any [`WireError`] describing why the bytes are not exactly one valid `T`, including
+/// [`WireError::TrailingBytes`] if bytes are left after it.
+pub fn decode<T: Wire>(bytes: &[u8]) -> Result<T, WireError> {
+    let (v, rest) = take::<T>(bytes)?;
+    if rest.is_empty() {
+        Ok(v)
+    } else {
+        Err(WireError::TrailingBytes)
+    }
+}
+
+/// Decodes one sketch of type `T` from the front of `bytes` and returns it with the bytes after it.
+///
+/// ```
+/// use sketch_nostd::{wire, MicroBloom32};
+/// let mut buf = [0u8; 64];
+/// let n = wire::encode(&MicroBloom32::<2>::from_bits(9), &mut buf)?.len();
+/// buf[n] = 0xAA;
+/// let (f, rest) = wire::take::<MicroBloom32<2>>(&buf[..n + 1])?;
+/// assert_eq!((f.bits(), rest), (9, &[0xAA][..]));
+/// # Ok::<(), sketch_nostd::WireError>(())
+/// ```
+///
+/// # Errors
+/// Any [`WireError`] describing why the bytes do not start with a valid `T`.
+pub fn take<T: Wire>(bytes: &[u8]) -> Result<(T, &[u8]), WireError> {
+    let mut de = postcard::Deserializer::from_bytes(bytes);
+    let v = serde::Deserializer::deserialize_tuple(&mut de, usize::MAX, SketchVisitor::<T>::new())
+        .map_err(codec::from_postcard)??;
+    let rest = de.finalize().map_err(codec::from_postcard)?;
+    Ok((v, rest))
+}
+
+/// An envelope read without decoding the body: enough for a host to choose the type to decode into.
+///
+/// ```
+/// use sketch_nostd::{wire::{self, SketchKind}, Bloom};
+/// let mut buf = [0u8; 64];
+/// let bytes = wire::encode(&Bloom::<4, 2>::with_seed(300), &mut buf)?;
+/// let h = wire::peek(bytes)?;
+/// assert_eq!((h.kind, h.params(), h.seed), (SketchKind::Bloom, &[4, 2][..], 300));
+/// # Ok::<(), sketch_nostd::WireError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The format version.
+    pub version: u8,
+    /// The kind of sketch.
+    pub kind: SketchKind,
+    /// The seed.
+    pub seed: u64,
+    params: [u64; MAX_PARAMS],
+}
+
+impl Header {
+    /// The parameter values, in [`SketchKind::param_names`] order.
+    ///
+    /// ```
+    /// use sketch_nostd::{wire, MicroBloom};
+    /// let mut buf = [0u8; 32];
+    /// let bytes = wire::encode(&MicroBloom::<5>::new(), &mut buf)?;
+    /// assert_eq!(wire::peek(bytes)?.params(), &[5]);
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[must_use]
+    pub fn params(&self) -> &[u64] {
+        let n = self.kind.param_names().len();
+        self.params.get(..n).unwrap_or(&self.params)
+    }
+}
+
+/// Reads the envelope at the front of `bytes`.
+///
+/// ```
+/// use sketch_nostd::{wire, WireError};
+/// assert_eq!(wire::peek(b"nope"), Err(WireError::BadMagic));
+/// assert_eq!(wire::peek(b"SK"), Err(WireError::Truncated));
+/// ```
+///
+/// # Errors
+/// [`WireError::BadMagic`], [`WireError::UnsupportedVersion`], [`WireError::UnknownKind`],
+/// [`WireError::Truncated`] or a varint error.
+pub fn peek(bytes: &[u8]) -> Result<Header, WireError> {
+    struct HeaderVisitor;
+    impl<'de> serde::de::Visitor<'de> for HeaderVisitor {
+        type Value = Result<Header, WireError>;
+        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.write_str("a sketch envelope")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            codec::with_seq_source(seq, |src| {
+                read_header(src).map(|h| Header {
+                    version: h.version,
+                    kind: h.kind,
+                    seed: h.seed,
+                    params: h.params,
+                })
+            })
+        }
+    }
+    let mut de = postcard::Deserializer::from_bytes(bytes);
+    serde::Deserializer::deserialize_tuple(&mut de, usize::MAX, HeaderVisitor)
+        .map_err(codec::from_postcard)?
+}

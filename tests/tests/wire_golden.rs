@@ -1,0 +1,135 @@
+//! Golden bytes: the exact encoding of every sketch type (empty, small, dense) and of a frame.
+//!
+//! These bytes are a public interface: devices in the field send them. If a test here fails, the wire
+//! format (or the hashing) changed. Do not update the hex to make it pass: bump
+//! `wire::FORMAT_VERSION` and keep a decoder for the old version, then add goldens for the new one.
+//! The keys are fixed, so the sketches' contents are too (hashing is pinned by the foundation).
+
+use sketch_nostd::wire::{self, Frame, Wire};
+use sketch_nostd::{Bloom, MicroBloom, MicroBloom32};
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Checks the encoding of `sketch` against `expected` (hex, whitespace ignored), that the golden
+/// bytes decode back to it (typed decoder and plain postcard), and that the size is within the bound.
+fn golden<T: Wire + PartialEq + core::fmt::Debug>(name: &str, sketch: &T, expected: &str) {
+    let expected: String = expected.split_whitespace().collect();
+    let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+    let bytes = wire::encode(sketch, &mut buf).expect("MAX_ENCODED_LEN is enough");
+    assert_eq!(
+        hex(bytes),
+        expected,
+        "{name}: the encoding changed (see this file's header before touching the hex)"
+    );
+    assert!(bytes.len() <= T::MAX_ENCODED_LEN, "{name}");
+    assert_eq!(&wire::decode::<T>(bytes).unwrap(), sketch, "{name}");
+    assert_eq!(&postcard::from_bytes::<T>(bytes).unwrap(), sketch, "{name}");
+}
+
+fn bloom<const W: usize, const K: u32>(seed: u64, keys: std::ops::Range<u32>) -> Bloom<W, K> {
+    let mut f = Bloom::with_seed(seed);
+    for k in keys {
+        f.insert(&k);
+    }
+    f
+}
+
+#[test]
+fn bloom_empty_small_dense() {
+    // Empty: the sparse body with zero set bits.
+    golden(
+        "bloom empty",
+        &Bloom::<8, 3>::with_seed(7),
+        "534b01010803070200",
+    );
+    // Three keys: nine bits, as gaps.
+    golden(
+        "bloom small",
+        &bloom::<8, 3>(7, 0..3),
+        "534b010108030702090d174812600e0f980142",
+    );
+    // 300 keys in 512 bits: dense.
+    golden(
+        "bloom dense",
+        &bloom::<8, 3>(7, 0..300),
+        "
+            534b010108030700bef7f7dfbaffd7eeffffef93f6ed7f7ffffffedbbbefffd5
+            fffffdef3f8ff7fefeffef9bfff5f575df57dbb7fe7fb72e6ddefdd57feffbff
+            fffaffbfd8dfff7d
+        ",
+    );
+    // Two full words among zeros: zero runs.
+    let mut words = [0u64; 8];
+    words[2] = 0x0123_4567_89ab_cdef;
+    words[3] = u64::MAX;
+    golden(
+        "bloom zero runs",
+        &Bloom::<8, 3>::from_parts(words, 7),
+        "534b0101080307010202efcdab8967452301ffffffffffffffff0400",
+    );
+    // A realistic size (1,563 words, 10,000 keys at 1%) with ten keys and a wide seed.
+    golden(
+        "bloom 1563 words, 10 keys",
+        &bloom::<1563, 7>(0xdead_beef_cafe_f00d, 0..10),
+        "
+            534b01019b0c078de0fbd7fcddefd6de010246db0a8901980bd703b41e002b8e
+            0f970fd2198805ab08e702d514b905930cea0ecf09a305c004d101a211c41bf9
+            02c00ccf0a6ca301800fae02f50e64f32433e208cd06aa0ad40bd116c00c9f06
+            90069e016d77f704ba0fd4058c02d818fd044fc00a980a9527b315cc12ca0fcc
+            03fa0aca05e9118604a51ea604fe1aab018e0bec28b704
+        ",
+    );
+}
+
+#[test]
+fn micro_bloom_empty_small_dense() {
+    golden(
+        "micro empty",
+        &MicroBloom::<3>::new(),
+        "534b010203000000000000000000",
+    );
+    let mut m = MicroBloom::<3>::new();
+    for k in ["class", "id", "href"] {
+        m.insert(k);
+    }
+    golden("micro small", &m, "534b0102030008080010010c1008");
+    for k in 0..100u32 {
+        m.insert(&k);
+    }
+    golden("micro dense", &m, "534b01020300fffffffff7ffffff");
+}
+
+#[test]
+fn micro_bloom32_empty_small_dense() {
+    golden(
+        "micro32 empty",
+        &MicroBloom32::<2, 0xbeef>::new(),
+        "534b010302effd0200000000",
+    );
+    let mut m = MicroBloom32::<2, 0xbeef>::new();
+    m.insert(&17u32);
+    golden("micro32 small", &m, "534b010302effd0280080000");
+    for k in 0..100u32 {
+        m.insert(&k);
+    }
+    golden("micro32 dense", &m, "534b010302effd02ffffffff");
+}
+
+#[test]
+fn frame() {
+    let frame = Frame {
+        device: 0x1234,
+        seq: 7,
+        sketch: bloom::<8, 3>(7, 0..3),
+    };
+    let mut buf = [0u8; Frame::<Bloom<8, 3>>::MAX_ENCODED_LEN];
+    let bytes = frame.encode(&mut buf).unwrap();
+    assert_eq!(
+        hex(bytes),
+        "1bb42407534b010108030702090d174812600e0f9801427bd2159e00",
+        "the frame encoding changed"
+    );
+    assert_eq!(Frame::decode(bytes).unwrap(), frame);
+}

@@ -1,0 +1,192 @@
+//! Corruption: every single-bit flip and every truncation of a sample frame is rejected, a stream
+//! decoder resynchronises at the next delimiter, and no byte string makes any decoder panic.
+
+use proptest::prelude::*;
+use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
+use sketch_nostd::{Bloom, MicroBloom, MicroBloom32};
+
+type Sample = Bloom<8, 3>;
+const MAX: usize = Frame::<Sample>::MAX_ENCODED_LEN;
+
+/// Sample frames: a sparse sketch, a dense one, and a micro filter (all under one decoder type,
+/// encoded as `Sample` frames except the micro one).
+fn sample_frames() -> Vec<Vec<u8>> {
+    let mut sparse = Sample::with_seed(0x5eed);
+    let mut dense = Sample::with_seed(1);
+    for i in 0..4u32 {
+        sparse.insert(&i);
+    }
+    for i in 0..200u32 {
+        dense.insert(&i);
+    }
+    let mut out = Vec::new();
+    for (device, sketch) in [(7u64, sparse), (1 << 40, dense)] {
+        let mut buf = [0u8; MAX];
+        let frame = Frame {
+            device,
+            seq: 300,
+            sketch,
+        };
+        out.push(frame.encode(&mut buf).unwrap().to_vec());
+    }
+    out
+}
+
+/// A known-good frame that must come through after any garbage.
+fn marker() -> (Frame<Sample>, Vec<u8>) {
+    let frame = Frame {
+        device: 99,
+        seq: 1,
+        sketch: Sample::with_seed(99),
+    };
+    let mut buf = [0u8; MAX];
+    let bytes = frame.encode(&mut buf).unwrap().to_vec();
+    (frame, bytes)
+}
+
+/// Runs `stream` through a fresh stream decoder and returns the frames it accepted.
+fn accepted(stream: &[u8]) -> Vec<Frame<Sample>> {
+    let mut rx = FrameDecoder::<MAX>::new();
+    let mut out = Vec::new();
+    rx.feed(stream, |r| {
+        if let Ok(f) = r.and_then(|raw| raw.to_frame::<Sample>()) {
+            out.push(f);
+        }
+    });
+    out
+}
+
+#[test]
+fn every_single_bit_flip_is_rejected() {
+    let (marker, marker_bytes) = marker();
+    for original in sample_frames() {
+        for byte in 0..original.len() {
+            for bit in 0..8 {
+                let mut bad = original.clone();
+                bad[byte] ^= 1 << bit;
+                let ctx = format!("byte {byte} bit {bit} of {original:02x?}");
+                // As one datagram.
+                assert!(
+                    RawFrame::decode(&mut bad.clone()).is_err(),
+                    "accepted a flipped frame: {ctx}"
+                );
+                // In a stream: nothing but the markers after it gets through. A flipped delimiter
+                // merges the bad frame with the next one (both lost); the one after survives.
+                let stream = [&bad[..], &marker_bytes, &marker_bytes].concat();
+                let got = accepted(&stream);
+                assert!(got.iter().all(|f| *f == marker), "accepted garbage: {ctx}");
+                assert!(!got.is_empty(), "never resynchronised: {ctx}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_truncation_is_rejected() {
+    let (marker, marker_bytes) = marker();
+    for original in sample_frames() {
+        assert!(RawFrame::decode(&mut original.clone()).is_ok());
+        // Every proper prefix, with and without a delimiter after it (a frame cut by a reset).
+        for n in 0..original.len() - 1 {
+            let mut cut = original[..n].to_vec();
+            assert!(RawFrame::decode(&mut cut.clone()).is_err(), "prefix {n}");
+            cut.push(0);
+            assert!(
+                RawFrame::decode(&mut cut.clone()).is_err(),
+                "prefix {n} + 00"
+            );
+            let got = accepted(&[&cut[..], &marker_bytes].concat());
+            assert_eq!(got, vec![marker.clone()], "prefix {n}");
+        }
+        // Every byte dropped from the middle.
+        for i in 0..original.len() - 1 {
+            let mut dropped = original.clone();
+            dropped.remove(i);
+            assert!(RawFrame::decode(&mut dropped).is_err(), "dropped byte {i}");
+        }
+    }
+}
+
+#[test]
+fn over_long_frames_are_dropped_and_the_stream_recovers() {
+    let (marker, marker_bytes) = marker();
+    let junk = vec![0x55u8; 3 * MAX];
+    let stream = [&junk[..], &[0], &marker_bytes].concat();
+    let mut rx = FrameDecoder::<MAX>::new();
+    let mut results = Vec::new();
+    rx.feed(&stream, |r| {
+        results.push(r.map(|raw| raw.to_frame::<Sample>().unwrap()))
+    });
+    assert_eq!(
+        results,
+        [Err(sketch_nostd::WireError::FrameTooLong), Ok(marker)]
+    );
+}
+
+/// Every decoder in the crate, on the same bytes: none may panic.
+fn decode_everything(bytes: &[u8]) {
+    let _ = wire::peek(bytes);
+    let _ = wire::decode::<Bloom<8, 3>>(bytes);
+    let _ = wire::decode::<Bloom<1, 1>>(bytes);
+    let _ = wire::decode::<Bloom<1563, 7>>(bytes);
+    let _ = wire::decode::<MicroBloom<3>>(bytes);
+    let _ = wire::decode::<MicroBloom32<2, 0xbeef>>(bytes);
+    let _ = postcard::from_bytes::<Bloom<8, 3>>(bytes);
+    let _ = postcard::from_bytes::<MicroBloom<3>>(bytes);
+    let _ = RawFrame::decode(&mut bytes.to_vec());
+    let mut rx = FrameDecoder::<64>::new();
+    rx.feed(bytes, |r| {
+        if let Ok(raw) = r {
+            let _ = raw.header();
+            let _ = raw.to_frame::<Bloom<8, 3>>();
+        }
+    });
+}
+
+/// Re-encoding whatever decodes gives bytes that decode to the same sketch.
+fn consistent<T: Wire + PartialEq + core::fmt::Debug>(bytes: &[u8]) -> Result<(), TestCaseError> {
+    if let Ok(v) = wire::decode::<T>(bytes) {
+        let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+        let again = wire::encode(&v, &mut buf).unwrap();
+        prop_assert_eq!(wire::decode::<T>(again).unwrap(), v);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        decode_everything(&bytes);
+    }
+
+    #[test]
+    fn random_bytes_after_a_valid_header_never_panic(
+        tail in proptest::collection::vec(any::<u8>(), 0..120), tag in 0u8..4,
+    ) {
+        // Past the envelope, so the body decoders see the random bytes.
+        let bytes = [&[0x53, 0x4b, 1, 1, 8, 3, 7, tag][..], &tail].concat();
+        decode_everything(&bytes);
+        consistent::<Bloom<8, 3>>(&bytes)?;
+    }
+
+    #[test]
+    fn mutated_sketches_decode_to_valid_sketches_or_errors(
+        flips in proptest::collection::vec((any::<prop::sample::Index>(), 0u8..8), 1..4),
+        which in 0usize..2,
+    ) {
+        let frame = &sample_frames()[which];
+        let raw_len = frame.len();
+        let mut buf = frame.clone();
+        let raw = RawFrame::decode(&mut buf).unwrap();
+        let mut bytes = raw.sketch.to_vec();
+        for (i, bit) in flips {
+            let i = i.index(bytes.len());
+            bytes[i] ^= 1 << bit;
+        }
+        decode_everything(&bytes);
+        consistent::<Bloom<8, 3>>(&bytes)?;
+        prop_assert!(raw_len > bytes.len());
+    }
+}

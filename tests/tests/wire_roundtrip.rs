@@ -1,0 +1,305 @@
+//! Round trips of the wire format: random sketch → bytes → sketch is the identity, merging after
+//! transport equals merging before, and every rejection is the typed error it should be.
+
+use proptest::prelude::*;
+use sketch_nostd::wire::{self, Frame, SketchKind, Wire};
+use sketch_nostd::{Bloom, MicroBloom, MicroBloom32, WireError};
+
+/// Words with a controllable density: each word is the AND of `and` random words (so bits are set
+/// with probability 2^-and), or zero with probability `zero_pct`%.
+fn words<const W: usize>() -> impl Strategy<Value = [u64; W]> {
+    (0u32..=6, 0u32..=100, any::<u64>()).prop_map(|(and, zero_pct, seed)| {
+        let mut rng = seed | 1;
+        let mut next = move || {
+            // xorshift64*: deterministic per case, enough to spread bits.
+            rng ^= rng >> 12;
+            rng ^= rng << 25;
+            rng ^= rng >> 27;
+            rng.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        };
+        core::array::from_fn(|_| {
+            if next() % 100 < u64::from(zero_pct) {
+                0
+            } else {
+                (0..and).fold(u64::MAX, |w, _| w & next())
+            }
+        })
+    })
+}
+
+/// Encodes with both entry points, checks the size promises, and decodes with both decoders.
+fn round_trip<T: Wire + PartialEq + core::fmt::Debug>(sketch: &T) -> Result<(), TestCaseError> {
+    let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+    let bytes = wire::encode(sketch, &mut buf).expect("MAX_ENCODED_LEN is enough");
+    prop_assert!(bytes.len() <= T::MAX_ENCODED_LEN);
+    prop_assert_eq!(bytes.len(), wire::encoded_len(sketch));
+    prop_assert_eq!(&wire::decode::<T>(bytes).unwrap(), sketch);
+    prop_assert_eq!(&postcard::from_bytes::<T>(bytes).unwrap(), sketch);
+    // One byte short never decodes; one byte too many is trailing.
+    prop_assert_eq!(
+        wire::decode::<T>(&bytes[..bytes.len() - 1]),
+        Err(WireError::Truncated)
+    );
+    let mut longer = bytes.to_vec();
+    longer.push(0);
+    prop_assert_eq!(wire::decode::<T>(&longer), Err(WireError::TrailingBytes));
+    // A buffer one byte short of the encoding is refused, not overrun.
+    let n = bytes.len();
+    let mut short = vec![0u8; n - 1];
+    prop_assert_eq!(
+        wire::encode(sketch, &mut short).map(|b| b.len()),
+        Err(WireError::BufferTooSmall)
+    );
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn bloom_round_trips(w in words::<24>(), seed in any::<u64>()) {
+        round_trip(&Bloom::<24, 5>::from_parts(w, seed))?;
+    }
+
+    #[test]
+    fn bloom_one_word_round_trips(w in words::<1>(), seed in any::<u64>()) {
+        round_trip(&Bloom::<1, 1>::from_parts(w, seed))?;
+    }
+
+    #[test]
+    fn bloom_of_keys_round_trips(n in 0usize..3_000, seed in 0u64..4) {
+        let mut f = Bloom::<200, 7>::with_seed(seed);
+        for i in 0..n {
+            f.insert(&(i as u64));
+        }
+        round_trip(&f)?;
+    }
+
+    #[test]
+    fn micro_round_trips(bits in any::<u64>(), small in any::<u32>()) {
+        round_trip(&MicroBloom::<4>::from_bits(bits))?;
+        round_trip(&MicroBloom::<2, 99>::from_bits(bits))?;
+        round_trip(&MicroBloom32::<3>::from_bits(small))?;
+        round_trip(&MicroBloom32::<1, { u64::MAX }>::from_bits(small))?;
+    }
+
+    #[test]
+    fn merge_after_transport_equals_merge_before(
+        a in words::<24>(), b in words::<24>(), seed in any::<u64>(),
+    ) {
+        let (a, b) = (Bloom::<24, 5>::from_parts(a, seed), Bloom::<24, 5>::from_parts(b, seed));
+        let mut before = a.clone();
+        before.union(&b).unwrap();
+
+        let (mut ba, mut bb) = ([0u8; 256], [0u8; 256]);
+        let mut after: Bloom<24, 5> = wire::decode(wire::encode(&a, &mut ba).unwrap()).unwrap();
+        after.union(&wire::decode(wire::encode(&b, &mut bb).unwrap()).unwrap()).unwrap();
+        prop_assert_eq!(after, before);
+    }
+
+    #[test]
+    fn micro_merge_after_transport_equals_merge_before(a in any::<u64>(), b in any::<u64>()) {
+        let (a, b) = (MicroBloom::<3>::from_bits(a), MicroBloom::<3>::from_bits(b));
+        let mut before = a;
+        before.union(&b);
+        let mut buf = [0u8; 32];
+        let mut after: MicroBloom<3> = wire::decode(wire::encode(&a, &mut buf).unwrap()).unwrap();
+        after.union(&wire::decode(wire::encode(&b, &mut buf).unwrap()).unwrap());
+        prop_assert_eq!(after, before);
+    }
+
+    #[test]
+    fn frames_round_trip(w in words::<24>(), seed in any::<u64>(), device in any::<u64>(), seq in any::<u32>()) {
+        let frame = Frame { device, seq, sketch: Bloom::<24, 5>::from_parts(w, seed) };
+        let mut buf = [0u8; Frame::<Bloom<24, 5>>::MAX_ENCODED_LEN];
+        let bytes = frame.encode(&mut buf).unwrap();
+        prop_assert_eq!(bytes.last(), Some(&0));
+        prop_assert!(!bytes[..bytes.len() - 1].contains(&0));
+        prop_assert_eq!(&Frame::decode(&mut bytes.to_vec()).unwrap(), &frame);
+        // Without its delimiter too.
+        let n = bytes.len();
+        prop_assert_eq!(Frame::decode(&mut bytes[..n - 1]).unwrap(), frame);
+    }
+}
+
+#[test]
+fn a_self_describing_format_round_trips_too() {
+    // The serde impls are not postcard-specific: JSON sees an array of bytes and integers.
+    let mut f = Bloom::<16, 4>::with_seed(3);
+    for i in 0..20u32 {
+        f.insert(&i);
+    }
+    let json = serde_json::to_string(&f).unwrap();
+    assert!(json.starts_with("[83,75,1,1,16,4,3,"), "{json}");
+    assert_eq!(serde_json::from_str::<Bloom<16, 4>>(&json).unwrap(), f);
+    let m = MicroBloom32::<2>::from_bits(0xdead_beef);
+    let json = serde_json::to_string(&m).unwrap();
+    assert_eq!(serde_json::from_str::<MicroBloom32<2>>(&json).unwrap(), m);
+    // Validation errors surface as the format's error (typed ones come from `wire::decode`).
+    assert!(serde_json::from_str::<Bloom<16, 5>>(&serde_json::to_string(&f).unwrap()).is_err());
+    let err = serde_json::from_str::<Bloom<16, 5>>("[83,75,1,1,16,4]")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("parameter K differs"), "{err}");
+    // Trailing elements are the format's business: JSON refuses them.
+    assert!(serde_json::from_str::<MicroBloom32<2>>("[83,75,1,3,2,0,239,190,173,222,9]").is_err());
+}
+
+fn encoded<T: Wire>(sketch: &T) -> Vec<u8> {
+    let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+    let n = wire::encode(sketch, &mut buf).unwrap().len();
+    buf.truncate(n);
+    buf
+}
+
+#[test]
+fn every_rejection_is_typed() {
+    let bloom = encoded(&Bloom::<8, 3>::with_seed(7));
+    // 53 4b | 01 | 01 | 08 03 | 07 | 02 00
+    assert_eq!(bloom, [0x53, 0x4b, 1, 1, 8, 3, 7, 2, 0]);
+
+    let with = |i: usize, b: u8| {
+        let mut v = bloom.clone();
+        v[i] = b;
+        v
+    };
+    assert_eq!(
+        wire::decode::<Bloom<8, 3>>(&with(0, b'X')),
+        Err(WireError::BadMagic)
+    );
+    assert_eq!(
+        wire::decode::<Bloom<8, 3>>(&with(2, 2)),
+        Err(WireError::UnsupportedVersion { found: 2 })
+    );
+    assert_eq!(
+        wire::decode::<MicroBloom<3>>(&bloom),
+        Err(WireError::WrongKind {
+            expected: SketchKind::MicroBloom,
+            found: 1
+        })
+    );
+    assert_eq!(
+        wire::peek(&with(3, 200)),
+        Err(WireError::UnknownKind { found: 200 })
+    );
+    assert_eq!(
+        wire::decode::<Bloom<9, 3>>(&bloom),
+        Err(WireError::WrongParameter {
+            name: "WORDS",
+            expected: 9,
+            found: 8
+        })
+    );
+    assert_eq!(
+        wire::decode::<Bloom<8, 4>>(&bloom),
+        Err(WireError::WrongParameter {
+            name: "K",
+            expected: 4,
+            found: 3
+        })
+    );
+    assert!(matches!(
+        wire::decode::<Bloom<8, 3>>(&with(7, 3)),
+        Err(WireError::BadEncoding { .. })
+    ));
+    for n in 0..bloom.len() {
+        assert_eq!(
+            wire::decode::<Bloom<8, 3>>(&bloom[..n]),
+            Err(WireError::Truncated),
+            "{n}"
+        );
+    }
+    let mut long = bloom.clone();
+    long.push(0);
+    assert_eq!(
+        wire::decode::<Bloom<8, 3>>(&long),
+        Err(WireError::TrailingBytes)
+    );
+
+    // Sparse bodies: more bits than the filter has, a position past the end.
+    let header = &bloom[..7];
+    let body = |tag: u8, b: &[u8]| [header, &[tag], b].concat();
+    let bad = |b: &[u8]| wire::decode::<Bloom<8, 3>>(&body(2, b));
+    assert!(matches!(
+        bad(&[0x81, 0x04]),
+        Err(WireError::BadEncoding { .. })
+    )); // 513 bits
+    assert!(matches!(
+        bad(&[1, 0x80, 0x04]),
+        Err(WireError::BadEncoding { .. })
+    )); // bit 512
+    assert!(bad(&[1, 0xff, 0x03]).is_ok()); // bit 511
+    assert!(matches!(
+        bad(&[2, 0xff, 0x03, 0]),
+        Err(WireError::BadEncoding { .. })
+    )); // 511, 512
+    let over_long_varint = [
+        1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
+    ];
+    assert!(matches!(
+        bad(&over_long_varint),
+        Err(WireError::BadEncoding { .. })
+    ));
+    // Zero runs: an empty pair, runs past the end, a missing literal.
+    let runs = |b: &[u8]| wire::decode::<Bloom<8, 3>>(&body(1, b));
+    assert!(matches!(runs(&[0, 0]), Err(WireError::BadEncoding { .. })));
+    assert!(matches!(runs(&[9, 0]), Err(WireError::BadEncoding { .. })));
+    assert!(matches!(runs(&[7, 2]), Err(WireError::BadEncoding { .. })));
+    assert_eq!(
+        runs(&[7, 1, 1, 0, 0, 0, 0, 0, 0]),
+        Err(WireError::Truncated)
+    );
+    assert_eq!(
+        runs(&[7, 1, 1, 0, 0, 0, 0, 0, 0, 0]).map(|f| f.as_words()[7]),
+        Ok(1)
+    );
+    let huge = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
+    assert!(matches!(
+        runs(&[&huge[..], &huge[..]].concat()),
+        Err(WireError::BadEncoding { .. })
+    ));
+
+    // A seed-typed micro filter refuses another seed.
+    let micro = encoded(&MicroBloom::<3, 5>::new());
+    assert_eq!(
+        wire::decode::<MicroBloom<3, 6>>(&micro),
+        Err(WireError::WrongParameter {
+            name: "SEED",
+            expected: 6,
+            found: 5
+        })
+    );
+    assert_eq!(
+        wire::decode::<MicroBloom32<3, 5>>(&micro),
+        Err(WireError::WrongKind {
+            expected: SketchKind::MicroBloom32,
+            found: 2
+        })
+    );
+
+    // Errors say what happened.
+    let msg = WireError::WrongParameter {
+        name: "K",
+        expected: 4,
+        found: 3,
+    }
+    .to_string();
+    assert_eq!(
+        msg,
+        "parameter K differs: this type has 4, the bytes have 3"
+    );
+}
+
+#[test]
+fn header_peek_names_the_type() {
+    let bytes = encoded(&Bloom::<1563, 7>::with_seed(0xfeed));
+    let h = wire::peek(&bytes).unwrap();
+    assert_eq!(h.version, wire::FORMAT_VERSION);
+    assert_eq!(h.kind, SketchKind::Bloom);
+    assert_eq!(h.params(), &[1563, 7]);
+    assert_eq!(h.seed, 0xfeed);
+    let bytes = encoded(&MicroBloom32::<4, 11>::new());
+    let h = wire::peek(&bytes).unwrap();
+    assert_eq!(
+        (h.kind, h.params(), h.seed),
+        (SketchKind::MicroBloom32, &[4][..], 11)
+    );
+}

@@ -66,6 +66,8 @@ cross_builds() {
         cargo build -q -p sketch-nostd --target "$t" || return 1
         cargo build -q -p sketch-nostd --target "$t" --release || return 1
     done
+    echo "cargo build -p sketch-nostd --no-default-features --target thumbv6m-none-eabi (without the wire format)"
+    cargo build -q -p sketch-nostd --no-default-features --target thumbv6m-none-eabi || return 1
 }
 
 step "setup (toolchain components, targets, tmux)" setup

@@ -24,7 +24,7 @@
 //! assert_eq!(h, hash64(&b"user:42"[..], 7));
 //! ```
 
-use xxhash_rust::xxh3::xxh3_64_with_seed;
+use xxhash_rust::xxh3::{xxh3_64_with_seed, Xxh3};
 
 /// A key that sketches can hash: anything with a canonical, target-independent byte encoding.
 ///
@@ -153,6 +153,69 @@ pub fn hash64<Q: Key + ?Sized>(key: &Q, seed: u64) -> u64 {
     key.with_key_bytes(|bytes| xxh3_64_with_seed(bytes, seed))
 }
 
+/// [`hash64`] of a byte key that arrives in pieces: the same value, without holding the whole key.
+///
+/// For keys too long to buffer (a multi-megabyte log line read in chunks): feed the pieces in order
+/// with [`update`](Self::update), then [`finish`](Self::finish) gives exactly `hash64` of their
+/// concatenation, so the result can go to any sketch's `insert_hash`. The state is about 600 bytes
+/// (xxh3's streaming buffer and secret), on the stack, no heap.
+///
+/// ```
+/// use sketch_nostd::hash::{hash64, StreamHasher};
+///
+/// let mut h = StreamHasher::new(7);
+/// h.update(b"GET /index.html ");
+/// h.update(b"HTTP/1.1");
+/// assert_eq!(h.finish(), hash64("GET /index.html HTTP/1.1", 7));
+/// ```
+#[derive(Clone)]
+pub struct StreamHasher {
+    state: Xxh3,
+}
+
+impl StreamHasher {
+    /// A hasher for a key hashed with `seed`, as [`hash64`]`(key, seed)` would.
+    #[must_use]
+    pub fn new(seed: u64) -> Self {
+        Self {
+            state: Xxh3::with_seed(seed),
+        }
+    }
+
+    /// Appends the next piece of the key's bytes.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::hash::StreamHasher::new(0);
+    /// h.update(b"");
+    /// assert_eq!(h.finish(), sketch_nostd::hash::hash64("", 0));
+    /// ```
+    #[inline]
+    pub fn update(&mut self, piece: &[u8]) {
+        self.state.update(piece);
+    }
+
+    /// The hash of all the bytes given so far (the hasher can keep going afterwards).
+    ///
+    /// ```
+    /// use sketch_nostd::hash::{hash64, StreamHasher};
+    /// let mut h = StreamHasher::new(1);
+    /// h.update(b"ab");
+    /// assert_eq!(h.finish(), hash64("ab", 1));
+    /// h.update(b"c");
+    /// assert_eq!(h.finish(), hash64("abc", 1));
+    /// ```
+    #[must_use]
+    pub fn finish(&self) -> u64 {
+        self.state.digest()
+    }
+}
+
+impl core::fmt::Debug for StreamHasher {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("StreamHasher").finish_non_exhaustive()
+    }
+}
+
 /// Kirsch–Mitzenmacher double hashing: `k` probe values from one 64-bit hash.
 ///
 /// `h1` is the low half of the hash and `h2` the high half with its lowest bit set. Because `h2` is odd
@@ -266,6 +329,33 @@ mod tests {
                 }
             }
             assert!(p.iter().take(32).eq((0..32).map(|i| p.nth(i))));
+        }
+    }
+
+    #[test]
+    fn stream_hasher_equals_one_shot_for_every_split() {
+        // Lengths around xxh3's internal thresholds (16, 128, 240, the 256-byte buffer, stripes
+        // and blocks), split into pieces of several sizes, with seed 0 and a non-zero seed.
+        let data: Vec<u8> = (0..5_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        for seed in [0u64, 0x9e37_79b9_7f4a_7c15] {
+            for len in [
+                0usize, 1, 3, 16, 17, 128, 129, 240, 241, 255, 256, 257, 1_024, 1_025, 4_999,
+            ] {
+                let key = &data[..len];
+                for piece in [1usize, 7, 64, 255, 256, 1_000] {
+                    let mut h = StreamHasher::new(seed);
+                    for chunk in key.chunks(piece) {
+                        h.update(chunk);
+                    }
+                    assert_eq!(
+                        h.finish(),
+                        hash64(key, seed),
+                        "len {len}, piece {piece}, seed {seed}"
+                    );
+                }
+            }
         }
     }
 }

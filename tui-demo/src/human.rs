@@ -1,0 +1,136 @@
+//! Numbers for people: thousands separators, bytes in KiB/MiB, rates in k/M per second.
+
+/// `1234567` → `"1,234,567"`.
+#[must_use]
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A float rounded to the nearest integer and formatted by [`count`] (negative and non-finite
+/// values show as 0).
+#[must_use]
+pub fn count_f(x: f64) -> String {
+    if x.is_finite() && x > 0.0 {
+        count(x.round() as u64)
+    } else {
+        "0".to_string()
+    }
+}
+
+/// A short count: `950`, `12.3k`, `4.56M`, `1.20G`.
+#[must_use]
+pub fn short(x: f64) -> String {
+    let x = if x.is_finite() { x.max(0.0) } else { 0.0 };
+    if x < 1_000.0 {
+        format!("{x:.0}")
+    } else if x < 1_000_000.0 {
+        format!("{:.1}k", x / 1e3)
+    } else if x < 1_000_000_000.0 {
+        format!("{:.2}M", x / 1e6)
+    } else {
+        format!("{:.2}G", x / 1e9)
+    }
+}
+
+/// Bytes in binary units: `512 B`, `12.0 KiB`, `3.4 MiB`, `1.02 GiB`.
+#[must_use]
+pub fn bytes(n: u64) -> String {
+    const KI: f64 = 1024.0;
+    let x = n as f64;
+    if n < 1024 {
+        format!("{n} B")
+    } else if x < KI * KI {
+        format!("{:.1} KiB", x / KI)
+    } else if x < KI * KI * KI {
+        format!("{:.1} MiB", x / (KI * KI))
+    } else {
+        format!("{:.2} GiB", x / (KI * KI * KI))
+    }
+}
+
+/// A percentage with a precision that suits its size: `12.3%`, `0.81%`, `0.004%`.
+#[must_use]
+pub fn percent(fraction: f64) -> String {
+    let p = if fraction.is_finite() {
+        fraction * 100.0
+    } else {
+        0.0
+    };
+    let a = p.abs();
+    if a == 0.0 {
+        "0%".to_string()
+    } else if a >= 10.0 {
+        format!("{p:.1}%")
+    } else if a >= 0.1 {
+        format!("{p:.2}%")
+    } else {
+        format!("{p:.3}%")
+    }
+}
+
+/// Turns raw log bytes into text that is safe to draw: invalid UTF-8 becomes U+FFFD, control
+/// characters (escape sequences, tabs, NUL) become visible symbols, and the result is cut to at most
+/// `max_chars` characters with a trailing `…` when something was cut.
+#[must_use]
+pub fn printable(raw: &[u8], max_chars: usize) -> String {
+    if max_chars == 0 {
+        return String::new();
+    }
+    let text = String::from_utf8_lossy(raw);
+    let mut out = String::with_capacity(text.len().min(max_chars * 4));
+    for (n, c) in text.chars().enumerate() {
+        if n == max_chars {
+            out.pop();
+            out.push('…');
+            return out;
+        }
+        out.push(match c {
+            '\t' => '→',
+            '\u{1b}' => '␛',
+            c if c.is_control() => '·',
+            c => c,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_sizes() {
+        assert_eq!(count(0), "0");
+        assert_eq!(count(999), "999");
+        assert_eq!(count(1_000), "1,000");
+        assert_eq!(count(1_234_567), "1,234,567");
+        assert_eq!(count_f(-3.0), "0");
+        assert_eq!(count_f(f64::NAN), "0");
+        assert_eq!(short(12_345.0), "12.3k");
+        assert_eq!(short(4_560_000.0), "4.56M");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(12_288), "12.0 KiB");
+        assert_eq!(bytes(3 << 20), "3.0 MiB");
+        assert_eq!(percent(0.0081), "0.81%");
+        assert_eq!(percent(0.5), "50.0%");
+        assert_eq!(percent(0.0), "0%");
+    }
+
+    #[test]
+    fn printable_is_safe_and_bounded() {
+        assert_eq!(printable(b"GET /\x1b[31m\tx", 40), "GET /␛[31m→x");
+        assert_eq!(printable(b"ok \xff\xfe", 40), "ok \u{fffd}\u{fffd}");
+        assert_eq!(printable(b"abcdef", 4), "abc…");
+        assert_eq!(printable(b"abcd", 4), "abcd");
+        assert_eq!(printable(b"", 0), "");
+        assert_eq!(printable(b"a", 0), "");
+    }
+}

@@ -1,0 +1,325 @@
+//! The sketches and the exact reference, fed line by line. No threads, no I/O: the ingest thread
+//! and the headless report both drive an [`Engine`].
+
+use std::collections::VecDeque;
+
+use sketch_nostd::hash::hash64;
+use sketch_nostd::sizing::{k_for, words_for};
+use sketch_nostd::{Bloom, MicroBloom};
+
+use super::SEED;
+use crate::exact::{Exact, Seen};
+use crate::human::printable;
+use crate::snapshot::{DedupeStats, MicroStats, Snapshot};
+use crate::source::Batch;
+
+/// Distinct lines the dedupe filter is sized for.
+pub const DEDUPE_CAPACITY: u64 = 100_000;
+/// Its false-positive rate at that capacity.
+pub const DEDUPE_FP: f64 = 0.01;
+/// The dedupe filter: 100,000 lines at 1% (117 KiB, 7 hashes).
+pub type DedupeFilter =
+    Bloom<{ words_for(DEDUPE_CAPACITY, DEDUPE_FP) }, { k_for(DEDUPE_CAPACITY, DEDUPE_FP) }>;
+
+/// Bits set per key in the micro filter: for 8 keys in 64 bits the optimum is 64/8·ln 2 ≈ 5.5.
+pub const MICRO_K: u32 = 5;
+/// The micro filter.
+pub type Micro = MicroBloom<MICRO_K>;
+/// Distinct recent lines the micro filter stands in front of.
+pub const RING: usize = 8;
+
+/// Lines of "recently passed" text kept for the dedupe panel.
+const RECENT: usize = 8;
+/// Bytes kept per recent line.
+const RECENT_BYTES: usize = 240;
+/// The filter's fill is checked every this many lines (a popcount over 15k words, a few µs).
+const CHECK_EVERY: u32 = 1_024;
+
+/// Settings of an engine.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EngineOptions {
+    /// Distinct lines counted exactly before the exact table stops growing (0: off).
+    pub exact_cap: usize,
+    /// The dedupe filter clears itself when its false-positive estimate passes this.
+    pub clear_at: f64,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        Self {
+            exact_cap: 2_000_000,
+            clear_at: DEDUPE_FP,
+        }
+    }
+}
+
+/// Counters for the dedupe filter.
+#[derive(Clone, Copy, Debug, Default)]
+struct DedupeCounters {
+    passed: u64,
+    suppressed: u64,
+    false_suppressed: u64,
+    never_seen: u64,
+    clears: u64,
+}
+
+/// Counters for the micro filter.
+#[derive(Clone, Copy, Debug, Default)]
+struct MicroCounters {
+    lookups: u64,
+    skipped: u64,
+    hits: u64,
+    false_positives: u64,
+}
+
+/// The state ingest keeps: every sketch, the exact reference, totals.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    options: EngineOptions,
+    dedupe: Box<DedupeFilter>,
+    dedupe_n: DedupeCounters,
+    recent: VecDeque<Vec<u8>>,
+    micro: Micro,
+    ring: [u64; RING],
+    ring_len: usize,
+    ring_next: usize,
+    micro_n: MicroCounters,
+    exact: Exact,
+    totals: crate::snapshot::Totals,
+    until_check: u32,
+}
+
+impl Engine {
+    /// An empty engine.
+    #[must_use]
+    pub fn new(options: EngineOptions) -> Self {
+        Self {
+            options,
+            dedupe: Box::new(DedupeFilter::with_seed(SEED)),
+            dedupe_n: DedupeCounters::default(),
+            recent: VecDeque::with_capacity(RECENT),
+            micro: Micro::new(),
+            ring: [0; RING],
+            ring_len: 0,
+            ring_next: 0,
+            micro_n: MicroCounters::default(),
+            exact: Exact::new(options.exact_cap),
+            totals: crate::snapshot::Totals::default(),
+            until_check: CHECK_EVERY,
+        }
+    }
+
+    /// Forgets everything seen so far.
+    pub fn reset(&mut self) {
+        *self = Self::new(self.options);
+    }
+
+    /// Counts every line of a batch.
+    pub fn apply(&mut self, batch: &Batch) {
+        for (bytes, line) in batch.iter() {
+            let (hash, len) = match line.long {
+                Some(l) => (l.hash, l.len),
+                None => (hash64(bytes, SEED), bytes.len() as u64),
+            };
+            self.totals.crlf += u64::from(line.crlf);
+            self.totals.long += u64::from(line.long.is_some());
+            self.line(bytes, hash, len);
+        }
+        self.totals.bytes += batch.input_bytes;
+    }
+
+    /// Counts one line: `shown` is its bytes (or a prefix of them), `hash` its whole-line hash.
+    pub fn line(&mut self, shown: &[u8], hash: u64, len: u64) {
+        self.totals.lines += 1;
+        if std::str::from_utf8(shown).is_err() {
+            self.totals.non_utf8 += 1;
+        }
+        let seen = self.exact.observe(hash, len);
+        self.dedupe(shown, hash, seen);
+        self.micro(hash);
+    }
+
+    fn dedupe(&mut self, shown: &[u8], hash: u64, seen: Seen) {
+        let new_here = self.dedupe.insert_hash(hash);
+        let n = &mut self.dedupe_n;
+        if seen == Seen::New && !self.exact.capped() {
+            n.never_seen += 1;
+            n.false_suppressed += u64::from(!new_here);
+        }
+        if new_here {
+            n.passed += 1;
+            let mut slot = if self.recent.len() == RECENT {
+                self.recent.pop_front().unwrap_or_default()
+            } else {
+                Vec::with_capacity(RECENT_BYTES)
+            };
+            slot.clear();
+            slot.extend_from_slice(shown.get(..RECENT_BYTES).unwrap_or(shown));
+            self.recent.push_back(slot);
+        } else {
+            n.suppressed += 1;
+        }
+        self.until_check -= 1;
+        if self.until_check == 0 {
+            self.until_check = CHECK_EVERY;
+            if self.dedupe.estimated_fp_rate() > self.options.clear_at {
+                // Anti-spam filters are cleared, not grown: a line seen before the clear may pass
+                // once more, which is the point of clearing.
+                self.dedupe.clear();
+                self.dedupe_n.clears += 1;
+            }
+        }
+    }
+
+    fn micro(&mut self, hash: u64) {
+        let n = &mut self.micro_n;
+        n.lookups += 1;
+        let in_ring = if self.micro.contains_hash(hash) {
+            let found = self
+                .ring
+                .get(..self.ring_len)
+                .unwrap_or_default()
+                .contains(&hash);
+            if found {
+                n.hits += 1;
+            } else {
+                n.false_positives += 1;
+            }
+            found
+        } else {
+            n.skipped += 1;
+            false
+        };
+        if !in_ring {
+            // A micro filter cannot delete: when the oldest key leaves the set, rebuild it from
+            // the eight that remain (eight ORs of a precomputed mask).
+            if let Some(slot) = self.ring.get_mut(self.ring_next) {
+                *slot = hash;
+            }
+            self.ring_next = (self.ring_next + 1) % RING;
+            self.ring_len = (self.ring_len + 1).min(RING);
+            self.micro = Micro::new();
+            for &h in self.ring.get(..self.ring_len).unwrap_or_default() {
+                self.micro.insert_hash(h);
+            }
+        }
+    }
+
+    /// Writes the engine's figures into a snapshot (the caller fills in timing and the source).
+    pub fn fill(&self, snap: &mut Snapshot) {
+        snap.totals = self.totals.clone();
+        snap.exact = self.exact.stats();
+        let d = &self.dedupe_n;
+        snap.dedupe = DedupeStats {
+            passed: d.passed,
+            suppressed: d.suppressed,
+            false_suppressed: d.false_suppressed,
+            never_seen: d.never_seen,
+            fill: self.dedupe.fill_ratio(),
+            fp_estimate: self.dedupe.estimated_fp_rate(),
+            clear_at: self.options.clear_at,
+            clears: d.clears,
+            bits: DedupeFilter::BITS as u64,
+            hashes: DedupeFilter::HASHES,
+            bytes: std::mem::size_of::<DedupeFilter>() as u64,
+            held: self.dedupe.estimated_len(),
+            recent: self
+                .recent
+                .iter()
+                .map(|l| printable(l, RECENT_BYTES))
+                .collect(),
+        };
+        let m = &self.micro_n;
+        snap.micro = MicroStats {
+            bits: self.micro.bits(),
+            hashes: Micro::HASHES,
+            set_len: self.ring_len,
+            set_bytes: (RING * 8) as u64,
+            lookups: m.lookups,
+            skipped: m.skipped,
+            hits: m.hits,
+            false_positives: m.false_positives,
+            fp_estimate: self.micro.estimated_fp_rate(),
+        };
+    }
+
+    /// The exact count of a line hash, if known.
+    #[must_use]
+    pub fn exact_count(&self, hash: u64) -> Option<u64> {
+        self.exact.count(hash)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(e: &mut Engine, lines: &[&str]) {
+        let mut b = Batch::default();
+        for l in lines {
+            b.push(l.as_bytes());
+        }
+        e.apply(&b);
+    }
+
+    #[test]
+    fn dedupe_passes_first_occurrences_and_suppresses_repeats() {
+        let mut e = Engine::new(EngineOptions::default());
+        feed(&mut e, &["a", "b", "a", "a", "c", "b"]);
+        let mut s = Snapshot::default();
+        e.fill(&mut s);
+        assert_eq!(s.totals.lines, 6);
+        assert_eq!(s.totals.bytes, 12);
+        assert_eq!((s.dedupe.passed, s.dedupe.suppressed), (3, 3));
+        assert_eq!(s.dedupe.recent, ["a", "b", "c"]);
+        assert_eq!(s.exact.distinct, 3);
+        assert_eq!(s.dedupe.never_seen, 3);
+        assert_eq!(s.dedupe.bytes, 119_816 + 8, "14,977 words and the seed");
+        assert_eq!(e.exact_count(hash64("a", SEED)), Some(3));
+    }
+
+    #[test]
+    fn the_micro_filter_fronts_the_last_eight_lines() {
+        let mut e = Engine::new(EngineOptions::default());
+        let lines: Vec<String> = (0..20).map(|i| format!("line {i}")).collect();
+        for l in &lines {
+            feed(&mut e, &[l, l]); // every line repeats at once: the second lookup is a hit
+        }
+        let mut s = Snapshot::default();
+        e.fill(&mut s);
+        assert_eq!(s.micro.lookups, 40);
+        assert_eq!(s.micro.hits, 20);
+        assert_eq!(s.micro.skipped + s.micro.false_positives, 20);
+        assert_eq!(s.micro.set_len, RING);
+        assert_ne!(s.micro.bits, 0);
+        // The filter holds exactly the ring: rebuilding it from the last eight lines gives the same word.
+        let mut m = Micro::new();
+        for l in &lines[12..] {
+            m.insert_hash(hash64(l.as_str(), SEED));
+        }
+        assert_eq!(s.micro.bits, m.bits());
+    }
+
+    #[test]
+    fn the_filter_clears_itself_past_the_threshold() {
+        let mut e = Engine::new(EngineOptions {
+            exact_cap: 1_000_000,
+            clear_at: 0.01,
+        });
+        let mut b = Batch::default();
+        for i in 0..300_000u32 {
+            b.push(format!("distinct {i}").as_bytes());
+        }
+        e.apply(&b);
+        let mut s = Snapshot::default();
+        e.fill(&mut s);
+        // 100,000 distinct lines bring the estimate to about 1%: 300,000 give two or three clears.
+        assert!((2..=3).contains(&s.dedupe.clears), "{}", s.dedupe.clears);
+        assert!(s.dedupe.fp_estimate <= 0.0102, "{}", s.dedupe.fp_estimate);
+        // Never-seen lines suppressed are false positives: about the filter's average FP rate (< 1%).
+        let measured = s.dedupe.false_suppressed as f64 / s.dedupe.never_seen as f64;
+        assert!(measured < 0.01, "{measured}");
+        assert_eq!(s.dedupe.passed + s.dedupe.suppressed, 300_000);
+        assert_eq!(s.dedupe.suppressed, s.dedupe.false_suppressed);
+    }
+}

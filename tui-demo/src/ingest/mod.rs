@@ -1,0 +1,278 @@
+//! The ingest thread: takes what a source sends, applies it to the sketches, and publishes a
+//! [`Snapshot`] about 20 times a second. The UI only ever reads snapshots; only control (pause, reset,
+//! quit) flows back, through [`Command`]s.
+
+pub mod engine;
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub use engine::{Engine, EngineOptions};
+
+use crate::snapshot::{Snapshot, Throughput};
+use crate::source::{self, Control, SourceEvent, SourceMsg, SourceSpec};
+
+/// The seed every host-side sketch hashes lines with.
+pub const SEED: u64 = 0x5eed_0f5c_a1ab_1e00;
+
+/// How often a snapshot is published.
+pub const PUBLISH_EVERY: Duration = Duration::from_millis(50);
+/// Throughput sampling interval.
+pub const SAMPLE_EVERY: Duration = Duration::from_millis(250);
+/// Throughput samples kept (one minute).
+pub const HISTORY: usize = 240;
+
+/// Control sent from the UI to ingest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Stop or resume consuming input.
+    Pause(bool),
+    /// Forget everything counted so far.
+    Reset,
+    /// Finish.
+    Quit,
+}
+
+/// Lines-per-second history.
+#[derive(Clone, Debug)]
+pub struct Meter {
+    history: VecDeque<u64>,
+    since: Instant,
+    lines: u64,
+    bytes: u64,
+    last: (f64, f64),
+}
+
+impl Meter {
+    /// An empty meter starting now.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            history: VecDeque::with_capacity(HISTORY),
+            since: Instant::now(),
+            lines: 0,
+            bytes: 0,
+            last: (0.0, 0.0),
+        }
+    }
+
+    /// Counts ingested lines and bytes.
+    pub fn add(&mut self, lines: u64, bytes: u64) {
+        self.lines += lines;
+        self.bytes += bytes;
+    }
+
+    /// Closes a sample if the interval has passed.
+    pub fn tick(&mut self, now: Instant) {
+        let dt = now.duration_since(self.since);
+        if dt < SAMPLE_EVERY {
+            return;
+        }
+        let secs = dt.as_secs_f64();
+        self.last = (self.lines as f64 / secs, self.bytes as f64 / secs);
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(self.last.0 as u64);
+        self.since = now;
+        self.lines = 0;
+        self.bytes = 0;
+    }
+
+    /// The figures for the UI.
+    #[must_use]
+    pub fn stats(&self) -> Throughput {
+        Throughput {
+            history: self.history.iter().copied().collect(),
+            interval: SAMPLE_EVERY,
+            lines_per_sec: self.last.0,
+            bytes_per_sec: self.last.1,
+            peak: self.history.iter().copied().max().unwrap_or(0),
+        }
+    }
+}
+
+impl Default for Meter {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The latest snapshot, shared between ingest (writer) and the UI (reader).
+pub type Latest = Arc<Mutex<Arc<Snapshot>>>;
+
+/// A running ingest thread.
+#[derive(Debug)]
+pub struct Handle {
+    /// Commands to ingest.
+    pub commands: Sender<Command>,
+    /// The latest snapshot.
+    pub latest: Latest,
+    /// The source's controls (the synthetic rate).
+    pub control: Arc<Control>,
+}
+
+impl Handle {
+    /// The latest snapshot (cheap: clones an `Arc`).
+    #[must_use]
+    pub fn snapshot(&self) -> Arc<Snapshot> {
+        self.latest
+            .lock()
+            .map(|s| Arc::clone(&s))
+            .unwrap_or_default()
+    }
+
+    /// Sends a command; a finished ingest thread ignores it.
+    pub fn send(&self, command: Command) {
+        let _ = self.commands.send(command);
+    }
+}
+
+/// Starts the source and the ingest thread.
+///
+/// # Errors
+/// When the source cannot be opened or a thread cannot start.
+pub fn spawn(
+    spec: &SourceSpec,
+    options: EngineOptions,
+    rate: u64,
+    limit: Option<u64>,
+) -> std::io::Result<Handle> {
+    let control = Control::new(rate);
+    let (source_rx, _source) = source::spawn(spec, limit, Arc::clone(&control))?;
+    let (tx, rx) = channel();
+    let latest: Latest = Arc::default();
+    let mut ingest = Ingest {
+        engine: Engine::new(options),
+        label: spec.label(),
+        meter: Meter::new(),
+        started: Instant::now(),
+        paused_for: Duration::ZERO,
+        paused_since: None,
+        finished: None,
+        burst: None,
+        latest: Arc::clone(&latest),
+    };
+    let control2 = Arc::clone(&control);
+    std::thread::Builder::new()
+        .name("ingest".into())
+        .spawn(move || ingest.run(&source_rx, &rx, &control2))?;
+    Ok(Handle {
+        commands: tx,
+        latest,
+        control,
+    })
+}
+
+struct Ingest {
+    engine: Engine,
+    label: String,
+    meter: Meter,
+    started: Instant,
+    paused_for: Duration,
+    paused_since: Option<Instant>,
+    finished: Option<Option<String>>,
+    burst: Option<String>,
+    latest: Latest,
+}
+
+impl Ingest {
+    fn run(
+        &mut self,
+        source: &Receiver<SourceMsg>,
+        commands: &Receiver<Command>,
+        control: &Control,
+    ) {
+        let mut next_publish = Instant::now();
+        loop {
+            loop {
+                match commands.try_recv() {
+                    Ok(Command::Quit) | Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                        control.stop.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    Ok(Command::Pause(p)) => self.pause(p),
+                    Ok(Command::Reset) => {
+                        self.engine.reset();
+                        self.meter = Meter::new();
+                        self.started = Instant::now();
+                        self.paused_for = Duration::ZERO;
+                        self.paused_since = self.paused_since.map(|_| Instant::now());
+                    }
+                    Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                }
+            }
+            if self.paused_since.is_some() || self.finished.is_some() {
+                std::thread::sleep(Duration::from_millis(10));
+            } else {
+                // Drain what is there, but come back to publish and to read commands in time.
+                let until = Instant::now() + Duration::from_millis(10);
+                loop {
+                    match source.recv_timeout(until.saturating_duration_since(Instant::now())) {
+                        Ok(SourceMsg::Lines(batch)) => {
+                            self.engine.apply(&batch);
+                            self.meter.add(batch.lines.len() as u64, batch.input_bytes);
+                        }
+                        Ok(SourceMsg::Event(SourceEvent::BurstStarted { line })) => {
+                            self.burst = Some(line);
+                        }
+                        Ok(SourceMsg::Event(SourceEvent::BurstEnded)) => self.burst = None,
+                        Ok(SourceMsg::End(e)) => {
+                            self.finished = Some(e);
+                            break;
+                        }
+                        Err(RecvTimeoutError::Timeout) => break,
+                        Err(RecvTimeoutError::Disconnected) => {
+                            self.finished.get_or_insert(None);
+                            break;
+                        }
+                    }
+                    if Instant::now() >= until {
+                        break;
+                    }
+                }
+            }
+            let now = Instant::now();
+            if now >= next_publish {
+                self.meter.tick(now);
+                self.publish(now);
+                next_publish = now + PUBLISH_EVERY;
+            }
+        }
+    }
+
+    fn pause(&mut self, pause: bool) {
+        match (pause, self.paused_since) {
+            (true, None) => self.paused_since = Some(Instant::now()),
+            (false, Some(since)) => {
+                self.paused_for += since.elapsed();
+                self.paused_since = None;
+            }
+            _ => {}
+        }
+    }
+
+    fn publish(&self, now: Instant) {
+        let paused = self
+            .paused_since
+            .map_or(Duration::ZERO, |s| now.duration_since(s));
+        let mut snap = Snapshot {
+            source: self.label.clone(),
+            finished: self.finished.clone(),
+            burst: self.burst.clone(),
+            paused: self.paused_since.is_some(),
+            elapsed: now
+                .duration_since(self.started)
+                .saturating_sub(self.paused_for + paused),
+            throughput: self.meter.stats(),
+            ..Snapshot::default()
+        };
+        self.engine.fill(&mut snap);
+        if let Ok(mut latest) = self.latest.lock() {
+            *latest = Arc::new(snap);
+        }
+    }
+}

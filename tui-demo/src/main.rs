@@ -1,0 +1,188 @@
+//! `tui-demo`: arguments, terminal set-up and restore, the panic hook, the draw/event loop.
+//!
+//! The terminal is restored on every way out: `q`/`Esc`, Ctrl-C (a key in raw mode), SIGINT,
+//! SIGTERM and SIGHUP (flags checked every frame), a panic (the hook restores before the message is
+//! printed), and a write error such as a broken pipe or a vanished terminal (the loop ends with the
+//! error and the guard restores). Broken pipes in headless output end the program quietly.
+#![forbid(unsafe_code)]
+
+use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{self, Event};
+use ratatui::crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::crossterm::{cursor, execute};
+use ratatui::Terminal;
+
+use tui_demo::app::{Action, App, Mode};
+use tui_demo::args::{self, Options, Output, Parsed, USAGE};
+use tui_demo::ingest::{self, EngineOptions};
+use tui_demo::report;
+use tui_demo::source::{synthetic, SourceSpec};
+use tui_demo::ui::theme::Theme;
+
+/// Time between frames: 25 frames per second.
+const FRAME: Duration = Duration::from_millis(40);
+
+fn main() -> ExitCode {
+    let opts = match args::parse(std::env::args_os().skip(1)) {
+        Ok(Parsed::Run(o)) => o,
+        Ok(Parsed::Help) => return print_or_quiet(USAGE),
+        Ok(Parsed::Version) => {
+            return print_or_quiet(&format!("tui-demo {}\n", env!("CARGO_PKG_VERSION")))
+        }
+        Err(e) => {
+            eprintln!("tui-demo: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = if let Some(size) = opts.generate {
+        let seed = match opts.source {
+            SourceSpec::Synthetic { seed } => seed,
+            _ => 1,
+        };
+        synthetic::generate(
+            seed,
+            size,
+            &mut io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+        )
+    } else if opts.output == Output::Report || !io::stdout().is_terminal() {
+        headless(&opts)
+    } else {
+        live(&opts)
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tui-demo: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print_or_quiet(text: &str) -> ExitCode {
+    let _ = io::stdout().write_all(text.as_bytes());
+    ExitCode::SUCCESS
+}
+
+fn headless(opts: &Options) -> io::Result<()> {
+    let snapshot = report::run(opts)?;
+    let mut out = io::stdout().lock();
+    if opts.json {
+        report::write_json(&snapshot, &mut out)
+    } else {
+        report::write_table(&snapshot, &mut out)
+    }
+}
+
+/// Whether the terminal is in raw mode on the alternate screen (so restore runs once).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+fn restore() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let _ = disable_raw_mode();
+        let _ = execute!(io::stdout(), LeaveAlternateScreen, cursor::Show);
+    }
+}
+
+/// Restores the terminal when dropped, whatever path leaves the live view.
+struct Restore;
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+fn live(opts: &Options) -> io::Result<()> {
+    let synthetic = matches!(opts.source, SourceSpec::Synthetic { .. });
+    let handle = ingest::spawn(
+        &opts.source,
+        EngineOptions {
+            exact_cap: opts.exact_cap,
+            clear_at: opts.clear_at,
+        },
+        opts.rate,
+        opts.lines,
+    )?;
+    let signalled = Arc::new(AtomicBool::new(false));
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(sig, Arc::clone(&signalled))?;
+    }
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore();
+        previous(info);
+    }));
+
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    let _restore = Restore;
+    execute!(io::stdout(), EnterAlternateScreen, cursor::Hide)?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+
+    let mut app = App::new(synthetic.then_some(opts.rate), Theme::from_env());
+    let deadline = opts
+        .seconds
+        .map(|s| Instant::now() + Duration::from_secs_f64(s));
+    let result = run(&mut terminal, &mut app, &handle, &signalled, deadline);
+    handle.send(ingest::Command::Quit);
+    result
+}
+
+fn run(
+    terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
+    app: &mut App,
+    handle: &ingest::Handle,
+    signalled: &AtomicBool,
+    deadline: Option<Instant>,
+) -> io::Result<()> {
+    let mut next = Instant::now();
+    let mut fps_since = Instant::now();
+    let mut frames = 0u32;
+    loop {
+        if signalled.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(());
+        }
+        app.snapshot = handle.snapshot();
+        terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
+        frames += 1;
+        let since = fps_since.elapsed();
+        if since >= Duration::from_secs(1) {
+            app.fps = f64::from(frames) / since.as_secs_f64();
+            frames = 0;
+            fps_since = Instant::now();
+        }
+        next += FRAME;
+        let now = Instant::now();
+        if next < now {
+            next = now + FRAME;
+        }
+        // crossterm's poll is the tick: wait for input until the next frame is due.
+        while event::poll(next.saturating_duration_since(Instant::now()))? {
+            if let Event::Key(key) = event::read()? {
+                match app.on_key(key) {
+                    Some(Action::Ingest(command)) => handle.send(command),
+                    Some(Action::SetRate(rate)) => {
+                        handle.control.rate.store(rate, Ordering::Relaxed)
+                    }
+                    None => {}
+                }
+                if app.mode == Mode::Quit {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,366 @@
+//! Headless mode (`--report`, or whenever stdout is not a terminal): ingest until the input ends,
+//! `--seconds` or `--lines`, then print a summary table or JSON. Scripts and tests use this.
+
+use std::io::{self, Write};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
+
+use crate::args::Options;
+use crate::human::{bytes, count, percent, short};
+use crate::ingest::{Engine, EngineOptions};
+use crate::snapshot::Snapshot;
+use crate::source::{self, Control, SourceMsg, SourceSpec};
+
+/// Lines the synthetic log produces headless when neither `--lines` nor `--seconds` is given.
+pub const DEFAULT_SYNTHETIC_LINES: u64 = 1_000_000;
+
+/// Ingests as the options say and returns the final snapshot.
+///
+/// # Errors
+/// When the source cannot be opened or fails while reading.
+pub fn run(opts: &Options) -> io::Result<Snapshot> {
+    let synthetic = matches!(opts.source, SourceSpec::Synthetic { .. });
+    let limit = match (opts.lines, opts.seconds) {
+        (Some(n), _) => Some(n),
+        (None, None) if synthetic => Some(DEFAULT_SYNTHETIC_LINES),
+        _ => None,
+    };
+    // Headless, the synthetic log runs as fast as ingest takes it unless a rate was asked for.
+    let rate = if synthetic && opts.rate == crate::args::Options::default().rate {
+        0
+    } else {
+        opts.rate
+    };
+    let control = Control::new(rate);
+    let (rx, _source) = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
+    let mut engine = Engine::new(EngineOptions {
+        exact_cap: opts.exact_cap,
+        clear_at: opts.clear_at,
+    });
+    let start = Instant::now();
+    let deadline = opts.seconds.map(|s| start + Duration::from_secs_f64(s));
+    let mut error = None;
+    loop {
+        let msg = match deadline {
+            Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
+                Ok(m) => m,
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
+            },
+            None => match rx.recv() {
+                Ok(m) => m,
+                Err(_) => break,
+            },
+        };
+        match msg {
+            SourceMsg::Lines(batch) => engine.apply(&batch),
+            SourceMsg::Event(_) => {}
+            SourceMsg::End(e) => {
+                error = e;
+                break;
+            }
+        }
+    }
+    control.stop.store(true, Ordering::Relaxed);
+    if let Some(e) = error {
+        return Err(io::Error::other(e));
+    }
+    let elapsed = start.elapsed();
+    let mut snap = Snapshot {
+        source: opts.source.label(),
+        finished: Some(None),
+        elapsed,
+        ..Snapshot::default()
+    };
+    engine.fill(&mut snap);
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    snap.throughput.lines_per_sec = snap.totals.lines as f64 / secs;
+    snap.throughput.bytes_per_sec = snap.totals.bytes as f64 / secs;
+    Ok(snap)
+}
+
+/// Writes the summary as an aligned table.
+///
+/// # Errors
+/// Write errors (a closed pipe among them).
+pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
+    let t = &s.totals;
+    writeln!(w, "sketch-nostd report · {}", s.source)?;
+    writeln!(
+        w,
+        "lines  {} ({} in {:.2} s: {} lines/s, {}/s)",
+        count(t.lines),
+        bytes(t.bytes),
+        s.elapsed.as_secs_f64(),
+        short(s.throughput.lines_per_sec),
+        bytes(s.throughput.bytes_per_sec as u64)
+    )?;
+    writeln!(
+        w,
+        "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole)",
+        count(t.non_utf8),
+        count(t.crlf),
+        count(t.long)
+    )?;
+    writeln!(w)?;
+    let row = |w: &mut dyn Write, what: &str, value: String, cost: String| {
+        writeln!(w, "{what:<26} {value:>14}   {cost}")
+    };
+    writeln!(w, "{:<26} {:>14}   cost / note", "", "value")?;
+    let e = &s.exact;
+    if e.cap == 0 {
+        row(
+            w,
+            "exact distinct lines",
+            "off".into(),
+            "--exact-cap 0".into(),
+        )?;
+    } else {
+        row(
+            w,
+            "exact distinct lines",
+            format!("{}{}", if e.capped { "≥" } else { "" }, count(e.distinct)),
+            format!(
+                "{} table, {} of distinct lines{}",
+                bytes(e.table_bytes),
+                bytes(e.key_bytes),
+                if e.capped { " (capped)" } else { "" }
+            ),
+        )?;
+    }
+    let d = &s.dedupe;
+    let total = (d.passed + d.suppressed).max(1);
+    row(
+        w,
+        "dedupe passed",
+        count(d.passed),
+        format!(
+            "Bloom {}, {} bits, k={}",
+            bytes(d.bytes),
+            count(d.bits),
+            d.hashes
+        ),
+    )?;
+    row(
+        w,
+        "dedupe suppressed",
+        count(d.suppressed),
+        percent(d.suppressed as f64 / total as f64),
+    )?;
+    row(
+        w,
+        "dedupe clears",
+        count(d.clears),
+        format!("when the FP estimate passes {}", percent(d.clear_at)),
+    )?;
+    row(
+        w,
+        "dedupe FP estimate",
+        percent(d.fp_estimate),
+        "now".into(),
+    )?;
+    if d.never_seen > 0 {
+        row(
+            w,
+            "dedupe FP measured",
+            percent(d.false_suppressed as f64 / d.never_seen as f64),
+            format!(
+                "{} of {} never-seen lines suppressed",
+                count(d.false_suppressed),
+                count(d.never_seen)
+            ),
+        )?;
+    }
+    let m = &s.micro;
+    let looked = m.lookups.max(1) as f64;
+    row(
+        w,
+        "micro filter skipped",
+        percent(m.skipped as f64 / looked),
+        format!(
+            "{} filter + {} set of the last {} lines",
+            bytes(8),
+            bytes(m.set_bytes),
+            m.set_len
+        ),
+    )?;
+    row(
+        w,
+        "micro filter FP",
+        percent(m.false_positives as f64 / (m.lookups.saturating_sub(m.hits)).max(1) as f64),
+        format!("measured; estimate {}", percent(m.fp_estimate)),
+    )?;
+    w.flush()
+}
+
+/// A JSON string literal.
+#[must_use]
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A JSON object under construction: keys in insertion order, values already encoded.
+#[derive(Clone, Debug, Default)]
+pub struct Obj(Vec<(&'static str, String)>);
+
+impl Obj {
+    /// An empty object.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn raw(mut self, key: &'static str, value: String) -> Self {
+        self.0.push((key, value));
+        self
+    }
+
+    /// An integer field.
+    #[must_use]
+    pub fn int(self, key: &'static str, v: u64) -> Self {
+        self.raw(key, v.to_string())
+    }
+
+    /// A number field (non-finite values become `null`).
+    #[must_use]
+    pub fn num(self, key: &'static str, v: f64) -> Self {
+        let text = if v.is_finite() {
+            format!("{v}")
+        } else {
+            "null".into()
+        };
+        self.raw(key, text)
+    }
+
+    /// A boolean field.
+    #[must_use]
+    pub fn bool(self, key: &'static str, v: bool) -> Self {
+        self.raw(key, v.to_string())
+    }
+
+    /// A string field.
+    #[must_use]
+    pub fn str(self, key: &'static str, v: &str) -> Self {
+        self.raw(key, json_string(v))
+    }
+
+    /// A nested object.
+    #[must_use]
+    pub fn obj(self, key: &'static str, v: Obj) -> Self {
+        self.raw(key, v.render())
+    }
+
+    /// An array of objects.
+    #[must_use]
+    pub fn objs(self, key: &'static str, v: Vec<Obj>) -> Self {
+        let items: Vec<String> = v.into_iter().map(|o| o.render()).collect();
+        self.raw(key, format!("[{}]", items.join(",")))
+    }
+
+    /// An array of strings.
+    #[must_use]
+    pub fn strs(self, key: &'static str, v: &[String]) -> Self {
+        let items: Vec<String> = v.iter().map(|s| json_string(s)).collect();
+        self.raw(key, format!("[{}]", items.join(",")))
+    }
+
+    /// The encoded object.
+    #[must_use]
+    pub fn render(&self) -> String {
+        let fields: Vec<String> = self
+            .0
+            .iter()
+            .map(|(k, v)| format!("{}:{v}", json_string(k)))
+            .collect();
+        format!("{{{}}}", fields.join(","))
+    }
+}
+
+/// The summary as a JSON object.
+#[must_use]
+pub fn to_json(s: &Snapshot) -> Obj {
+    let t = &s.totals;
+    let e = &s.exact;
+    let d = &s.dedupe;
+    let m = &s.micro;
+    Obj::new()
+        .str("source", &s.source)
+        .num("seconds", s.elapsed.as_secs_f64())
+        .int("lines", t.lines)
+        .int("bytes", t.bytes)
+        .int("non_utf8", t.non_utf8)
+        .int("crlf", t.crlf)
+        .int("long", t.long)
+        .num("lines_per_sec", s.throughput.lines_per_sec)
+        .obj(
+            "exact",
+            Obj::new()
+                .int("distinct", e.distinct)
+                .bool("capped", e.capped)
+                .int("cap", e.cap)
+                .int("table_bytes", e.table_bytes)
+                .int("key_bytes", e.key_bytes),
+        )
+        .obj(
+            "dedupe",
+            Obj::new()
+                .int("passed", d.passed)
+                .int("suppressed", d.suppressed)
+                .int("clears", d.clears)
+                .num("fill", d.fill)
+                .num("fp_estimate", d.fp_estimate)
+                .num("clear_at", d.clear_at)
+                .int("false_suppressed", d.false_suppressed)
+                .int("never_seen", d.never_seen)
+                .int("bits", d.bits)
+                .int("hashes", u64::from(d.hashes))
+                .int("bytes", d.bytes)
+                .strs("recent", &d.recent),
+        )
+        .obj(
+            "micro",
+            Obj::new()
+                .int("bits", m.bits)
+                .int("hashes", u64::from(m.hashes))
+                .int("lookups", m.lookups)
+                .int("skipped", m.skipped)
+                .int("hits", m.hits)
+                .int("false_positives", m.false_positives)
+                .num("fp_estimate", m.fp_estimate)
+                .int("bytes", 8)
+                .int("set_bytes", m.set_bytes),
+        )
+}
+
+/// Writes the summary as one line of JSON.
+///
+/// # Errors
+/// Write errors.
+pub fn write_json(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
+    writeln!(w, "{}", to_json(s).render())?;
+    w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_strings_are_escaped() {
+        assert_eq!(json_string("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\u0001é\"");
+    }
+}

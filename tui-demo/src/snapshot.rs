@@ -1,0 +1,132 @@
+//! What ingest publishes and the UI and the report read: plain numbers, no sketches, no locks.
+//!
+//! Every figure that has a cost carries it (`*_bytes`), so the UI can show each number next to what
+//! it costs.
+
+use std::time::Duration;
+
+/// Totals over the input.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Totals {
+    /// Lines ingested.
+    pub lines: u64,
+    /// Input bytes, newlines included.
+    pub bytes: u64,
+    /// Lines that are not valid UTF-8 (hashed as bytes all the same).
+    pub non_utf8: u64,
+    /// Lines that ended in CR LF.
+    pub crlf: u64,
+    /// Lines too long to hold, hashed while streaming.
+    pub long: u64,
+}
+
+/// The exact reference: a hash table of every distinct line seen, up to a cap.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExactStats {
+    /// Distinct lines counted exactly (all of them unless `capped`).
+    pub distinct: u64,
+    /// The cap was reached: lines first seen after that are not counted exactly.
+    pub capped: bool,
+    /// The cap, in distinct lines (0 = exact counting off).
+    pub cap: u64,
+    /// Memory of the table (capacity × entry size).
+    pub table_bytes: u64,
+    /// Bytes of the distinct lines themselves: what an exact set of the lines would hold.
+    pub key_bytes: u64,
+}
+
+/// The dedupe / anti-spam filter: a Bloom filter that suppresses lines it has already seen.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DedupeStats {
+    /// Lines that passed (first time seen since the last clear).
+    pub passed: u64,
+    /// Lines suppressed as repeats.
+    pub suppressed: u64,
+    /// Lines suppressed although never seen before (false positives), measured against the exact
+    /// table while it is not capped.
+    pub false_suppressed: u64,
+    /// Never-seen lines checked against the filter while the exact table was not capped (the
+    /// denominator of the measured false-positive rate).
+    pub never_seen: u64,
+    /// Fraction of bits set.
+    pub fill: f64,
+    /// The filter's own false-positive estimate from its fill, `fill^k`.
+    pub fp_estimate: f64,
+    /// The estimate at which the filter clears itself.
+    pub clear_at: f64,
+    /// Times the filter was cleared.
+    pub clears: u64,
+    /// Bits in the filter.
+    pub bits: u64,
+    /// Hash functions.
+    pub hashes: u32,
+    /// Memory of the filter.
+    pub bytes: u64,
+    /// The filter's estimate of the distinct lines it holds.
+    pub held: f64,
+    /// The most recent lines that passed, newest last (display text).
+    pub recent: Vec<String>,
+}
+
+/// The micro filter: a 64-bit Bloom filter in front of the last few distinct lines.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MicroStats {
+    /// The filter's 64 bits.
+    pub bits: u64,
+    /// Bits set per key.
+    pub hashes: u32,
+    /// Keys the small set holds.
+    pub set_len: usize,
+    /// Bytes of the small set (hashes).
+    pub set_bytes: u64,
+    /// Lookups made.
+    pub lookups: u64,
+    /// Lookups the filter answered "definitely not", skipping the set scan.
+    pub skipped: u64,
+    /// "Maybe" answers confirmed by the set (the line repeats a recent one).
+    pub hits: u64,
+    /// "Maybe" answers the set refuted: measured false positives.
+    pub false_positives: u64,
+    /// The filter's own false-positive estimate, `fill^k`.
+    pub fp_estimate: f64,
+}
+
+/// Ingest throughput.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Throughput {
+    /// Lines per second, one sample per [`Throughput::interval`], oldest first.
+    pub history: Vec<u64>,
+    /// Sampling interval.
+    pub interval: Duration,
+    /// Lines per second over the last sample.
+    pub lines_per_sec: f64,
+    /// Input bytes per second over the last sample.
+    pub bytes_per_sec: f64,
+    /// The highest sample in the history.
+    pub peak: u64,
+}
+
+/// Everything the UI draws, as of one moment.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Snapshot {
+    /// Where lines come from.
+    pub source: String,
+    /// The source ended (`Some(None)` at end of input, `Some(Some(e))` on an error).
+    pub finished: Option<Option<String>>,
+    /// A burst in progress in the synthetic log: the repeated line.
+    pub burst: Option<String>,
+    /// Ingest is paused.
+    pub paused: bool,
+    /// Time since start (or the last reset), not counting pauses.
+    pub elapsed: Duration,
+    /// Totals.
+    pub totals: Totals,
+    /// Exact reference counts.
+    pub exact: ExactStats,
+    /// The dedupe filter.
+    pub dedupe: DedupeStats,
+    /// The micro filter.
+    pub micro: MicroStats,
+    /// Throughput.
+    pub throughput: Throughput,
+}

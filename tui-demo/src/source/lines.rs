@@ -1,0 +1,303 @@
+//! Lines from any byte stream (a file, stdin, `tail -f`), as bytes.
+//!
+//! - Lines end at `\n`; a `\r` right before it is dropped from the key and counted (CRLF input).
+//! - Bytes are never decoded: invalid UTF-8 is hashed as it is and only made printable for display.
+//! - A line longer than [`CHUNK`] is never held whole: it is hashed while it streams past
+//!   ([`StreamHasher`]), and only its first [`SHOWN_MAX`] bytes are kept. Memory stays bounded by
+//!   `CHUNK` per batch however long a line or the input is.
+//! - The last line counts even without a final newline.
+//! - Every `read` that completes lines sends them at once, so `tail -f` input shows up live.
+
+use std::io::{self, ErrorKind, Read};
+
+use memchr::{memchr, memchr_iter, memrchr};
+use sketch_nostd::hash::StreamHasher;
+
+use super::{Batch, Control, Line, LongLine, SourceMsg, SHOWN_MAX};
+use crate::ingest::SEED;
+
+/// Size of one read buffer, and so of one batch; also the length above which a line is streamed.
+pub const CHUNK: usize = 256 * 1024;
+
+/// A line being streamed because it did not fit in one chunk.
+struct Streaming {
+    hasher: StreamHasher,
+    shown: Vec<u8>,
+    len: u64,
+    /// A `\r` that ended the last piece: part of the line unless a `\n` follows.
+    pending_cr: bool,
+}
+
+impl Streaming {
+    fn new() -> Self {
+        Self {
+            hasher: StreamHasher::new(SEED),
+            shown: Vec::with_capacity(SHOWN_MAX),
+            len: 0,
+            pending_cr: false,
+        }
+    }
+
+    fn feed(&mut self, mut piece: &[u8]) {
+        if piece.is_empty() {
+            return;
+        }
+        if self.pending_cr {
+            self.take(b"\r");
+            self.pending_cr = false;
+        }
+        if let Some((b'\r', rest)) = piece.split_last() {
+            self.pending_cr = true;
+            piece = rest;
+        }
+        self.take(piece);
+    }
+
+    fn take(&mut self, piece: &[u8]) {
+        self.hasher.update(piece);
+        self.len += piece.len() as u64;
+        let room = SHOWN_MAX - self.shown.len();
+        self.shown
+            .extend_from_slice(piece.get(..room.min(piece.len())).unwrap_or_default());
+    }
+
+    /// Ends the line; `newline` says whether a `\n` ended it (so a pending `\r` was a CRLF).
+    fn finish(mut self, newline: bool) -> Batch {
+        let crlf = newline && self.pending_cr;
+        if self.pending_cr && !newline {
+            self.take(b"\r");
+        }
+        let len = self.len;
+        let mut batch = Batch {
+            input_bytes: len + u64::from(newline) + u64::from(crlf),
+            ..Batch::default()
+        };
+        batch.data = self.shown;
+        batch.lines.push(Line {
+            start: 0,
+            end: batch.data.len() as u32,
+            crlf,
+            long: Some(LongLine {
+                hash: self.hasher.finish(),
+                len,
+            }),
+        });
+        batch
+    }
+}
+
+/// Splits `data` (which ends with a complete line, with or without its final `\n`) into a batch.
+fn split(data: Vec<u8>, input_bytes: u64) -> Batch {
+    let mut lines = Vec::with_capacity(data.len() / 64 + 1);
+    let mut start = 0usize;
+    let mut push = |start: usize, end: usize| {
+        let crlf = end > start && data.get(end - 1) == Some(&b'\r');
+        lines.push(Line {
+            start: start as u32,
+            end: (end - usize::from(crlf)) as u32,
+            crlf,
+            long: None,
+        });
+    };
+    for nl in memchr_iter(b'\n', &data) {
+        push(start, nl);
+        start = nl + 1;
+    }
+    if start < data.len() {
+        // The final line of the input, without a newline: its last `\r` stays part of it.
+        lines.push(Line {
+            start: start as u32,
+            end: data.len() as u32,
+            crlf: false,
+            long: None,
+        });
+    }
+    Batch {
+        data,
+        lines,
+        input_bytes,
+    }
+}
+
+/// Reads `reader` to the end (or until `limit` lines, or until `control` says stop), handing each
+/// batch to `emit`; stops early when `emit` returns `false`.
+///
+/// # Errors
+/// Read errors other than `Interrupted`.
+pub fn read(
+    mut reader: impl Read,
+    limit: Option<u64>,
+    control: &Control,
+    emit: &mut dyn FnMut(SourceMsg) -> bool,
+) -> io::Result<()> {
+    let mut left = limit.unwrap_or(u64::MAX);
+    // Sends a batch, honouring the line limit; returns whether to keep reading.
+    let mut send = |mut batch: Batch, left: &mut u64| -> bool {
+        if batch.lines.len() as u64 >= *left {
+            batch.truncate(*left as usize);
+            *left = 0;
+            if !batch.lines.is_empty() {
+                emit(SourceMsg::Lines(batch));
+            }
+            return false;
+        }
+        *left -= batch.lines.len() as u64;
+        batch.lines.is_empty() || emit(SourceMsg::Lines(batch))
+    };
+    if left == 0 {
+        return Ok(());
+    }
+
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
+    let mut long: Option<Streaming> = None;
+    loop {
+        if control.stopped() {
+            return Ok(());
+        }
+        if long.is_none() && buf.len() == CHUNK {
+            // A whole chunk without a newline: stream this line instead of holding it.
+            let mut s = Streaming::new();
+            s.feed(&buf);
+            buf.clear();
+            long = Some(s);
+        }
+        let filled = buf.len();
+        buf.resize(CHUNK, 0);
+        let n = match reader.read(buf.get_mut(filled..).unwrap_or_default()) {
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {
+                buf.truncate(filled);
+                continue;
+            }
+            Err(e) => {
+                buf.truncate(filled);
+                return Err(e);
+            }
+        };
+        buf.truncate(filled + n);
+
+        if n == 0 {
+            // End of input: whatever is left is the last line, without a newline.
+            if let Some(mut s) = long.take() {
+                s.feed(&buf);
+                send(s.finish(false), &mut left);
+            } else if !buf.is_empty() {
+                let bytes = buf.len() as u64;
+                send(split(buf, bytes), &mut left);
+            }
+            return Ok(());
+        }
+
+        if let Some(s) = long.as_mut() {
+            match memchr(b'\n', &buf) {
+                None => {
+                    s.feed(&buf);
+                    buf.clear();
+                    continue;
+                }
+                Some(nl) => {
+                    s.feed(buf.get(..nl).unwrap_or_default());
+                    buf.drain(..=nl);
+                    let batch = long.take().map(|s| s.finish(true)).unwrap_or_default();
+                    if !send(batch, &mut left) {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+
+        if let Some(last) = memrchr(b'\n', &buf) {
+            let mut rest = Vec::with_capacity(CHUNK);
+            rest.extend_from_slice(buf.get(last + 1..).unwrap_or_default());
+            let mut data = std::mem::replace(&mut buf, rest);
+            data.truncate(last + 1);
+            let bytes = data.len() as u64;
+            if !send(split(data, bytes), &mut left) {
+                return Ok(());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sketch_nostd::hash::hash64;
+
+    /// Reads `input` through a reader that returns at most `step` bytes per call.
+    fn lines_of(input: &[u8], step: usize, limit: Option<u64>) -> Vec<(Vec<u8>, Line)> {
+        struct Trickle<'a>(&'a [u8], usize);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(self.1).min(out.len());
+                out[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let control = Control::new(0);
+        let mut out = Vec::new();
+        read(Trickle(input, step), limit, &control, &mut |msg| {
+            if let SourceMsg::Lines(b) = msg {
+                out.extend(b.iter().map(|(bytes, l)| (bytes.to_vec(), *l)));
+            }
+            true
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn splits_lines_crlf_and_a_last_line_without_newline() {
+        for step in [1, 3, 1 << 20] {
+            let got = lines_of(b"a\r\nbb\n\n\xff\xfe\nlast\r", step, None);
+            let texts: Vec<&[u8]> = got.iter().map(|(b, _)| b.as_slice()).collect();
+            assert_eq!(
+                texts,
+                [&b"a"[..], b"bb", b"", b"\xff\xfe", b"last\r"],
+                "step {step}"
+            );
+            let crlf: Vec<bool> = got.iter().map(|(_, l)| l.crlf).collect();
+            assert_eq!(crlf, [true, false, false, false, false]);
+            assert!(got.iter().all(|(_, l)| l.long.is_none()));
+        }
+    }
+
+    #[test]
+    fn a_very_long_line_is_hashed_whole_and_kept_short() {
+        let long: Vec<u8> = (0..CHUNK * 3 + 17).map(|i| b'a' + (i % 26) as u8).collect();
+        for (ending, crlf) in [(&b"\r\n"[..], true), (b"\n", false)] {
+            let mut input = b"before\n".to_vec();
+            input.extend_from_slice(&long);
+            input.extend_from_slice(ending);
+            input.extend_from_slice(b"after\n");
+            for step in [CHUNK / 3, CHUNK, 1 << 22] {
+                let got = lines_of(&input, step, None);
+                assert_eq!(got.len(), 3, "step {step}");
+                assert_eq!(got[0].0, b"before");
+                assert_eq!(got[2].0, b"after");
+                let (shown, line) = &got[1];
+                assert_eq!(shown.as_slice(), &long[..SHOWN_MAX]);
+                assert_eq!(line.crlf, crlf);
+                let l = line.long.expect("streamed");
+                assert_eq!(l.len, long.len() as u64);
+                assert_eq!(l.hash, hash64(&long[..], SEED), "hashed whole, step {step}");
+            }
+        }
+        // At the end of input without a newline, and a CR that is really the last byte.
+        let mut input = long.clone();
+        input.push(b'\r');
+        let got = lines_of(&input, CHUNK, None);
+        assert_eq!(got.len(), 1);
+        let l = got[0].1.long.unwrap();
+        assert_eq!(l.hash, hash64(&input[..], SEED));
+        assert!(!got[0].1.crlf);
+    }
+
+    #[test]
+    fn the_limit_stops_reading() {
+        let got = lines_of(b"1\n2\n3\n4\n", 1 << 20, Some(2));
+        assert_eq!(got.len(), 2);
+        assert!(lines_of(b"1\n", 1, Some(0)).is_empty());
+    }
+}

@@ -1,0 +1,221 @@
+//! Where events come from: the synthetic access log, lines from a file or stdin, device frames.
+//!
+//! Every source runs on its own thread and sends [`SourceMsg`]s over a bounded channel
+//! ([`CHANNEL_DEPTH`] messages), so a source faster than ingest waits instead of growing memory.
+//! Control flows the other way through [`Control`]: the synthetic rate and a stop flag.
+
+pub mod lines;
+pub mod synthetic;
+pub mod zipf;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// Messages a source may have in flight before it blocks: at most this many batches of at most
+/// [`lines::CHUNK`] bytes each are held between a source and ingest.
+pub const CHANNEL_DEPTH: usize = 8;
+
+/// Bytes of a line kept for display when the line is too long to hold (it is still hashed whole).
+pub const SHOWN_MAX: usize = 256;
+
+/// One line of a [`Batch`]: its bytes are `data[start..end]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// Offset of the first byte in [`Batch::data`].
+    pub start: u32,
+    /// Offset one past the last byte (the newline and a CR before it are not included).
+    pub end: u32,
+    /// The line ended with CR LF (the CR is not part of the key).
+    pub crlf: bool,
+    /// Set for a line too long to hold: `data[start..end]` is only its first [`SHOWN_MAX`] bytes and
+    /// the hash of the whole line was computed while it streamed past.
+    pub long: Option<LongLine>,
+}
+
+/// The whole-line hash and length of a line whose bytes were not kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LongLine {
+    /// `hash64(line, ingest::SEED)` of the entire line.
+    pub hash: u64,
+    /// The line's length in bytes.
+    pub len: u64,
+}
+
+/// A run of lines sharing one buffer, so the hot path moves a few large allocations instead of one
+/// per line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Batch {
+    /// Line bytes, back to back (with or without separators: [`Line`] offsets say where lines are).
+    pub data: Vec<u8>,
+    /// The lines, in input order.
+    pub lines: Vec<Line>,
+    /// Input bytes this batch stands for, newlines included.
+    pub input_bytes: u64,
+}
+
+impl Batch {
+    /// The lines with their bytes (for a long line, only the kept prefix).
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], &Line)> {
+        self.lines.iter().map(|l| {
+            let bytes = self
+                .data
+                .get(l.start as usize..l.end as usize)
+                .unwrap_or_default();
+            (bytes, l)
+        })
+    }
+
+    /// Appends a complete line.
+    pub fn push(&mut self, bytes: &[u8]) {
+        let start = self.data.len() as u32;
+        self.data.extend_from_slice(bytes);
+        self.lines.push(Line {
+            start,
+            end: self.data.len() as u32,
+            crlf: false,
+            long: None,
+        });
+        self.input_bytes += bytes.len() as u64 + 1;
+    }
+
+    /// Keeps only the first `n` lines.
+    pub fn truncate(&mut self, n: usize) {
+        self.lines.truncate(n);
+    }
+}
+
+/// Something a source wants the viewer to know, beside the lines themselves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceEvent {
+    /// The synthetic log started a burst: one client repeats one request.
+    BurstStarted {
+        /// The repeated line, as text.
+        line: String,
+    },
+    /// The burst is over.
+    BurstEnded,
+}
+
+/// What travels from a source thread to ingest.
+#[derive(Debug)]
+pub enum SourceMsg {
+    /// Lines to count.
+    Lines(Batch),
+    /// A notable event.
+    Event(SourceEvent),
+    /// The source is finished: `None` at the end of the input, `Some(message)` on an error.
+    End(Option<String>),
+}
+
+/// Controls shared between the UI and a running source.
+#[derive(Debug)]
+pub struct Control {
+    /// Synthetic lines per second; 0 means as fast as possible.
+    pub rate: AtomicU64,
+    /// Set to ask the source to finish.
+    pub stop: AtomicBool,
+}
+
+impl Control {
+    /// Controls with the given synthetic rate.
+    #[must_use]
+    pub fn new(rate: u64) -> Arc<Self> {
+        Arc::new(Self {
+            rate: AtomicU64::new(rate),
+            stop: AtomicBool::new(false),
+        })
+    }
+
+    /// Whether the source was asked to stop.
+    #[must_use]
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Where lines are read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Standard input (`--input -`).
+    Stdin,
+    /// A file.
+    File(PathBuf),
+}
+
+/// Which source to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceSpec {
+    /// The built-in access-log generator.
+    Synthetic {
+        /// Generator seed (same seed, same log).
+        seed: u64,
+    },
+    /// Lines from a file or stdin.
+    Lines(Input),
+    /// Sketch frames from devices over UDP.
+    Device(SocketAddr),
+}
+
+impl SourceSpec {
+    /// A short name for the header.
+    #[must_use]
+    pub fn label(&self) -> String {
+        match self {
+            Self::Synthetic { .. } => "synthetic access log".to_string(),
+            Self::Lines(Input::Stdin) => "stdin".to_string(),
+            Self::Lines(Input::File(p)) => p.display().to_string(),
+            Self::Device(addr) => format!("devices on udp {addr}"),
+        }
+    }
+}
+
+/// Starts `spec` on its own thread. At most `limit` lines are produced when a limit is given.
+///
+/// # Errors
+/// When a file cannot be opened or the thread cannot be started.
+pub fn spawn(
+    spec: &SourceSpec,
+    limit: Option<u64>,
+    control: Arc<Control>,
+) -> std::io::Result<(Receiver<SourceMsg>, JoinHandle<()>)> {
+    let (tx, rx) = sync_channel(CHANNEL_DEPTH);
+    let handle = match spec {
+        SourceSpec::Synthetic { seed } => {
+            let seed = *seed;
+            std::thread::Builder::new()
+                .name("source-synthetic".into())
+                .spawn(move || synthetic::run(seed, limit, &control, &tx))?
+        }
+        SourceSpec::Lines(input) => {
+            let reader: Box<dyn std::io::Read + Send> = match input {
+                Input::Stdin => Box::new(std::io::stdin()),
+                Input::File(path) => Box::new(std::fs::File::open(path).map_err(|e| {
+                    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+                })?),
+            };
+            std::thread::Builder::new()
+                .name("source-lines".into())
+                .spawn(move || {
+                    let result =
+                        lines::read(reader, limit, &control, &mut |msg| tx.send(msg).is_ok());
+                    let _ = tx.send(SourceMsg::End(result.err().map(|e| e.to_string())));
+                })?
+        }
+        SourceSpec::Device(_) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "device mode needs the wire format, which has not landed yet",
+            ))
+        }
+    };
+    Ok((rx, handle))
+}
+
+/// Sends a message, returning `false` when the receiver is gone (ingest finished).
+pub(crate) fn send(tx: &SyncSender<SourceMsg>, msg: SourceMsg) -> bool {
+    tx.send(msg).is_ok()
+}

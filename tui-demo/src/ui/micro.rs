@@ -1,0 +1,124 @@
+//! The micro filter panel: the 64 bits of a `MicroBloom`, live, in front of a tiny set.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::theme::Theme;
+use super::{framed, kv, panel_block};
+use crate::human::{bytes, count, percent};
+use crate::snapshot::MicroStats;
+
+/// Bits per grid row.
+const ROW: u32 = 16;
+
+/// The panel.
+#[derive(Clone, Copy, Debug)]
+pub struct MicroPanel<'a> {
+    /// The filter's figures.
+    pub stats: &'a MicroStats,
+    /// The theme.
+    pub theme: Theme,
+    /// Whether the panel has focus.
+    pub focused: bool,
+}
+
+/// The 64 bits as four rows of sixteen cells, bit 0 top left.
+#[must_use]
+pub fn grid(bits: u64, theme: Theme) -> Vec<Line<'static>> {
+    (0..64 / ROW)
+        .map(|row| {
+            let spans: Vec<Span<'static>> = (0..ROW)
+                .map(|col| {
+                    let bit = row * ROW + col;
+                    if bits >> bit & 1 == 1 {
+                        Span::styled("■ ", theme.bar())
+                    } else {
+                        Span::styled("· ", theme.dim())
+                    }
+                })
+                .collect();
+            Line::from(spans)
+        })
+        .collect()
+}
+
+impl Widget for &MicroPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (s, t) = (self.stats, self.theme);
+        let cost = format!("{} filter · {} set", bytes(8), bytes(s.set_bytes));
+        let inner = framed(
+            panel_block("Micro filter", &cost, t, self.focused),
+            area,
+            buf,
+        );
+        if inner.is_empty() {
+            return;
+        }
+        let frac = |n: u64| {
+            if s.lookups > 0 {
+                n as f64 / s.lookups as f64
+            } else {
+                0.0
+            }
+        };
+        let maybes = s.hits + s.false_positives;
+        let measured_fp = if s.lookups > s.hits {
+            s.false_positives as f64 / (s.lookups - s.hits) as f64
+        } else {
+            0.0
+        };
+        let mut stats = vec![
+            Line::from(Span::styled(
+                format!(
+                    "k={} in 64 bits, fronting the last {} distinct lines",
+                    s.hashes, s.set_len
+                ),
+                t.dim(),
+            )),
+            Line::from(kv("lookups ", count(s.lookups), t)),
+            Line::from({
+                let mut v = kv("skipped ", percent(frac(s.skipped)), t);
+                v.push(Span::styled(" \"definitely not\": no set scan", t.dim()));
+                v
+            }),
+            Line::from({
+                let mut v = kv("repeats ", percent(frac(s.hits)), t);
+                v.push(Span::styled(
+                    format!(" of lookups · {} maybes", count(maybes)),
+                    t.dim(),
+                ));
+                v
+            }),
+            Line::from({
+                let mut v = kv("FP      ", percent(measured_fp), t);
+                v.push(Span::styled(
+                    format!(" measured · {} est", percent(s.fp_estimate)),
+                    t.dim(),
+                ));
+                v
+            }),
+        ];
+        let grid = grid(s.bits, t);
+        let grid_w = (ROW * 2) as u16;
+        if inner.width >= grid_w + 30 {
+            // Grid on the left, figures on the right.
+            let g = Rect {
+                width: grid_w,
+                ..inner
+            };
+            let r = Rect {
+                x: inner.x + grid_w + 1,
+                width: inner.width - grid_w - 1,
+                ..inner
+            };
+            Paragraph::new(grid).render(g, buf);
+            Paragraph::new(stats).render(r, buf);
+        } else {
+            let mut lines = grid;
+            lines.append(&mut stats);
+            Paragraph::new(lines).render(inner, buf);
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Drawing: one file per panel, each drawing from a [`Snapshot`](crate::snapshot::Snapshot) only.
+//!
+//! [`App`] is drawn with `impl Widget for &App` (no cloning per frame): a title bar, the panels laid
+//! out for the terminal's size, a key bar, and the help overlay. Everything degrades to fit: below
+//! 60×14 only the focused panel is shown, and every panel draws its most important line first.
+
+pub mod dedupe;
+pub mod help;
+pub mod micro;
+pub mod theme;
+pub mod throughput;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Paragraph, Widget};
+
+use crate::app::{App, Mode, Panel};
+use crate::human;
+use theme::Theme;
+
+/// A panel's block: a rounded border, the panel's name and what it costs in the title, a brighter
+/// border when it has focus.
+#[must_use]
+pub fn panel_block(name: &str, cost: &str, theme: Theme, focused: bool) -> Block<'static> {
+    Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(theme.border(focused))
+        .title(Line::from(vec![
+            Span::styled(format!(" {name} "), theme.accent()),
+            Span::styled(format!("{cost} "), theme.cost()),
+        ]))
+}
+
+/// Renders a block and returns its inner area.
+pub fn framed(block: Block<'_>, area: Rect, buf: &mut Buffer) -> Rect {
+    let inner = block.inner(area);
+    block.render(area, buf);
+    inner
+}
+
+/// A bar of `width` cells filled to `fraction` (clamped to 0..=1), with eighth-block precision.
+#[must_use]
+pub fn bar(fraction: f64, width: usize) -> (String, String) {
+    const EIGHTHS: [char; 8] = [' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
+    let f = if fraction.is_finite() {
+        fraction.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let eighths = (f * width as f64 * 8.0).round() as usize;
+    let full = eighths / 8;
+    let mut filled = "█".repeat(full.min(width));
+    let mut used = full.min(width);
+    if full < width && !eighths.is_multiple_of(8) {
+        filled.push(EIGHTHS.get(eighths % 8).copied().unwrap_or(' '));
+        used += 1;
+    }
+    (filled, "░".repeat(width - used))
+}
+
+/// Spans of a bar: the filled part in `style`, the rest dim.
+#[must_use]
+pub fn bar_spans(fraction: f64, width: usize, style: Style, theme: Theme) -> Vec<Span<'static>> {
+    let (filled, empty) = bar(fraction, width);
+    vec![
+        Span::styled(filled, style),
+        Span::styled(empty, theme.dim()),
+    ]
+}
+
+/// A label (dim) followed by a value (bold).
+#[must_use]
+pub fn kv(label: &str, value: String, theme: Theme) -> Vec<Span<'static>> {
+    vec![
+        Span::styled(format!("{label} "), theme.dim()),
+        Span::styled(value, theme.value()),
+    ]
+}
+
+/// Where each panel goes, for a body area.
+///
+/// With `zoom`, or when the area is too small for a grid (under 60×14), only `focus` is placed.
+/// Otherwise two columns (three from 120 columns), each a stack; the last panel of a column takes
+/// the remaining rows.
+#[must_use]
+pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Panel, Rect)> {
+    if body.is_empty() || panels.is_empty() {
+        return Vec::new();
+    }
+    let focus = if panels.contains(&focus) {
+        focus
+    } else {
+        panels[0]
+    };
+    if zoom || body.width < 60 || body.height < 14 {
+        return vec![(focus, body)];
+    }
+    use Panel::{Dedupe, Micro, Throughput};
+    let plan: Vec<Vec<(Panel, u16)>> = if body.width >= 120 {
+        vec![vec![(Dedupe, 14), (Micro, 9)], vec![(Throughput, 10)]]
+    } else {
+        vec![vec![(Dedupe, 12), (Micro, 9)], vec![(Throughput, 10)]]
+    };
+    let columns: Vec<Vec<(Panel, u16)>> = plan
+        .into_iter()
+        .map(|col| {
+            col.into_iter()
+                .filter(|(p, _)| panels.contains(p))
+                .collect::<Vec<_>>()
+        })
+        .filter(|col| !col.is_empty())
+        .collect();
+    let col_areas = Layout::horizontal(vec![Constraint::Fill(1); columns.len()]).split(body);
+    let mut out = Vec::new();
+    for (col, area) in columns.iter().zip(col_areas.iter()) {
+        let constraints: Vec<Constraint> = col
+            .iter()
+            .enumerate()
+            .map(|(i, (_, h))| {
+                if i + 1 == col.len() {
+                    Constraint::Min(0)
+                } else {
+                    Constraint::Length(*h)
+                }
+            })
+            .collect();
+        let rows = Layout::vertical(constraints).split(*area);
+        out.extend(col.iter().zip(rows.iter()).map(|((p, _), r)| (*p, *r)));
+    }
+    out
+}
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.is_empty() {
+            return;
+        }
+        let (header, body, footer) = if area.height >= 6 {
+            let [h, b, f] = Layout::vertical([
+                Constraint::Length(1),
+                Constraint::Min(0),
+                Constraint::Length(1),
+            ])
+            .areas(area);
+            (Some(h), b, Some(f))
+        } else {
+            (None, area, None)
+        };
+        if let Some(h) = header {
+            self.render_header(h, buf);
+        }
+        for (panel, rect) in layout(body, &self.panels(), self.focus, self.zoom) {
+            self.render_panel(panel, rect, buf);
+        }
+        if let Some(f) = footer {
+            self.render_footer(f, buf);
+        }
+        if self.help {
+            help::Help { theme: self.theme }.render(area, buf);
+        }
+    }
+}
+
+impl App {
+    fn render_panel(&self, panel: Panel, area: Rect, buf: &mut Buffer) {
+        let s = &self.snapshot;
+        let focused = panel == self.focus;
+        match panel {
+            Panel::Dedupe => (&dedupe::DedupePanel {
+                stats: &s.dedupe,
+                exact: &s.exact,
+                theme: self.theme,
+                focused,
+            })
+                .render(area, buf),
+            Panel::Micro => (&micro::MicroPanel {
+                stats: &s.micro,
+                theme: self.theme,
+                focused,
+            })
+                .render(area, buf),
+            Panel::Throughput => (&throughput::ThroughputPanel {
+                stats: &s.throughput,
+                totals: &s.totals,
+                theme: self.theme,
+                focused,
+            })
+                .render(area, buf),
+        }
+    }
+
+    fn render_header(&self, area: Rect, buf: &mut Buffer) {
+        let t = self.theme;
+        let s = &self.snapshot;
+        buf.set_style(area, t.header());
+        let state = match (self.mode, &s.finished) {
+            (Mode::Paused, _) => Span::styled(" ⏸ PAUSED ", t.warn()),
+            (_, Some(Some(_))) => Span::styled(" ✖ SOURCE ERROR ", t.bad()),
+            (_, Some(None)) => Span::styled(" ■ END OF INPUT ", t.warn()),
+            _ => Span::styled(" ● LIVE ", t.good()),
+        };
+        let secs = s.elapsed.as_secs();
+        let rate = match self.rate {
+            Some(0) => " · rate max".to_string(),
+            Some(r) => format!(" · rate {}/s", human::short(r as f64)),
+            None => String::new(),
+        };
+        let line = Line::from(vec![
+            Span::styled(
+                " ◆ sketch-nostd ",
+                t.header().add_modifier(ratatui::style::Modifier::BOLD),
+            ),
+            Span::raw(format!("│ {} │ ", s.source)),
+            Span::raw(format!(
+                "{} lines · {} lines/s{rate} │ {}:{:02} │",
+                human::short(s.totals.lines as f64),
+                human::short(s.throughput.lines_per_sec),
+                secs / 60,
+                secs % 60
+            )),
+            state,
+        ]);
+        Paragraph::new(line).style(t.header()).render(area, buf);
+    }
+
+    fn render_footer(&self, area: Rect, buf: &mut Buffer) {
+        let t = self.theme;
+        let s = &self.snapshot;
+        let line = if let Some(Some(err)) = &s.finished {
+            Line::from(Span::styled(format!(" source error: {err}"), t.bad()))
+        } else if let Some(burst) = &s.burst {
+            Line::from(vec![
+                Span::styled(
+                    " ⚡ burst: ",
+                    t.warn().add_modifier(ratatui::style::Modifier::BOLD),
+                ),
+                Span::styled(human::printable(burst.as_bytes(), 200), t.warn()),
+            ])
+        } else {
+            let mut spans = Vec::new();
+            let mut key = |k: &str, what: &str| {
+                spans.push(Span::styled(format!(" {k}"), t.accent()));
+                spans.push(Span::styled(format!(" {what} "), t.dim()));
+            };
+            key("q", "quit");
+            key("p", "pause");
+            key("r", "reset");
+            key("Tab", "focus");
+            key("Enter", "zoom");
+            if self.rate.is_some() {
+                key("+/-", "rate");
+            }
+            key("?", "help");
+            if self.fps > 0.0 {
+                spans.push(Span::styled(format!(" {:.0} fps", self.fps), t.dim()));
+            }
+            Line::from(spans)
+        };
+        Paragraph::new(line).render(area, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_fill_exactly() {
+        assert_eq!(bar(0.0, 4), (String::new(), "░░░░".into()));
+        assert_eq!(bar(1.0, 4), ("████".into(), String::new()));
+        assert_eq!(bar(0.5, 4), ("██".into(), "░░".into()));
+        assert_eq!(bar(f64::NAN, 2), (String::new(), "░░".into()));
+        assert_eq!(bar(7.0, 0), (String::new(), String::new()));
+        let (f, e) = bar(0.3, 10);
+        assert_eq!(f.chars().count() + e.chars().count(), 10);
+    }
+
+    #[test]
+    fn layout_fits_and_degrades() {
+        let panels = Panel::ALL.to_vec();
+        let big = layout(Rect::new(0, 0, 120, 38), &panels, Panel::Micro, false);
+        assert_eq!(big.len(), panels.len());
+        for (_, r) in &big {
+            assert!(r.right() <= 120 && r.bottom() <= 38);
+        }
+        let small = layout(Rect::new(0, 0, 50, 10), &panels, Panel::Micro, false);
+        assert_eq!(small, vec![(Panel::Micro, Rect::new(0, 0, 50, 10))]);
+        let zoomed = layout(Rect::new(0, 0, 120, 38), &panels, Panel::Throughput, true);
+        assert_eq!(zoomed.len(), 1);
+        assert!(layout(Rect::new(0, 0, 0, 0), &panels, Panel::Micro, false).is_empty());
+    }
+}

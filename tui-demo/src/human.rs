@@ -71,8 +71,10 @@ pub fn percent(fraction: f64) -> String {
         format!("{p:.1}%")
     } else if a >= 0.1 {
         format!("{p:.2}%")
-    } else {
+    } else if a >= 0.001 {
         format!("{p:.3}%")
+    } else {
+        "<0.001%".to_string()
     }
 }
 
@@ -122,6 +124,7 @@ mod tests {
         assert_eq!(percent(0.0081), "0.81%");
         assert_eq!(percent(0.5), "50.0%");
         assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(0.000_001), "<0.001%");
     }
 
     #[test]

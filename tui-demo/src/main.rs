@@ -148,6 +148,11 @@ fn run(
     signalled: &AtomicBool,
     deadline: Option<Instant>,
 ) -> io::Result<()> {
+    // Test hook for the end-to-end test of the panic path: panic after this many frames.
+    let panic_after: Option<u32> = std::env::var("TUI_DEMO_PANIC_AFTER_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let mut drawn = 0u32;
     let mut next = Instant::now();
     let mut fps_since = Instant::now();
     let mut frames = 0u32;
@@ -158,6 +163,10 @@ fn run(
         app.snapshot = handle.snapshot();
         terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
         frames += 1;
+        drawn += 1;
+        if panic_after.is_some_and(|n| drawn >= n) {
+            panic!("TUI_DEMO_PANIC_AFTER_FRAMES: panicking on purpose after {drawn} frames");
+        }
         let since = fps_since.elapsed();
         if since >= Duration::from_secs(1) {
             app.fps = f64::from(frames) / since.as_secs_f64();

@@ -37,6 +37,8 @@ impl Widget for &DedupePanel<'_> {
             return;
         }
         let w = inner.width as usize;
+        let wide = w >= 48;
+        let n = |x: u64| if wide { count(x) } else { short(x as f64) };
         let total = s.passed + s.suppressed;
         let share = if total > 0 {
             s.suppressed as f64 / total as f64
@@ -44,12 +46,12 @@ impl Widget for &DedupePanel<'_> {
             0.0
         };
         let mut lines = Vec::new();
-        let mut first = kv("passed", count(s.passed), t);
-        first.extend(kv("  suppressed", count(s.suppressed), t));
-        first.push(Span::styled(format!(" ({})", percent(share)), t.good()));
+        let mut first = kv("passed", n(s.passed), t);
+        first.extend(kv(" · dropped", n(s.suppressed), t));
+        first.push(Span::styled(format!(" {}", percent(share)), t.good()));
         lines.push(Line::from(first));
 
-        let bar_w = w.saturating_sub(24).min(40);
+        let bar_w = if w >= 28 { (w - 21).min(40) } else { 0 };
         let mut fill = vec![Span::styled("fill   ", t.dim())];
         fill.extend(bar_spans(s.fill, bar_w, t.bar(), t));
         fill.push(Span::styled(format!(" {}", percent(s.fill)), t.value()));
@@ -71,7 +73,7 @@ impl Widget for &DedupePanel<'_> {
             format!(" {}", percent(s.fp_estimate)),
             t.value(),
         ));
-        fp.push(Span::styled(format!(" / {}", percent(s.clear_at)), t.dim()));
+        fp.push(Span::styled(format!("/{}", percent(s.clear_at)), t.dim()));
         lines.push(Line::from(fp));
 
         let measured = if self.exact.cap == 0 {
@@ -83,14 +85,10 @@ impl Widget for &DedupePanel<'_> {
             let mut v = kv("measured FP", percent(rate), t);
             v.push(Span::styled(
                 format!(
-                    " ({} of {} new lines{})",
-                    count(s.false_suppressed),
+                    " ({} of {} new{})",
+                    n(s.false_suppressed),
                     short(s.never_seen as f64),
-                    if self.exact.capped {
-                        ", until the exact cap"
-                    } else {
-                        ""
-                    }
+                    if self.exact.capped { ", to cap" } else { "" }
                 ),
                 t.dim(),
             ));
@@ -104,7 +102,7 @@ impl Widget for &DedupePanel<'_> {
         lines.push(Line::from(held));
         if self.exact.cap > 0 {
             lines.push(Line::from(vec![
-                Span::styled("an exact set of these lines: ", t.dim()),
+                Span::styled("an exact set of them: ", t.dim()),
                 Span::styled(
                     bytes(self.exact.key_bytes.max(self.exact.table_bytes)),
                     t.cost(),

@@ -24,18 +24,22 @@ pub struct MicroPanel<'a> {
     pub focused: bool,
 }
 
-/// The 64 bits as four rows of sixteen cells, bit 0 top left.
+/// The 64 bits as four rows of sixteen cells, bit 0 top left; `cell` is 1 or 2 columns wide.
 #[must_use]
-pub fn grid(bits: u64, theme: Theme) -> Vec<Line<'static>> {
+pub fn grid(bits: u64, cell: u16, theme: Theme) -> Vec<Line<'static>> {
+    let (on, off) = if cell >= 2 {
+        ("■ ", "· ")
+    } else {
+        ("■", "·")
+    };
     (0..64 / ROW)
         .map(|row| {
             let spans: Vec<Span<'static>> = (0..ROW)
                 .map(|col| {
-                    let bit = row * ROW + col;
-                    if bits >> bit & 1 == 1 {
-                        Span::styled("■ ", theme.bar())
+                    if bits >> (row * ROW + col) & 1 == 1 {
+                        Span::styled(on, theme.bar())
                     } else {
-                        Span::styled("· ", theme.dim())
+                        Span::styled(off, theme.dim())
                     }
                 })
                 .collect();
@@ -70,47 +74,46 @@ impl Widget for &MicroPanel<'_> {
             0.0
         };
         let mut stats = vec![
+            Line::from(kv("lookups", count(s.lookups), t)),
+            Line::from({
+                let mut v = kv("skipped", percent(frac(s.skipped)), t);
+                v.push(Span::styled(" no set scan", t.dim()));
+                v
+            }),
+            Line::from({
+                let mut v = kv("repeats", percent(frac(s.hits)), t);
+                v.push(Span::styled(
+                    format!(" of {} maybe", count(maybes)),
+                    t.dim(),
+                ));
+                v
+            }),
+            Line::from({
+                let mut v = kv("FP", percent(measured_fp), t);
+                v.push(Span::styled(
+                    format!(" measured, {} est", percent(s.fp_estimate)),
+                    t.dim(),
+                ));
+                v
+            }),
             Line::from(Span::styled(
-                format!(
-                    "k={} in 64 bits, fronting the last {} distinct lines",
-                    s.hashes, s.set_len
-                ),
+                format!("k={} · set: last {} distinct lines", s.hashes, s.set_len),
                 t.dim(),
             )),
-            Line::from(kv("lookups ", count(s.lookups), t)),
-            Line::from({
-                let mut v = kv("skipped ", percent(frac(s.skipped)), t);
-                v.push(Span::styled(" \"definitely not\": no set scan", t.dim()));
-                v
-            }),
-            Line::from({
-                let mut v = kv("repeats ", percent(frac(s.hits)), t);
-                v.push(Span::styled(
-                    format!(" of lookups · {} maybes", count(maybes)),
-                    t.dim(),
-                ));
-                v
-            }),
-            Line::from({
-                let mut v = kv("FP      ", percent(measured_fp), t);
-                v.push(Span::styled(
-                    format!(" measured · {} est", percent(s.fp_estimate)),
-                    t.dim(),
-                ));
-                v
-            }),
         ];
-        let grid = grid(s.bits, t);
-        let grid_w = (ROW * 2) as u16;
-        if inner.width >= grid_w + 30 {
-            // Grid on the left, figures on the right.
+        // Two-column cells and figures beside the grid when there is room; one-column cells next;
+        // the grid above the figures last.
+        let cell = if inner.width >= 32 + 34 { 2 } else { 1 };
+        let grid_w = ROW as u16 * cell;
+        let grid = grid(s.bits, cell, t);
+        if inner.width >= grid_w + 24 {
             let g = Rect {
                 width: grid_w,
                 ..inner
             };
             let r = Rect {
-                x: inner.x + grid_w + 1,
-                width: inner.width - grid_w - 1,
+                x: inner.x + grid_w + 2,
+                width: inner.width - grid_w - 2,
                 ..inner
             };
             Paragraph::new(grid).render(g, buf);

@@ -197,29 +197,28 @@ impl App {
         buf.set_style(area, t.header());
         let state = match (self.mode, &s.finished) {
             (Mode::Paused, _) => Span::styled(" ⏸ PAUSED ", t.warn()),
-            (_, Some(Some(_))) => Span::styled(" ✖ SOURCE ERROR ", t.bad()),
+            (_, Some(Some(_))) => Span::styled(" ✖ ERROR ", t.bad()),
             (_, Some(None)) => Span::styled(" ■ END OF INPUT ", t.warn()),
             _ => Span::styled(" ● LIVE ", t.good()),
         };
         let secs = s.elapsed.as_secs();
-        let rate = match self.rate {
-            Some(0) => " · rate max".to_string(),
-            Some(r) => format!(" · rate {}/s", human::short(r as f64)),
-            None => String::new(),
-        };
+        let mut stats = format!(
+            " {} lines │ {}/s",
+            human::short(s.totals.lines as f64),
+            human::short(s.throughput.lines_per_sec),
+        );
+        stats.push_str(&format!(" │ {}:{:02} ", secs / 60, secs % 60));
+        let title = " ◆ sketch-nostd ";
+        let fixed = title.chars().count() + stats.chars().count() + state.width() + 3;
+        let room = (area.width as usize).saturating_sub(fixed);
+        let source = human::printable(s.source.as_bytes(), room.max(1));
         let line = Line::from(vec![
             Span::styled(
-                " ◆ sketch-nostd ",
+                title,
                 t.header().add_modifier(ratatui::style::Modifier::BOLD),
             ),
-            Span::raw(format!("│ {} │ ", s.source)),
-            Span::raw(format!(
-                "{} lines · {} lines/s{rate} │ {}:{:02} │",
-                human::short(s.totals.lines as f64),
-                human::short(s.throughput.lines_per_sec),
-                secs / 60,
-                secs % 60
-            )),
+            Span::raw(format!("│ {source} │")),
+            Span::raw(stats),
             state,
         ]);
         Paragraph::new(line).style(t.header()).render(area, buf);
@@ -249,8 +248,10 @@ impl App {
             key("r", "reset");
             key("Tab", "focus");
             key("Enter", "zoom");
-            if self.rate.is_some() {
-                key("+/-", "rate");
+            match self.rate {
+                Some(0) => key("+/-", "rate: max"),
+                Some(r) => key("+/-", &format!("rate: {}/s", human::short(r as f64))),
+                None => {}
             }
             key("?", "help");
             if self.fps > 0.0 {

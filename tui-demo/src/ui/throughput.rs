@@ -31,10 +31,13 @@ impl Widget for &ThroughputPanel<'_> {
         if inner.is_empty() {
             return;
         }
-        let mut first = kv("now", format!("{} lines/s", short(s.lines_per_sec)), t);
-        first.extend(kv("  peak", short(s.peak as f64), t));
-        first.extend(kv("  total", count(self.totals.lines), t));
-        let mut second = kv("input", bytes(self.totals.bytes), t);
+        let mut first = vec![Span::styled(
+            format!("{} lines/s", short(s.lines_per_sec)),
+            t.value(),
+        )];
+        first.extend(kv(" · peak", short(s.peak as f64), t));
+        let mut second = kv("total", count(self.totals.lines), t);
+        second.extend(kv(" ·", bytes(self.totals.bytes), t));
         let odd = [
             (self.totals.non_utf8, "not UTF-8"),
             (self.totals.crlf, "CRLF"),
@@ -66,7 +69,7 @@ impl Widget for &ThroughputPanel<'_> {
         let data: Vec<u64> = s.history.iter().rev().take(n).rev().copied().collect();
         Sparkline::default()
             .data(&data)
-            .max(s.peak.max(1))
+            .max((s.peak + s.peak / 4).max(1))
             .style(t.bar())
             .render(spark, buf);
     }

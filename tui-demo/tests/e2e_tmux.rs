@@ -1,0 +1,234 @@
+//! End to end in a real terminal: the demo runs in a detached tmux session of a fixed size, keys are
+//! sent with `send-keys`, the screen is read with `capture-pane`, and after quitting the shell must
+//! be back, in cooked mode (a typed command runs when Enter is pressed).
+//!
+//! tmux is required: if it is missing these tests FAIL and say so (`scripts/test-all.sh` installs it).
+//! Each test uses its own tmux server socket, so tests and other tmux users never interfere.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tui-demo");
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A tmux server of our own with one session running a plain shell.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(name: &str, width: u16, height: u16) -> Self {
+        match Command::new("tmux").arg("-V").output() {
+            Ok(o) if o.status.success() => {}
+            _ => panic!(
+                "tmux is required for the end-to-end tests and was not found: install it \
+                 (apt-get install tmux); scripts/test-all.sh does this in CI"
+            ),
+        }
+        let t = Self {
+            socket: format!("tui-demo-e2e-{name}-{}", std::process::id()),
+        };
+        let _ = t.run(&["kill-server"]);
+        let out = t.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+            "env PS1='E2E> ' sh",
+        ]);
+        assert!(
+            out.status.success(),
+            "tmux new-session: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        t.wait_for("the shell prompt", |s| s.contains("E2E>"));
+        t
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+
+    /// Types text literally, then presses Enter.
+    fn type_line(&self, text: &str) {
+        assert!(self
+            .run(&["send-keys", "-t", "e2e", "-l", text])
+            .status
+            .success());
+        self.keys(&["Enter"]);
+    }
+
+    /// Sends tmux key names (`q`, `Tab`, `C-c`, `Enter`, ...).
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "e2e"];
+        args.extend_from_slice(keys);
+        assert!(self.run(&args).status.success());
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
+    }
+
+    /// Waits until the screen satisfies `cond`, failing with the last screen after [`WAIT`].
+    fn wait_for(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if cond(&s) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < WAIT,
+                "timed out waiting for {what}; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The pid of the program running in the pane's shell, if any.
+    fn child_pid(&self) -> Option<u32> {
+        let out = self.run(&["list-panes", "-t", "e2e", "-F", "#{pane_pid}"]);
+        let shell: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().ok()?;
+        let children =
+            std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children")).ok()?;
+        children.split_whitespace().next()?.parse().ok()
+    }
+
+    /// Asserts the demo is gone and the terminal is back in cooked mode: a typed command runs.
+    fn assert_shell_is_back(&self, exit_marker: &str) {
+        self.wait_for("the demo to exit", |s| s.contains(exit_marker));
+        assert_eq!(self.child_pid(), None, "the demo process is still running");
+        self.type_line("echo cooked-$((40+2))");
+        let s = self.wait_for("the shell to run a command", |s| s.contains("cooked-42"));
+        assert!(
+            !s.contains("◆ sketch-nostd"),
+            "the demo's screen is still shown:\n{s}"
+        );
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+fn is_live(s: &str) -> bool {
+    s.contains("◆ sketch-nostd") && s.contains("LIVE") && s.contains("Dedupe")
+}
+
+#[test]
+fn keys_drive_the_live_view_and_q_restores_the_shell() {
+    let t = Tmux::start("keys", 100, 30);
+    t.type_line(&format!("NO_COLOR=1 {BIN} --rate 20000; echo exit=$?"));
+    let s = t.wait_for("the live view", is_live);
+    for panel in [
+        "Dedupe",
+        "Micro filter",
+        "Ingest",
+        "117.0 KiB",
+        "rate: 20.0k/s",
+    ] {
+        assert!(s.contains(panel), "missing {panel:?}:\n{s}");
+    }
+    // Lines are being counted: the header's line count grows.
+    t.wait_for("lines to be counted", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|h| h.contains("k lines") || h.contains("M lines"))
+    });
+
+    t.keys(&["?"]);
+    t.wait_for("the help overlay", |s| s.contains("pause / resume"));
+    t.keys(&["?"]);
+    t.wait_for("the help to close", |s| !s.contains("pause / resume"));
+
+    t.keys(&["p"]);
+    t.wait_for("pause", |s| s.contains("PAUSED"));
+    t.keys(&["p"]);
+    t.wait_for("resume", |s| s.contains("LIVE"));
+
+    t.keys(&["+"]);
+    t.wait_for("the faster rate", |s| s.contains("rate: 50.0k/s"));
+
+    // Zoom the focused panel (Dedupe first), then move the focus: only the zoomed panel is shown.
+    t.keys(&["Enter"]);
+    t.wait_for("zoom", |s| {
+        s.contains("Dedupe") && !s.contains("Micro filter")
+    });
+    t.keys(&["Tab"]);
+    t.wait_for("focus to move", |s| {
+        s.contains("Micro filter") && !s.contains("Dedupe")
+    });
+    t.keys(&["Escape"]);
+    t.wait_for("unzoom", |s| {
+        s.contains("Micro filter") && s.contains("Dedupe")
+    });
+
+    t.keys(&["r"]);
+    t.keys(&["q"]);
+    t.assert_shell_is_back("exit=0");
+}
+
+#[test]
+fn stdin_mode_reads_keys_from_the_terminal() {
+    let t = Tmux::start("stdin", 100, 30);
+    t.type_line(&format!(
+        "printf 'a\\nb\\na\\n' | {BIN} --input -; echo exit=$?"
+    ));
+    let s = t.wait_for("the end of input", |s| s.contains("END OF INPUT"));
+    assert!(s.contains("stdin"), "{s}");
+    assert!(s.contains("3 lines"), "{s}");
+    t.keys(&["q"]);
+    t.assert_shell_is_back("exit=0");
+}
+
+#[test]
+fn ctrl_c_sigterm_and_a_panic_restore_the_terminal() {
+    let t = Tmux::start("signals", 100, 30);
+    t.type_line(&format!("{BIN}; echo exit=$?"));
+    t.wait_for("the live view", is_live);
+    t.keys(&["C-c"]);
+    t.assert_shell_is_back("exit=0");
+
+    t.type_line("clear");
+    t.type_line(&format!("{BIN}; echo term-exit=$?"));
+    t.wait_for("the live view", is_live);
+    let pid = t.child_pid().expect("the demo's pid");
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    t.assert_shell_is_back("term-exit=0");
+
+    t.type_line("clear");
+    t.type_line(&format!(
+        "TUI_DEMO_PANIC_AFTER_FRAMES=3 {BIN}; echo panic-exit=$?"
+    ));
+    let s = t.wait_for("the panic to be reported", |s| s.contains("panic-exit=101"));
+    assert!(
+        s.contains("panicked"),
+        "the panic message is printed on the restored screen:\n{s}"
+    );
+    t.assert_shell_is_back("panic-exit=101");
+}
+
+#[test]
+fn a_tiny_terminal_still_works() {
+    let t = Tmux::start("tiny", 24, 6);
+    t.type_line(&format!("{BIN}; echo exit=$?"));
+    t.wait_for("the focused panel", |s| s.contains("Dedupe"));
+    t.keys(&["Tab"]);
+    t.wait_for("the next panel", |s| s.contains("Micro"));
+    t.keys(&["q"]);
+    t.wait_for("the demo to exit", |s| s.contains("exit=0"));
+}

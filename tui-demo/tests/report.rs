@@ -1,0 +1,251 @@
+//! Headless report tests on fixed input: the binary run as a script would run it, and the report
+//! function called directly.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tui_demo::args::{Options, Output};
+use tui_demo::source::SourceSpec;
+
+const BIN: &str = env!("CARGO_BIN_EXE_tui-demo");
+
+/// Runs the binary with `args`, feeding `input` on stdin; returns (status, stdout, stderr).
+fn run(args: &[&str], input: &[u8]) -> (std::process::ExitStatus, String, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tui-demo");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("wait");
+    writer.join().unwrap();
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A log with repeats, CRLF, invalid UTF-8, an escape sequence, a 300 KiB line, and a last line
+/// without a newline.
+fn awkward_input() -> Vec<u8> {
+    let mut v = Vec::new();
+    for _ in 0..3 {
+        v.extend_from_slice(b"GET /a 200\n");
+    }
+    v.extend_from_slice(b"GET /b 200\r\n");
+    v.extend_from_slice(b"GET /b 200\n"); // same key as the CRLF line
+    v.extend_from_slice(b"bad \xff\xfe bytes\n");
+    v.extend_from_slice(b"\x1b[31mred\x1b[0m\n");
+    v.extend(std::iter::repeat_n(b'x', 300 * 1024));
+    v.push(b'\n');
+    v.extend_from_slice(b"GET /a 200\n");
+    v.extend_from_slice(b"no newline at the end");
+    v
+}
+
+#[test]
+fn json_report_on_awkward_input() {
+    let (status, out, err) = run(&["--input", "-", "--json"], &awkward_input());
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).expect("valid JSON");
+    assert_eq!(v["source"], "stdin");
+    assert_eq!(v["lines"], 10);
+    assert_eq!(v["bytes"], awkward_input().len() as u64);
+    assert_eq!(v["crlf"], 1);
+    assert_eq!(v["non_utf8"], 1);
+    assert_eq!(v["long"], 1);
+    // Distinct: "GET /a 200", "GET /b 200" (CRLF stripped), the bad bytes, the escape line, the
+    // long line, the last line.
+    assert_eq!(v["exact"]["distinct"], 6);
+    assert_eq!(v["exact"]["capped"], false);
+    assert_eq!(v["dedupe"]["passed"], 6);
+    assert_eq!(v["dedupe"]["suppressed"], 4);
+    let recent: Vec<&str> = v["dedupe"]["recent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(recent[2], "bad \u{fffd}\u{fffd} bytes");
+    assert_eq!(
+        recent[3], "␛[31mred␛[0m",
+        "escape sequences are made visible, never sent"
+    );
+    assert!(
+        recent[4].starts_with("xxxx") && recent[4].len() < 1_000,
+        "long line shown truncated"
+    );
+    assert_eq!(recent[5], "no newline at the end");
+    assert_eq!(v["micro"]["lookups"], 10);
+}
+
+#[test]
+fn table_report_when_stdout_is_not_a_terminal() {
+    // No --report: stdout is a pipe here, so the demo reports instead of drawing.
+    let (status, out, err) = run(&["--input", "-"], b"a\nb\na\n");
+    assert!(status.success(), "{err}");
+    for needle in [
+        "sketch-nostd report · stdin",
+        "lines  3 ",
+        "exact distinct lines",
+        "dedupe passed",
+        "dedupe suppressed",
+        "Bloom 117.0 KiB",
+        "micro filter skipped",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in\n{out}");
+    }
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("exact distinct lines"))
+        .unwrap();
+    assert!(row.split_whitespace().any(|w| w == "2"), "{row}");
+}
+
+#[test]
+fn a_file_source_and_a_missing_file() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("app.log");
+    std::fs::write(&path, b"one\ntwo\none\n").unwrap();
+    let (status, out, _) = run(&["--input", path.to_str().unwrap(), "--json"], b"");
+    assert!(status.success());
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lines"], 3);
+    assert_eq!(v["exact"]["distinct"], 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let (status, out, err) = run(&["--input", "/nonexistent/app.log", "--report"], b"");
+    assert_eq!(status.code(), Some(1));
+    assert!(out.is_empty());
+    assert!(err.contains("/nonexistent/app.log"), "{err}");
+}
+
+#[test]
+fn bad_arguments_exit_2_with_a_message() {
+    let (status, _, err) = run(&["--rate", "fast"], b"");
+    assert_eq!(status.code(), Some(2));
+    assert!(err.contains("--rate"), "{err}");
+    let (status, out, _) = run(&["--help"], b"");
+    assert!(status.success());
+    assert!(out.contains("USAGE") && out.contains("--input"));
+}
+
+#[test]
+fn line_limit_and_exact_cap() {
+    let input: Vec<u8> = (0..1_000)
+        .flat_map(|i| format!("line {i}\n").into_bytes())
+        .collect();
+    let (status, out, _) = run(
+        &[
+            "--input",
+            "-",
+            "--json",
+            "--lines",
+            "500",
+            "--exact-cap",
+            "100",
+        ],
+        &input,
+    );
+    assert!(status.success());
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lines"], 500);
+    assert_eq!(v["exact"]["distinct"], 100);
+    assert_eq!(v["exact"]["capped"], true);
+}
+
+#[test]
+fn seconds_stops_a_source_that_never_ends() {
+    // stdin stays open (like `tail -f`): --seconds ends the run, with what arrived counted.
+    let mut child = Command::new(BIN)
+        .args(["--input", "-", "--json", "--seconds", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"a\nb\nc\n").unwrap();
+    stdin.flush().unwrap();
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    drop(stdin);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lines"], 3);
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    // `tui-demo --generate 1G | head -c 100`: the reader goes away, the demo exits 0, no panic.
+    let mut child = Command::new(BIN)
+        .args(["--generate", "1G"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = [0u8; 100];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut head)
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(head.starts_with(b"1") || head[0].is_ascii_digit());
+}
+
+#[test]
+fn the_report_function_is_deterministic_on_the_synthetic_log() {
+    let opts = Options {
+        source: SourceSpec::Synthetic { seed: 3 },
+        output: Output::Report,
+        lines: Some(50_000),
+        ..Options::default()
+    };
+    let a = tui_demo::report::run(&opts).unwrap();
+    let b = tui_demo::report::run(&opts).unwrap();
+    assert_eq!(a.totals, b.totals);
+    assert_eq!(a.totals.lines, 50_000);
+    assert_eq!(a.exact, b.exact);
+    assert_eq!(a.dedupe.passed, b.dedupe.passed);
+    assert_eq!(a.micro, b.micro);
+    // Every line either passed or was suppressed; the exact table saw every distinct line.
+    assert_eq!(a.dedupe.passed + a.dedupe.suppressed, 50_000);
+    // Before the filter's first clear, exactly the first occurrences pass, less the false positives.
+    assert_eq!(a.dedupe.clears, 0);
+    assert_eq!(a.dedupe.never_seen, a.exact.distinct);
+    assert_eq!(
+        a.dedupe.passed,
+        a.exact.distinct - a.dedupe.false_suppressed
+    );
+}

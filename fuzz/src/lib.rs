@@ -1,0 +1,124 @@
+//! The checks behind the fuzz targets: every decoder on arbitrary bytes must return (never panic),
+//! and whatever decodes must re-encode within its size bound and decode to the same value.
+
+use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
+use sketch_nostd::{Bloom, MicroBloom, MicroBloom32};
+
+/// Decodes `data` as a `T` with the typed decoder and through postcard's serde path; both must agree,
+/// and a decoded value must survive a round trip.
+fn decoder<T: Wire + PartialEq + core::fmt::Debug>(data: &[u8]) {
+    let typed = wire::take::<T>(data);
+    let serde = postcard::take_from_bytes::<T>(data);
+    match (&typed, &serde) {
+        (Ok((a, rest_a)), Ok((b, rest_b))) => {
+            assert_eq!(a, b);
+            assert_eq!(rest_a, rest_b);
+            round_trip(a);
+        }
+        (Err(_), Err(_)) => {}
+        _ => panic!(
+            "typed and serde decoders disagree: {typed:?} vs {}",
+            serde.is_ok()
+        ),
+    }
+    if let Ok(v) = wire::decode::<T>(data) {
+        round_trip(&v);
+    }
+}
+
+/// Encodes `v`, checks the size promises, and decodes it back.
+pub fn round_trip<T: Wire + PartialEq + core::fmt::Debug>(v: &T) {
+    let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+    let bytes = wire::encode(v, &mut buf).expect("MAX_ENCODED_LEN is always enough");
+    assert_eq!(bytes.len(), wire::encoded_len(v));
+    assert_eq!(&wire::decode::<T>(bytes).expect("own encoding decodes"), v);
+}
+
+/// Builds words from the input, cycling it.
+fn words<const W: usize>(data: &[u8]) -> [u64; W] {
+    core::array::from_fn(|i| {
+        let mut b = [0u8; 8];
+        for (j, x) in b.iter_mut().enumerate() {
+            *x = data
+                .get((i * 8 + j) % data.len().max(1))
+                .copied()
+                .unwrap_or(0);
+        }
+        u64::from_le_bytes(b)
+    })
+}
+
+/// The `decode` target: every sketch decoder on `data`, and sketches built from `data` round-tripped.
+pub fn decode(data: &[u8]) {
+    let _ = wire::peek(data);
+    decoder::<Bloom<8, 3>>(data);
+    decoder::<Bloom<1, 1>>(data);
+    decoder::<Bloom<200, 7>>(data);
+    decoder::<Bloom<1563, 7>>(data);
+    decoder::<MicroBloom<3>>(data);
+    decoder::<MicroBloom32<2, 0xbeef>>(data);
+
+    // Encoders: sketches whose content comes from the input (sparse inputs give sparse filters).
+    let seed = data
+        .first()
+        .map_or(0, |&b| u64::from(b) << 56 | u64::from(b));
+    round_trip(&Bloom::<8, 3>::from_parts(words(data), seed));
+    let mut sparse = words::<200>(data);
+    for (i, w) in sparse.iter_mut().enumerate() {
+        if data.get(i % data.len().max(1)).is_some_and(|b| b & 3 != 0) {
+            *w = 0;
+        }
+    }
+    round_trip(&Bloom::<200, 7>::from_parts(sparse, seed));
+    round_trip(&MicroBloom::<3>::from_bits(words::<1>(data)[0]));
+}
+
+/// Checks one frame's sketch as every type a host might try.
+fn sketch_of(raw: &RawFrame<'_>) {
+    let _ = raw.header();
+    if let Ok(f) = raw.to_frame::<Bloom<8, 3>>() {
+        frame_round_trip(&f);
+    }
+    if let Ok(f) = raw.to_frame::<MicroBloom<3>>() {
+        frame_round_trip(&f);
+    }
+    if let Ok(f) = raw.to_frame::<MicroBloom32<2, 0xbeef>>() {
+        frame_round_trip(&f);
+    }
+}
+
+/// Encodes a frame and decodes it back, as a datagram and through the stream decoder.
+pub fn frame_round_trip<T: Wire + PartialEq + core::fmt::Debug + Clone>(f: &Frame<T>) {
+    let mut buf = vec![0u8; Frame::<T>::MAX_ENCODED_LEN];
+    let bytes = f
+        .encode(&mut buf)
+        .expect("MAX_ENCODED_LEN is always enough")
+        .to_vec();
+    assert_eq!(bytes.last(), Some(&0));
+    assert!(!bytes[..bytes.len() - 1].contains(&0));
+    assert_eq!(
+        &Frame::<T>::decode(&mut bytes.clone()).expect("own frame decodes"),
+        f
+    );
+}
+
+/// The `frames` target: the stream decoder fed byte by byte (a small buffer, so over-long frames
+/// happen too), and the whole input as one datagram.
+pub fn frames(data: &[u8]) {
+    let mut rx = FrameDecoder::<64>::new();
+    rx.feed(data, |r| {
+        if let Ok(raw) = r {
+            sketch_of(&raw);
+        }
+    });
+    let mut big = FrameDecoder::<{ Frame::<Bloom<8, 3>>::MAX_ENCODED_LEN }>::new();
+    big.feed(data, |r| {
+        if let Ok(raw) = r {
+            sketch_of(&raw);
+        }
+    });
+    let mut copy = data.to_vec();
+    if let Ok(raw) = RawFrame::decode(&mut copy) {
+        sketch_of(&raw);
+    }
+}

@@ -1,0 +1,80 @@
+//! Encoded size of every sketch type at several fill levels, as a Markdown table for the README.
+//!
+//! `cargo run --release -p sketch-nostd --example wire_sizes`
+//!
+//! Keys are `0..n` as `u64`, seed 7 (0 for the micro filters). "memory" is `size_of` the sketch;
+//! "frame" adds the device id (1 byte here), sequence number (1), CRC-32 (4), COBS overhead and the
+//! delimiter.
+
+use sketch_nostd::wire::{self, Frame, Wire};
+use sketch_nostd::{Bloom, MicroBloom, MicroBloom32};
+
+/// The body encoding chosen, named from the tag byte after the envelope.
+fn body_name(bytes: &[u8], tag_names: &[&str]) -> String {
+    let Ok(h) = wire::peek(bytes) else {
+        return "?".into();
+    };
+    let varint_len = |v: u64| (64 - (v | 1).leading_zeros() as usize).div_ceil(7);
+    let at = 4 + h.params().iter().map(|&p| varint_len(p)).sum::<usize>() + varint_len(h.seed);
+    match tag_names {
+        [] => "raw".into(),
+        names => bytes
+            .get(at)
+            .and_then(|&t| names.get(usize::from(t)))
+            .map_or_else(|| "?".into(), |s| (*s).into()),
+    }
+}
+
+fn row<T: Wire + Clone>(label: &str, n: &str, sketch: &T, tag_names: &[&str]) {
+    let mut buf = vec![0u8; Frame::<T>::MAX_ENCODED_LEN];
+    let bytes = wire::encode(sketch, &mut buf).unwrap().to_vec();
+    let frame = Frame {
+        device: 1,
+        seq: 1,
+        sketch: sketch.clone(),
+    };
+    let frame_len = frame.encode(&mut buf).unwrap().len();
+    println!(
+        "| {label} | {n} | {} | {} | {} | {frame_len} | {} |",
+        size_of::<T>(),
+        bytes.len(),
+        body_name(&bytes, tag_names),
+        T::MAX_ENCODED_LEN,
+    );
+}
+
+const BLOOM_TAGS: &[&str] = &["dense", "zero runs", "sparse"];
+
+fn bloom_rows<const W: usize, const K: u32>(label: &str, ns: &[u64]) {
+    for &n in ns {
+        let mut f = Bloom::<W, K>::with_seed(7);
+        for i in 0..n {
+            f.insert(&i);
+        }
+        row(label, &format!("{n}"), &f, BLOOM_TAGS);
+    }
+}
+
+fn main() {
+    println!("| sketch | keys | memory (B) | encoded (B) | body | frame (B) | max encoded (B) |");
+    println!("| --- | ---: | ---: | ---: | --- | ---: | ---: |");
+    bloom_rows::<1563, 7>(
+        "`Bloom<1563, 7>` (10k keys at 1%)",
+        &[0, 10, 100, 1_000, 5_000, 10_000],
+    );
+    bloom_rows::<16, 4>("`Bloom<16, 4>` (1 Kibit)", &[0, 10, 50, 200]);
+    for n in [0u64, 3, 8] {
+        let mut m = MicroBloom::<3>::new();
+        for i in 0..n {
+            m.insert(&i);
+        }
+        row("`MicroBloom<3>`", &format!("{n}"), &m, &[]);
+    }
+    for n in [0u64, 2, 4] {
+        let mut m = MicroBloom32::<2>::new();
+        for i in 0..n {
+            m.insert(&i);
+        }
+        row("`MicroBloom32<2>`", &format!("{n}"), &m, &[]);
+    }
+}

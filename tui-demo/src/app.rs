@@ -28,24 +28,40 @@ pub enum Mode {
 /// The panels, in focus order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Panel {
+    /// The distinct count (HyperLogLog).
+    Distinct,
+    /// Heavy hitters (count-min and top-k).
+    Heavy,
     /// The dedupe / anti-spam Bloom filter.
     Dedupe,
     /// The 64-bit micro filter.
     Micro,
+    /// The HyperLogLog's register histogram.
+    Registers,
     /// Ingest throughput.
     Throughput,
 }
 
 impl Panel {
     /// Every panel, in focus order.
-    pub const ALL: [Self; 3] = [Self::Dedupe, Self::Micro, Self::Throughput];
+    pub const ALL: [Self; 6] = [
+        Self::Distinct,
+        Self::Heavy,
+        Self::Dedupe,
+        Self::Micro,
+        Self::Registers,
+        Self::Throughput,
+    ];
 
     /// The panel's name.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
+            Self::Distinct => "Distinct",
+            Self::Heavy => "Heavy hitters",
             Self::Dedupe => "Dedupe",
             Self::Micro => "Micro filter",
+            Self::Registers => "HLL registers",
             Self::Throughput => "Ingest",
         }
     }
@@ -87,7 +103,7 @@ impl App {
     pub fn new(rate: Option<u64>, theme: Theme) -> Self {
         Self {
             mode: Mode::Live,
-            focus: Panel::ALL[0],
+            focus: Panel::Dedupe,
             help: false,
             zoom: false,
             rate,
@@ -97,10 +113,20 @@ impl App {
         }
     }
 
-    /// The panels that have something real to show, in focus order.
+    /// The panels that have something real to show, in focus order: a panel appears once its
+    /// sketch is running.
     #[must_use]
     pub fn panels(&self) -> Vec<Panel> {
-        Panel::ALL.to_vec()
+        let s = &self.snapshot;
+        Panel::ALL
+            .into_iter()
+            .filter(|p| match p {
+                Panel::Distinct => s.distinct.is_some(),
+                Panel::Heavy => s.heavy.is_some(),
+                Panel::Registers => s.registers.is_some(),
+                Panel::Dedupe | Panel::Micro | Panel::Throughput => true,
+            })
+            .collect()
     }
 
     /// Handles a key press.

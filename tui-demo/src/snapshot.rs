@@ -106,6 +106,72 @@ pub struct Throughput {
     pub peak: u64,
 }
 
+/// The distinct count: a HyperLogLog beside the exact table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DistinctStats {
+    /// The sketch's estimate.
+    pub estimate: f64,
+    /// Its relative standard error (1σ) with the estimator in use.
+    pub rse: f64,
+    /// The sketch's lower bound at 2σ.
+    pub lower: f64,
+    /// The sketch's upper bound at 2σ.
+    pub upper: f64,
+    /// The estimator in use ("sparse", "martingale", "histogram").
+    pub estimator: &'static str,
+    /// The precision `p` (2^p registers).
+    pub precision: u8,
+    /// Memory of the sketch.
+    pub bytes: u64,
+}
+
+/// The HyperLogLog's registers, as a histogram of their values.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RegisterStats {
+    /// `counts[v]` registers hold the value `v`.
+    pub counts: Vec<u32>,
+    /// Number of registers.
+    pub registers: u32,
+    /// Memory of the registers (6 bits each).
+    pub bytes: u64,
+}
+
+/// One heavy hitter.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HeavyRow {
+    /// The line, made printable and cut to a display length.
+    pub line: String,
+    /// The count-min estimate (never below the true count).
+    pub estimate: u64,
+    /// The true count, when the exact table knows the line.
+    pub exact: Option<u64>,
+}
+
+/// Heavy hitters: a count-min sketch and a top-k list.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HeavyStats {
+    /// The top lines, highest estimate first.
+    pub rows: Vec<HeavyRow>,
+    /// Capacity of the top-k list.
+    pub k: usize,
+    /// N, the total of all updates.
+    pub total: u64,
+    /// ε·N: with probability 1 − δ no estimate exceeds the truth by more.
+    pub bound: u64,
+    /// ε.
+    pub epsilon: f64,
+    /// δ.
+    pub delta: f64,
+    /// Counters per row.
+    pub width: usize,
+    /// Rows.
+    pub depth: usize,
+    /// Memory of the count-min sketch.
+    pub cm_bytes: u64,
+    /// Memory of the top-k list.
+    pub topk_bytes: u64,
+}
+
 /// Everything the UI draws, as of one moment.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Snapshot {
@@ -129,4 +195,10 @@ pub struct Snapshot {
     pub micro: MicroStats,
     /// Throughput.
     pub throughput: Throughput,
+    /// The distinct count, once a HyperLogLog is running.
+    pub distinct: Option<DistinctStats>,
+    /// The HyperLogLog's registers.
+    pub registers: Option<RegisterStats>,
+    /// Heavy hitters, once a count-min sketch is running.
+    pub heavy: Option<HeavyStats>,
 }

@@ -5,8 +5,11 @@
 //! 60×14 only the focused panel is shown, and every panel draws its most important line first.
 
 pub mod dedupe;
+pub mod distinct;
+pub mod heavy;
 pub mod help;
 pub mod micro;
+pub mod registers;
 pub mod theme;
 pub mod throughput;
 
@@ -97,12 +100,22 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
     if zoom || body.width < 60 || body.height < 14 {
         return vec![(focus, body)];
     }
-    use Panel::{Dedupe, Micro, Throughput};
-    let plan: Vec<Vec<(Panel, u16)>> = if body.width >= 120 {
-        vec![vec![(Dedupe, 14), (Micro, 9)], vec![(Throughput, 10)]]
-    } else {
-        vec![vec![(Dedupe, 12), (Micro, 9)], vec![(Throughput, 10)]]
-    };
+    use Panel::{Dedupe, Distinct, Heavy, Micro, Registers, Throughput};
+    // Two columns; the right one is wider from 120 columns on, for the heavy hitters' lines.
+    // Heights are for a 22-row body (80×24) and grow with the terminal.
+    let tall = body.height >= 34;
+    let plan: Vec<Vec<(Panel, u16)>> = vec![
+        vec![
+            (Distinct, if tall { 9 } else { 8 }),
+            (Dedupe, if tall { 16 } else { 8 }),
+            (Micro, 6),
+        ],
+        vec![
+            (Heavy, if tall { 16 } else { 10 }),
+            (Registers, if tall { 12 } else { 7 }),
+            (Throughput, 5),
+        ],
+    ];
     let columns: Vec<Vec<(Panel, u16)>> = plan
         .into_iter()
         .map(|col| {
@@ -112,15 +125,26 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
         })
         .filter(|col| !col.is_empty())
         .collect();
-    let col_areas = Layout::horizontal(vec![Constraint::Fill(1); columns.len()]).split(body);
+    let widths = if columns.len() == 2 && body.width >= 120 {
+        vec![Constraint::Percentage(42), Constraint::Percentage(58)]
+    } else {
+        vec![Constraint::Fill(1); columns.len()]
+    };
+    let col_areas = Layout::horizontal(widths).split(body);
     let mut out = Vec::new();
     for (col, area) in columns.iter().zip(col_areas.iter()) {
+        // Each panel gets its height; one takes what is left (Dedupe on the left, Heavy on the
+        // right, else the last one).
+        let flex = col
+            .iter()
+            .position(|(p, _)| matches!(p, Dedupe | Heavy))
+            .unwrap_or(col.len() - 1);
         let constraints: Vec<Constraint> = col
             .iter()
             .enumerate()
             .map(|(i, (_, h))| {
-                if i + 1 == col.len() {
-                    Constraint::Min(0)
+                if i == flex {
+                    Constraint::Fill(1)
                 } else {
                     Constraint::Length(*h)
                 }
@@ -168,6 +192,37 @@ impl App {
         let s = &self.snapshot;
         let focused = panel == self.focus;
         match panel {
+            Panel::Distinct => {
+                if let Some(d) = &s.distinct {
+                    (&distinct::DistinctPanel {
+                        stats: d,
+                        exact: &s.exact,
+                        theme: self.theme,
+                        focused,
+                    })
+                        .render(area, buf);
+                }
+            }
+            Panel::Heavy => {
+                if let Some(h) = &s.heavy {
+                    (&heavy::HeavyPanel {
+                        stats: h,
+                        theme: self.theme,
+                        focused,
+                    })
+                        .render(area, buf);
+                }
+            }
+            Panel::Registers => {
+                if let Some(r) = &s.registers {
+                    (&registers::RegistersPanel {
+                        stats: r,
+                        theme: self.theme,
+                        focused,
+                    })
+                        .render(area, buf);
+                }
+            }
             Panel::Dedupe => (&dedupe::DedupePanel {
                 stats: &s.dedupe,
                 exact: &s.exact,

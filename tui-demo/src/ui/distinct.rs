@@ -1,0 +1,143 @@
+//! The distinct-count panel: the HyperLogLog's estimate, its ±2σ band, the exact count beside it,
+//! and the memory of each.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::theme::Theme;
+use super::{framed, kv, panel_block};
+use crate::human::{bytes, count, count_f, percent};
+use crate::snapshot::{DistinctStats, ExactStats};
+
+/// The panel.
+#[derive(Clone, Copy, Debug)]
+pub struct DistinctPanel<'a> {
+    /// The sketch's figures.
+    pub stats: &'a DistinctStats,
+    /// The exact reference.
+    pub exact: &'a ExactStats,
+    /// The theme.
+    pub theme: Theme,
+    /// Whether the panel has focus.
+    pub focused: bool,
+}
+
+/// The ±2σ band as a one-line scale: `├` and `┤` at the 2σ bounds, `●` at the estimate, `│` at the
+/// exact count (clamped to the ends, where `◀`/`▶` say it is outside).
+#[must_use]
+pub fn band(lower: f64, estimate: f64, upper: f64, exact: Option<f64>, width: usize) -> String {
+    if width < 3 {
+        return String::new();
+    }
+    let mut cells: Vec<char> = vec!['─'; width];
+    cells[0] = '├';
+    cells[width - 1] = '┤';
+    let span = (upper - lower).max(f64::MIN_POSITIVE);
+    let at = |x: f64| -> usize {
+        let f = ((x - lower) / span).clamp(0.0, 1.0);
+        (f * (width - 1) as f64).round() as usize
+    };
+    if let Some(e) = exact {
+        let c = if e < lower {
+            '◀'
+        } else if e > upper {
+            '▶'
+        } else {
+            '│'
+        };
+        cells[at(e)] = c;
+    }
+    cells[at(estimate)] = '●';
+    cells.into_iter().collect()
+}
+
+impl Widget for &DistinctPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (s, e, t) = (self.stats, self.exact, self.theme);
+        let cost = format!("HLL p={} · {}", s.precision, bytes(s.bytes));
+        let inner = framed(panel_block("Distinct", &cost, t, self.focused), area, buf);
+        if inner.is_empty() {
+            return;
+        }
+        let w = inner.width as usize;
+        let mut lines = Vec::new();
+        let mut est = kv("estimate", count_f(s.estimate), t);
+        est.push(Span::styled(
+            format!(" ±{} (1σ, {})", percent(s.rse), s.estimator),
+            t.dim(),
+        ));
+        lines.push(Line::from(est));
+
+        // The exact count while the table is complete; past the cap it is only a lower bound.
+        let exact = (e.cap > 0 && !e.capped).then_some(e.distinct as f64);
+        let mut ex = match (e.cap, e.capped) {
+            (0, _) => vec![Span::styled("exact    off (--exact-cap 0)", t.dim())],
+            (_, true) => {
+                let mut v = kv("exact   ", format!("≥{}", count(e.distinct)), t);
+                v.push(Span::styled(" stopped at the cap", t.warn()));
+                v
+            }
+            (_, false) => kv("exact   ", count(e.distinct), t),
+        };
+        if e.cap > 0 {
+            ex.push(Span::styled(
+                format!(" · {}", bytes(e.table_bytes)),
+                t.cost(),
+            ));
+        }
+        lines.push(Line::from(ex));
+
+        if let Some(x) = exact.filter(|&x| x > 0.0) {
+            let err = (s.estimate - x) / x;
+            let inside = x >= s.lower && x <= s.upper;
+            let mut v = kv("error   ", format!("{:+.3}%", err * 100.0), t);
+            v.push(if inside {
+                Span::styled(" within ±2σ ✓", t.good())
+            } else {
+                Span::styled(" outside ±2σ", t.bad())
+            });
+            lines.push(Line::from(v));
+        }
+        let band_w = w.saturating_sub(2).min(60);
+        lines.push(Line::from(vec![
+            Span::raw(" "),
+            Span::styled(band(s.lower, s.estimate, s.upper, exact, band_w), t.bar()),
+        ]));
+        lines.push(Line::from(Span::styled(
+            format!(" 2σ: {} … {}", count_f(s.lower), count_f(s.upper)),
+            t.dim(),
+        )));
+        if e.cap > 0 && e.key_bytes > 0 {
+            let exact_bytes = e.key_bytes.max(e.table_bytes);
+            let mut v = vec![Span::styled("memory ", t.dim())];
+            v.push(Span::styled(bytes(s.bytes), t.cost()));
+            v.push(Span::styled(" vs exact ", t.dim()));
+            v.push(Span::styled(bytes(exact_bytes), t.cost()));
+            if s.bytes > 0 {
+                v.push(Span::styled(
+                    format!(" ({}× less)", count(exact_bytes / s.bytes)),
+                    t.good(),
+                ));
+            }
+            lines.push(Line::from(v));
+        }
+        Paragraph::new(lines).render(inner, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::band;
+
+    #[test]
+    fn the_band_places_estimate_and_exact() {
+        assert_eq!(band(90.0, 100.0, 110.0, Some(100.0), 11), "├────●────┤");
+        assert_eq!(band(90.0, 100.0, 110.0, Some(95.0), 11), "├──│─●────┤");
+        assert_eq!(band(90.0, 100.0, 110.0, Some(200.0), 11), "├────●────▶");
+        assert_eq!(band(90.0, 100.0, 110.0, None, 5), "├─●─┤");
+        assert_eq!(band(0.0, 0.0, 0.0, Some(0.0), 4), "●──┤");
+        assert_eq!(band(1.0, 2.0, 3.0, None, 2), "");
+    }
+}

@@ -1,0 +1,78 @@
+//! The HyperLogLog register histogram: how many registers hold each value. A healthy sketch looks
+//! like a geometric bump around log2(n/m); the zero column shrinks as registers fill.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Direction, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Bar, BarChart, BarGroup, Widget};
+
+use super::theme::Theme;
+use super::{framed, panel_block};
+use crate::human::{bytes, count, short};
+use crate::snapshot::RegisterStats;
+
+/// The panel.
+#[derive(Clone, Copy, Debug)]
+pub struct RegistersPanel<'a> {
+    /// The registers' histogram.
+    pub stats: &'a RegisterStats,
+    /// The theme.
+    pub theme: Theme,
+    /// Whether the panel has focus.
+    pub focused: bool,
+}
+
+impl Widget for &RegistersPanel<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (s, t) = (self.stats, self.theme);
+        let cost = format!(
+            "{} × 6 bits = {}",
+            count(u64::from(s.registers)),
+            bytes(s.bytes)
+        );
+        let inner = framed(
+            panel_block("HLL registers", &cost, t, self.focused),
+            area,
+            buf,
+        );
+        if inner.is_empty() {
+            return;
+        }
+        // Values from 0 to the highest one present (at least 0..=8 so the shape reads).
+        let last = s
+            .counts
+            .iter()
+            .rposition(|&c| c > 0)
+            .unwrap_or(0)
+            .max(8)
+            .min(s.counts.len().saturating_sub(1));
+        let values = s.counts.get(..=last).unwrap_or_default();
+        // Bars one or two cells wide with a gap, as many values as fit.
+        let n = values.len().max(1) as u16;
+        let bar_width = if inner.width >= n * 3 { 2 } else { 1 };
+        let gap = u16::from(inner.width >= n * (bar_width + 1));
+        let bars: Vec<Bar> = values
+            .iter()
+            .enumerate()
+            .map(|(v, &c)| {
+                Bar::default()
+                    .value(u64::from(c))
+                    .label(Line::from(v.to_string()))
+                    .text_value(if bar_width >= 2 && c > 0 {
+                        short(f64::from(c))
+                    } else {
+                        String::new()
+                    })
+                    .style(t.bar())
+            })
+            .collect();
+        BarChart::default()
+            .direction(Direction::Vertical)
+            .bar_width(bar_width)
+            .bar_gap(gap)
+            .value_style(t.value())
+            .label_style(t.dim())
+            .data(BarGroup::default().bars(&bars))
+            .render(inner, buf);
+    }
+}

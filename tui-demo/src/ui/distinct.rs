@@ -115,11 +115,8 @@ impl Widget for &DistinctPanel<'_> {
             v.push(Span::styled(bytes(s.bytes), t.cost()));
             v.push(Span::styled(" vs exact ", t.dim()));
             v.push(Span::styled(bytes(exact_bytes), t.cost()));
-            if s.bytes > 0 {
-                v.push(Span::styled(
-                    format!(" ({}× less)", count(exact_bytes / s.bytes)),
-                    t.good(),
-                ));
+            if let Some(ratio) = exact_bytes.checked_div(s.bytes) {
+                v.push(Span::styled(format!(" ({}× less)", count(ratio)), t.good()));
             }
             lines.push(Line::from(v));
         }

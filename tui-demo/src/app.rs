@@ -38,14 +38,17 @@ pub enum Panel {
     Micro,
     /// The HyperLogLog's register histogram.
     Registers,
+    /// Device mode: the fleet.
+    Devices,
     /// Ingest throughput.
     Throughput,
 }
 
 impl Panel {
     /// Every panel, in focus order.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Distinct,
+        Self::Devices,
         Self::Heavy,
         Self::Dedupe,
         Self::Micro,
@@ -62,6 +65,7 @@ impl Panel {
             Self::Dedupe => "Dedupe",
             Self::Micro => "Micro filter",
             Self::Registers => "HLL registers",
+            Self::Devices => "Devices",
             Self::Throughput => "Ingest",
         }
     }
@@ -124,7 +128,10 @@ impl App {
                 Panel::Distinct => s.distinct.is_some(),
                 Panel::Heavy => s.heavy.is_some(),
                 Panel::Registers => s.registers.is_some(),
-                Panel::Dedupe | Panel::Micro | Panel::Throughput => true,
+                Panel::Devices => s.devices.is_some(),
+                // Line panels: not in device mode, where the host sees sketches, not lines.
+                Panel::Dedupe | Panel::Micro => s.devices.is_none(),
+                Panel::Throughput => true,
             })
             .collect()
     }
@@ -183,6 +190,18 @@ impl App {
         Action::Ingest(Command::Pause(pause))
     }
 
+    /// The focused panel among those shown: the chosen one, or the first one if the chosen one is
+    /// not shown (in device mode, say).
+    #[must_use]
+    pub fn focused(&self) -> Panel {
+        let panels = self.panels();
+        if panels.contains(&self.focus) {
+            self.focus
+        } else {
+            panels.first().copied().unwrap_or(self.focus)
+        }
+    }
+
     /// Moves the focus by `step` panels among those shown, wrapping around.
     pub fn cycle_focus(&mut self, step: isize) {
         let panels = self.panels();
@@ -190,7 +209,8 @@ impl App {
         if n == 0 {
             return;
         }
-        let at = panels.iter().position(|&p| p == self.focus).unwrap_or(0) as isize;
+        let current = self.focused();
+        let at = panels.iter().position(|&p| p == current).unwrap_or(0) as isize;
         let next = (at + step).rem_euclid(n) as usize;
         if let Some(&p) = panels.get(next) {
             self.focus = p;

@@ -16,6 +16,7 @@ USAGE:
     tui-demo [OPTIONS]                  the synthetic access log (default)
     tui-demo --input FILE|- [OPTIONS]   the lines of FILE, or of stdin with '-'
     tui-demo --listen 127.0.0.1:PORT    sketch frames from devices over UDP
+    tui-demo --emit N [--to ADDR]       simulate N devices sending sketch frames to ADDR
     tui-demo --generate SIZE            write SIZE bytes of synthetic log to stdout (e.g. 1G)
 
 KEYS (live view):
@@ -26,7 +27,8 @@ KEYS (live view):
 OPTIONS:
     --input FILE|-    read lines from FILE, or from stdin with '-' (lines are bytes: any encoding,
                       CRLF, lines of any length)
-    --rate N          synthetic lines per second [default: 50000; 0 = as fast as possible]
+    --rate N          synthetic lines per second [default: 50000; 0 = as fast as possible];
+                      with --emit, lines per second per device [default: 1000]
     --seed N          synthetic log seed [default: 1]
     --report          print a summary instead of the live view; automatic when stdout is not a
                       terminal. Runs until the input ends, --seconds or --lines
@@ -37,6 +39,13 @@ OPTIONS:
                       [default: 2000000; 0 turns exact counting off]
     --clear-at P      the dedupe filter clears itself when its false-positive estimate passes P
                       [default: 0.01]
+    --listen ADDR     receive sketch frames from devices over UDP on ADDR (e.g. 127.0.0.1:7777)
+    --emit N          run N simulated devices: each counts its own synthetic log with the no_std
+                      sketches and sends them as frames every --period ms to --to (loopback only)
+                      until --seconds or Ctrl-C
+    --to ADDR         where --emit sends [default: 127.0.0.1:7777]
+    --period MS       how often each device sends [default: 500]
+    --corrupt P       flip a bit in this fraction of the frames sent, to see them refused [default: 0]
     -h, --help        this text
     -V, --version     the version
 
@@ -68,8 +77,9 @@ pub enum Output {
 pub struct Options {
     /// The source.
     pub source: SourceSpec,
-    /// Synthetic lines per second (0 = unlimited).
-    pub rate: u64,
+    /// Lines per second asked for with `--rate` (0 = unlimited): the synthetic log's rate, or each
+    /// emitted device's.
+    pub rate: Option<u64>,
     /// Report or live.
     pub output: Output,
     /// Report as JSON.
@@ -84,13 +94,36 @@ pub struct Options {
     pub clear_at: f64,
     /// `--generate SIZE`: write synthetic log and exit.
     pub generate: Option<u64>,
+    /// `--emit N`: simulate N devices sending frames.
+    pub emit: Option<u32>,
+    /// Where `--emit` sends.
+    pub to: SocketAddr,
+    /// How often each emitted device sends its sketches.
+    pub period_ms: u64,
+    /// Fraction of emitted frames corrupted on purpose.
+    pub corrupt: f64,
+}
+
+/// The synthetic log's default rate, lines per second.
+pub const DEFAULT_RATE: u64 = 50_000;
+/// An emitted device's default rate, lines per second.
+pub const DEFAULT_DEVICE_RATE: u64 = 1_000;
+/// Where `--emit` sends by default, and a good `--listen` address.
+pub const DEFAULT_DEVICE_ADDR: &str = "127.0.0.1:7777";
+
+impl Options {
+    /// The live synthetic rate: `--rate`, or [`DEFAULT_RATE`].
+    #[must_use]
+    pub fn live_rate(&self) -> u64 {
+        self.rate.unwrap_or(DEFAULT_RATE)
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
         Self {
             source: SourceSpec::Synthetic { seed: 1 },
-            rate: 50_000,
+            rate: None,
             output: Output::Auto,
             json: false,
             seconds: None,
@@ -98,6 +131,10 @@ impl Default for Options {
             exact_cap: 2_000_000,
             clear_at: 0.01,
             generate: None,
+            emit: None,
+            to: SocketAddr::from(([127, 0, 0, 1], 7777)),
+            period_ms: 500,
+            corrupt: 0.0,
         }
     }
 }
@@ -200,7 +237,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, ArgErro
                     return Err(bad("give one source: --input or --listen"));
                 }
             }
-            "--rate" => o.rate = number("--rate", &value("--rate")?)?,
+            "--rate" => o.rate = Some(number("--rate", &value("--rate")?)?),
             "--seed" => seed = number("--seed", &value("--seed")?)?,
             "--report" => o.output = Output::Report,
             "--json" => {
@@ -224,6 +261,38 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, ArgErro
                 o.clear_at = p;
             }
             "--generate" => o.generate = Some(parse_size(&value("--generate")?)?),
+            "--emit" => {
+                let n: u32 = number("--emit", &value("--emit")?)?;
+                if n == 0 || n > 1_000 {
+                    return Err(bad("--emit takes 1 to 1000 devices"));
+                }
+                o.emit = Some(n);
+            }
+            "--to" => {
+                let v = value("--to")?;
+                let addr: SocketAddr = v.parse().map_err(|_| {
+                    bad(format!("--to: '{v}' is not an address like 127.0.0.1:7777"))
+                })?;
+                if !addr.ip().is_loopback() {
+                    return Err(bad(
+                        "--to: the device simulator only sends to loopback addresses (127.0.0.1)",
+                    ));
+                }
+                o.to = addr;
+            }
+            "--period" => {
+                o.period_ms = number("--period", &value("--period")?)?;
+                if o.period_ms == 0 {
+                    return Err(bad("--period must be at least 1 ms"));
+                }
+            }
+            "--corrupt" => {
+                let p: f64 = number("--corrupt", &value("--corrupt")?)?;
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(bad("--corrupt must be between 0 and 1"));
+                }
+                o.corrupt = p;
+            }
             other => return Err(bad(format!("unknown argument '{other}' (try --help)"))),
         }
     }
@@ -269,7 +338,7 @@ mod tests {
         assert_eq!(o.lines, Some(1_000));
         let o = run(&["--json", "--seed", "9", "--rate", "0", "--exact-cap", "0"]);
         assert!(o.json && o.output == Output::Report);
-        assert_eq!((o.rate, o.exact_cap), (0, 0));
+        assert_eq!((o.rate, o.exact_cap), (Some(0), 0));
         assert_eq!(o.source, SourceSpec::Synthetic { seed: 9 });
         let o = run(&["--input", "app.log"]);
         assert_eq!(o.source, SourceSpec::Lines(Input::File("app.log".into())));

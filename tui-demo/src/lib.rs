@@ -9,6 +9,7 @@
 
 pub mod app;
 pub mod args;
+pub mod emit;
 pub mod exact;
 pub mod human;
 pub mod ingest;

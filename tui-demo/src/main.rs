@@ -23,9 +23,9 @@ use ratatui::Terminal;
 use tui_demo::app::{Action, App, Mode};
 use tui_demo::args::{self, Options, Output, Parsed, USAGE};
 use tui_demo::ingest::{self, EngineOptions};
-use tui_demo::report;
 use tui_demo::source::{synthetic, SourceSpec};
 use tui_demo::ui::theme::Theme;
+use tui_demo::{emit, report};
 
 /// Time between frames: 25 frames per second.
 const FRAME: Duration = Duration::from_millis(40);
@@ -52,6 +52,31 @@ fn main() -> ExitCode {
             size,
             &mut io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
         )
+    } else if let Some(devices) = opts.emit {
+        let stop = Arc::new(AtomicBool::new(false));
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            if let Err(e) = signal_hook::flag::register(sig, Arc::clone(&stop)) {
+                eprintln!("tui-demo: {e}");
+            }
+        }
+        let seed = match opts.source {
+            SourceSpec::Synthetic { seed } => seed,
+            _ => 1,
+        };
+        emit::run(
+            &emit::EmitOptions {
+                devices,
+                to: opts.to,
+                rate: opts.rate.unwrap_or(args::DEFAULT_DEVICE_RATE),
+                period: Duration::from_millis(opts.period_ms),
+                corrupt: opts.corrupt,
+                seconds: opts.seconds,
+                seed,
+            },
+            &stop,
+            &mut io::stderr(),
+        )
+        .map(|_| ())
     } else if opts.output == Output::Report || !io::stdout().is_terminal() {
         headless(&opts)
     } else {
@@ -109,7 +134,7 @@ fn live(opts: &Options) -> io::Result<()> {
             exact_cap: opts.exact_cap,
             clear_at: opts.clear_at,
         },
-        opts.rate,
+        opts.live_rate(),
         opts.lines,
     )?;
     let signalled = Arc::new(AtomicBool::new(false));
@@ -132,7 +157,7 @@ fn live(opts: &Options) -> io::Result<()> {
     execute!(io::stdout(), EnterAlternateScreen, cursor::Hide)?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
 
-    let mut app = App::new(synthetic.then_some(opts.rate), Theme::from_env());
+    let mut app = App::new(synthetic.then_some(opts.live_rate()), Theme::from_env());
     let deadline = opts
         .seconds
         .map(|s| Instant::now() + Duration::from_secs_f64(s));

@@ -7,7 +7,7 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 use crate::args::Options;
-use crate::human::{bytes, count, percent, short};
+use crate::human::{bytes, count, count_f, percent, short};
 use crate::ingest::{Engine, EngineOptions};
 use crate::snapshot::Snapshot;
 use crate::source::{self, Control, SourceMsg, SourceSpec};
@@ -27,17 +27,19 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
         _ => None,
     };
     // Headless, the synthetic log runs as fast as ingest takes it unless a rate was asked for.
-    let rate = if synthetic && opts.rate == crate::args::Options::default().rate {
+    let rate = opts.rate.unwrap_or(if synthetic {
         0
     } else {
-        opts.rate
-    };
+        crate::args::DEFAULT_RATE
+    });
     let control = Control::new(rate);
     let (rx, _source) = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
     let mut engine = Engine::new(EngineOptions {
         exact_cap: opts.exact_cap,
         clear_at: opts.clear_at,
     });
+    let mut fleet = crate::ingest::fleet::Fleet::new();
+    let device_mode = matches!(opts.source, SourceSpec::Device(_));
     let start = Instant::now();
     let deadline = opts.seconds.map(|s| start + Duration::from_secs_f64(s));
     let mut error = None;
@@ -55,6 +57,9 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
         match msg {
             SourceMsg::Lines(batch) => engine.apply(&batch),
             SourceMsg::Event(_) => {}
+            SourceMsg::Datagram { from, mut bytes } => {
+                fleet.datagram(from, &mut bytes, Instant::now());
+            }
             SourceMsg::End(e) => {
                 error = e;
                 break;
@@ -73,6 +78,12 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
         ..Snapshot::default()
     };
     engine.fill(&mut snap);
+    if device_mode {
+        let stats = fleet.stats(Instant::now());
+        snap.totals.lines = stats.ok + stats.bad;
+        snap.totals.bytes = stats.bytes;
+        snap.devices = Some(stats);
+    }
     let secs = elapsed.as_secs_f64().max(1e-9);
     snap.throughput.lines_per_sec = snap.totals.lines as f64 / secs;
     snap.throughput.bytes_per_sec = snap.totals.bytes as f64 / secs;
@@ -86,6 +97,9 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
 pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     let t = &s.totals;
     writeln!(w, "sketch-nostd report · {}", s.source)?;
+    if let Some(f) = &s.devices {
+        return write_fleet(s, f, w);
+    }
     writeln!(
         w,
         "lines  {} ({} in {:.2} s: {} lines/s, {}/s)",
@@ -193,6 +207,53 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     w.flush()
 }
 
+fn write_fleet(
+    s: &Snapshot,
+    f: &crate::snapshot::FleetStats,
+    w: &mut impl Write,
+) -> io::Result<()> {
+    writeln!(
+        w,
+        "frames  {} ok · {} refused ({} from unknown senders) · {} lost · {} in {:.2} s",
+        count(f.ok),
+        count(f.bad),
+        count(f.unattributed_bad),
+        count(f.lost),
+        bytes(f.bytes),
+        s.elapsed.as_secs_f64()
+    )?;
+    for (why, n) in &f.errors {
+        writeln!(w, "refused  {why}: {}", count(*n))?;
+    }
+    writeln!(
+        w,
+        "lines held by the devices' dedupe filters: merged ≈ {} vs sum {} (Bloom {} each)",
+        count_f(f.held_merged),
+        count_f(f.held_sum),
+        bytes(f.seen_bytes)
+    )?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>10}",
+        "device", "from", "ok", "bad", "lost", "bytes", "held"
+    )?;
+    for r in &f.rows {
+        writeln!(
+            w,
+            "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>10}",
+            r.id,
+            r.addr,
+            count(r.ok),
+            count(r.bad),
+            count(r.lost),
+            bytes(r.bytes),
+            r.held.map_or("-".into(), count_f)
+        )?;
+    }
+    w.flush()
+}
+
 /// A JSON string literal.
 #[must_use]
 pub fn json_string(s: &str) -> String {
@@ -264,6 +325,13 @@ impl Obj {
         self.raw(key, v.render())
     }
 
+    /// A nested object, or `null`.
+    #[must_use]
+    pub fn raw_opt(self, key: &'static str, v: Option<Obj>) -> Self {
+        let text = v.map_or_else(|| "null".to_string(), |o| o.render());
+        self.raw(key, text)
+    }
+
     /// An array of objects.
     #[must_use]
     pub fn objs(self, key: &'static str, v: Vec<Obj>) -> Self {
@@ -330,6 +398,42 @@ pub fn to_json(s: &Snapshot) -> Obj {
                 .int("hashes", u64::from(d.hashes))
                 .int("bytes", d.bytes)
                 .strs("recent", &d.recent),
+        )
+        .raw_opt(
+            "devices",
+            s.devices.as_ref().map(|f| {
+                Obj::new()
+                    .int("ok", f.ok)
+                    .int("bad", f.bad)
+                    .int("unattributed_bad", f.unattributed_bad)
+                    .int("lost", f.lost)
+                    .int("bytes", f.bytes)
+                    .num("held_merged", f.held_merged)
+                    .num("held_sum", f.held_sum)
+                    .objs(
+                        "errors",
+                        f.errors
+                            .iter()
+                            .map(|(k, n)| Obj::new().str("reason", k).int("count", *n))
+                            .collect(),
+                    )
+                    .objs(
+                        "rows",
+                        f.rows
+                            .iter()
+                            .map(|r| {
+                                Obj::new()
+                                    .int("id", r.id)
+                                    .str("from", &r.addr)
+                                    .int("ok", r.ok)
+                                    .int("bad", r.bad)
+                                    .int("lost", r.lost)
+                                    .int("bytes", r.bytes)
+                                    .num("held", r.held.unwrap_or(0.0))
+                            })
+                            .collect(),
+                    )
+            }),
         )
         .obj(
             "micro",

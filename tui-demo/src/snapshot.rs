@@ -172,6 +172,54 @@ pub struct HeavyStats {
     pub topk_bytes: u64,
 }
 
+/// One device, as the host sees it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeviceRow {
+    /// The device id from its frames.
+    pub id: u64,
+    /// Where its frames come from.
+    pub addr: String,
+    /// Time since its last good frame.
+    pub last_seen: Duration,
+    /// Good frames.
+    pub ok: u64,
+    /// Frames that failed a check.
+    pub bad: u64,
+    /// Frames missing from its sequence numbers.
+    pub lost: u64,
+    /// Bytes received from it.
+    pub bytes: u64,
+    /// Lines its dedupe filter holds (the filter's own estimate).
+    pub held: Option<f64>,
+}
+
+/// Device mode: the fleet and its merged view.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FleetStats {
+    /// One row per device, by id.
+    pub rows: Vec<DeviceRow>,
+    /// Good frames.
+    pub ok: u64,
+    /// Bad frames, attributed or not.
+    pub bad: u64,
+    /// Bad frames from addresses no good frame came from.
+    pub unattributed_bad: u64,
+    /// Frames missing from sequence numbers.
+    pub lost: u64,
+    /// Bytes received.
+    pub bytes: u64,
+    /// Why frames were refused, with counts.
+    pub errors: Vec<(String, u64)>,
+    /// The sum of the devices' dedupe-filter estimates.
+    pub held_sum: f64,
+    /// The merged (OR-ed) filter's estimate: lines held by any device, counted once.
+    pub held_merged: f64,
+    /// The merged filter's fill.
+    pub merged_fill: f64,
+    /// Bytes of one device filter (and of the merged one).
+    pub seen_bytes: u64,
+}
+
 /// Everything the UI draws, as of one moment.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Snapshot {
@@ -201,4 +249,6 @@ pub struct Snapshot {
     pub registers: Option<RegisterStats>,
     /// Heavy hitters, once a count-min sketch is running.
     pub heavy: Option<HeavyStats>,
+    /// Device mode: the fleet.
+    pub devices: Option<FleetStats>,
 }

@@ -17,6 +17,7 @@ use tui_demo::snapshot::Snapshot;
 use tui_demo::source::synthetic::Generator;
 use tui_demo::source::Batch;
 use tui_demo::ui::dedupe::DedupePanel;
+use tui_demo::ui::devices::DevicesPanel;
 use tui_demo::ui::micro::MicroPanel;
 use tui_demo::ui::theme::Theme;
 use tui_demo::ui::throughput::ThroughputPanel;
@@ -216,6 +217,7 @@ fn throughput_panel() {
         let panel = ThroughputPanel {
             stats: &s.throughput,
             totals: &s.totals,
+            unit: "lines",
             theme: Theme { color: true },
             focused: false,
         };
@@ -238,6 +240,7 @@ fn throughput_panel() {
         let panel = ThroughputPanel {
             stats: &s.throughput,
             totals: &s.totals,
+            unit: "lines",
             theme: Theme { color: false },
             focused: false,
         };
@@ -349,4 +352,95 @@ fn no_color_means_no_colour() {
         .content()
         .iter()
         .any(|c| c.fg != ratatui::style::Color::Reset));
+}
+
+/// A fleet fed real frames: three devices, one of which skipped frames and sent a corrupted one.
+fn fleet() -> tui_demo::snapshot::FleetStats {
+    use sketch_nostd::wire::Frame;
+    use std::time::Instant;
+    use tui_demo::ingest::fleet::{DeviceSeen, Fleet, DEVICE_SEED};
+    let mut fleet = Fleet::new();
+    let now = Instant::now();
+    for (device, seq) in [(1u64, 0u32), (2, 0), (3, 0), (1, 3)] {
+        let mut seen = DeviceSeen::with_seed(DEVICE_SEED);
+        for i in 0..100 * device {
+            seen.insert(format!("line {i}").as_str());
+        }
+        let mut buf = vec![0u8; Frame::<DeviceSeen>::MAX_ENCODED_LEN];
+        let n = Frame {
+            device,
+            seq,
+            sketch: seen,
+        }
+        .encode(&mut buf)
+        .unwrap()
+        .len();
+        let from = format!("127.0.0.1:{}", 40_000 + device).parse().unwrap();
+        fleet.datagram(from, &mut buf[..n], now);
+    }
+    fleet.datagram("127.0.0.1:40001".parse().unwrap(), &mut [1, 2, 3, 0], now);
+    fleet.stats(now)
+}
+
+#[test]
+fn devices_panel() {
+    let f = fleet();
+    for (w, h) in SIZES {
+        let panel = DevicesPanel {
+            stats: &f,
+            theme: Theme { color: true },
+            focused: true,
+        };
+        let screen = text(&draw(&panel, w, h));
+        assert_has(
+            &screen,
+            &[
+                "Devices",
+                "11.7 KiB",
+                "frames",
+                "4 ok",
+                "1 refused",
+                "2 lost",
+                "truncated 1",
+                "merged",
+                "device",
+            ],
+        );
+        // One row per device, with the sender's address when wide enough.
+        for id in 1..=3 {
+            assert!(
+                screen.lines().any(|l| l
+                    .trim_start_matches(['│', ' '])
+                    .starts_with(&id.to_string())),
+                "{screen}"
+            );
+        }
+        if w >= 120 {
+            assert_has(&screen, &["127.0.0.1:40001"]);
+        }
+    }
+    for (w, h) in TINY {
+        let panel = DevicesPanel {
+            stats: &f,
+            theme: Theme { color: false },
+            focused: false,
+        };
+        draw(&panel, w, h);
+    }
+}
+
+#[test]
+fn device_mode_screen_hides_the_line_panels() {
+    let mut s = fixture();
+    s.devices = Some(fleet());
+    let a = app(&s);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let screen = text(terminal.backend().buffer());
+    assert_has(&screen, &["Devices", "Ingest", "frames/s"]);
+    assert!(
+        !screen.contains("Dedupe") && !screen.contains("Micro filter"),
+        "{screen}"
+    );
+    assert_eq!(a.focused(), Panel::Devices);
 }

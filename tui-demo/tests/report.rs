@@ -249,3 +249,80 @@ fn the_report_function_is_deterministic_on_the_synthetic_log() {
         a.exact.distinct - a.dedupe.false_suppressed
     );
 }
+
+#[test]
+fn device_mode_end_to_end_over_loopback_udp() {
+    // A free port: bind, read it, release it.
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let host = Command::new(BIN)
+        .args(["--listen", &addr, "--json", "--seconds", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let emit = Command::new(BIN)
+        .args([
+            "--emit",
+            "3",
+            "--to",
+            &addr,
+            "--seconds",
+            "1.5",
+            "--rate",
+            "200",
+            "--period",
+            "100",
+            "--corrupt",
+            "0.2",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        emit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&emit.stderr)
+    );
+    let summary = String::from_utf8_lossy(&emit.stderr).into_owned();
+    // "3 devices → udp …: N lines counted, F frames sent (C corrupted on purpose), …"
+    let number_before = |word: &str| -> u64 {
+        let i = summary
+            .find(word)
+            .unwrap_or_else(|| panic!("{word:?} in {summary}"));
+        let digits: String = summary[..i]
+            .trim_end()
+            .rsplit(' ')
+            .next()
+            .unwrap()
+            .replace(',', "");
+        digits.trim_start_matches('(').parse().unwrap()
+    };
+    let sent = number_before("frames sent");
+    let corrupted = number_before("corrupted on purpose");
+    let out = host.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let d = &v["devices"];
+    assert_eq!(d["rows"].as_array().unwrap().len(), 3, "{d}");
+    let ok = d["ok"].as_u64().unwrap();
+    let bad = d["bad"].as_u64().unwrap();
+    assert_eq!(ok + bad, sent, "every datagram was received and judged");
+    assert_eq!(
+        bad, corrupted,
+        "every corrupted frame was refused, and only those"
+    );
+    assert!(d["held_merged"].as_f64().unwrap() > 0.0);
+    assert_eq!(
+        v["lines"], sent,
+        "in device mode the input counted is datagrams"
+    );
+}

@@ -3,6 +3,7 @@
 //! quit) flows back, through [`Command`]s.
 
 pub mod engine;
+pub mod fleet;
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -155,6 +156,7 @@ pub fn spawn(
         finished: None,
         burst: None,
         latest: Arc::clone(&latest),
+        fleet: matches!(spec, SourceSpec::Device(_)).then(fleet::Fleet::new),
     };
     let control2 = Arc::clone(&control);
     std::thread::Builder::new()
@@ -177,6 +179,8 @@ struct Ingest {
     finished: Option<Option<String>>,
     burst: Option<String>,
     latest: Latest,
+    /// Device mode: the fleet the datagrams come from.
+    fleet: Option<fleet::Fleet>,
 }
 
 impl Ingest {
@@ -197,6 +201,9 @@ impl Ingest {
                     Ok(Command::Pause(p)) => self.pause(p),
                     Ok(Command::Reset) => {
                         self.engine.reset();
+                        if let Some(f) = self.fleet.as_mut() {
+                            *f = fleet::Fleet::new();
+                        }
                         self.meter = Meter::new();
                         self.started = Instant::now();
                         self.paused_for = Duration::ZERO;
@@ -220,6 +227,12 @@ impl Ingest {
                             self.burst = Some(line);
                         }
                         Ok(SourceMsg::Event(SourceEvent::BurstEnded)) => self.burst = None,
+                        Ok(SourceMsg::Datagram { from, mut bytes }) => {
+                            self.meter.add(1, bytes.len() as u64);
+                            if let Some(f) = self.fleet.as_mut() {
+                                f.datagram(from, &mut bytes, Instant::now());
+                            }
+                        }
                         Ok(SourceMsg::End(e)) => {
                             self.finished = Some(e);
                             break;
@@ -271,6 +284,13 @@ impl Ingest {
             ..Snapshot::default()
         };
         self.engine.fill(&mut snap);
+        if let Some(f) = &self.fleet {
+            let stats = f.stats(now);
+            // In device mode the input is datagrams: they are what "lines" count.
+            snap.totals.lines = stats.ok + stats.bad;
+            snap.totals.bytes = stats.bytes;
+            snap.devices = Some(stats);
+        }
         if let Ok(mut latest) = self.latest.lock() {
             *latest = Arc::new(snap);
         }

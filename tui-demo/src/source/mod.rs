@@ -4,6 +4,7 @@
 //! ([`CHANNEL_DEPTH`] messages), so a source faster than ingest waits instead of growing memory.
 //! Control flows the other way through [`Control`]: the synthetic rate and a stop flag.
 
+pub mod device;
 pub mod lines;
 pub mod synthetic;
 pub mod zipf;
@@ -107,6 +108,13 @@ pub enum SourceMsg {
     Lines(Batch),
     /// A notable event.
     Event(SourceEvent),
+    /// One UDP datagram (device mode): supposedly one frame.
+    Datagram {
+        /// The sender.
+        from: SocketAddr,
+        /// The bytes as received.
+        bytes: Vec<u8>,
+    },
     /// The source is finished: `None` at the end of the input, `Some(message)` on an error.
     End(Option<String>),
 }
@@ -205,11 +213,13 @@ pub fn spawn(
                     let _ = tx.send(SourceMsg::End(result.err().map(|e| e.to_string())));
                 })?
         }
-        SourceSpec::Device(_) => {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::Unsupported,
-                "device mode needs the wire format, which has not landed yet",
-            ))
+        SourceSpec::Device(addr) => {
+            let socket = std::net::UdpSocket::bind(addr).map_err(|e| {
+                std::io::Error::new(e.kind(), format!("cannot listen on udp {addr}: {e}"))
+            })?;
+            std::thread::Builder::new()
+                .name("source-device".into())
+                .spawn(move || device::receive(&socket, &control, &tx))?
         }
     };
     Ok((rx, handle))

@@ -15,6 +15,7 @@
 use std::io::Write;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::SyncSender;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::zipf::{mix, Rng, Zipf};
@@ -90,9 +91,9 @@ struct Burst {
 #[derive(Clone, Debug)]
 pub struct Generator {
     rng: Rng,
-    clients: Zipf,
-    paths: Zipf,
-    path_names: Vec<(&'static str, String)>,
+    clients: Arc<Zipf>,
+    paths: Arc<Zipf>,
+    path_names: Arc<Vec<(&'static str, String)>>,
     rate_hint: u64,
     burst: Option<Burst>,
     until_burst: u64,
@@ -108,10 +109,27 @@ impl Generator {
         let until_burst = rate_hint * (3 + rng.below(3));
         Self {
             rng,
-            clients: Zipf::new(CLIENTS, 1.05),
-            paths: Zipf::new(PATHS, 1.15),
-            path_names,
+            clients: Arc::new(Zipf::new(CLIENTS, 1.05)),
+            paths: Arc::new(Zipf::new(PATHS, 1.15)),
+            path_names: Arc::new(path_names),
             rate_hint,
+            burst: None,
+            until_burst,
+        }
+    }
+
+    /// Another generator over the same clients and paths (the tables are shared, not copied) with
+    /// its own random stream: what a device in a fleet sees of the same traffic.
+    #[must_use]
+    pub fn fork(&self, seed: u64) -> Self {
+        let mut rng = Rng::new(seed);
+        let until_burst = self.rate_hint * (3 + rng.below(10));
+        Self {
+            rng,
+            clients: Arc::clone(&self.clients),
+            paths: Arc::clone(&self.paths),
+            path_names: Arc::clone(&self.path_names),
+            rate_hint: self.rate_hint,
             burst: None,
             until_burst,
         }

@@ -5,6 +5,7 @@
 //! 60×14 only the focused panel is shown, and every panel draws its most important line first.
 
 pub mod dedupe;
+pub mod devices;
 pub mod distinct;
 pub mod heavy;
 pub mod help;
@@ -100,13 +101,14 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
     if zoom || body.width < 60 || body.height < 14 {
         return vec![(focus, body)];
     }
-    use Panel::{Dedupe, Distinct, Heavy, Micro, Registers, Throughput};
+    use Panel::{Dedupe, Devices, Distinct, Heavy, Micro, Registers, Throughput};
     // Two columns; the right one is wider from 120 columns on, for the heavy hitters' lines.
     // Heights are for a 22-row body (80×24) and grow with the terminal.
     let tall = body.height >= 34;
     let plan: Vec<Vec<(Panel, u16)>> = vec![
         vec![
             (Distinct, if tall { 9 } else { 8 }),
+            (Devices, 10),
             (Dedupe, if tall { 16 } else { 8 }),
             (Micro, 6),
         ],
@@ -125,8 +127,14 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
         })
         .filter(|col| !col.is_empty())
         .collect();
+    let devices = panels.contains(&Devices);
     let widths = if columns.len() == 2 && body.width >= 120 {
-        vec![Constraint::Percentage(42), Constraint::Percentage(58)]
+        // The wider column holds the widest table: devices on the left, heavy hitters on the right.
+        if devices {
+            vec![Constraint::Percentage(58), Constraint::Percentage(42)]
+        } else {
+            vec![Constraint::Percentage(42), Constraint::Percentage(58)]
+        }
     } else {
         vec![Constraint::Fill(1); columns.len()]
     };
@@ -137,7 +145,7 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
         // right, else the last one).
         let flex = col
             .iter()
-            .position(|(p, _)| matches!(p, Dedupe | Heavy))
+            .position(|(p, _)| matches!(p, Dedupe | Devices | Heavy))
             .unwrap_or(col.len() - 1);
         let constraints: Vec<Constraint> = col
             .iter()
@@ -175,7 +183,7 @@ impl Widget for &App {
         if let Some(h) = header {
             self.render_header(h, buf);
         }
-        for (panel, rect) in layout(body, &self.panels(), self.focus, self.zoom) {
+        for (panel, rect) in layout(body, &self.panels(), self.focused(), self.zoom) {
             self.render_panel(panel, rect, buf);
         }
         if let Some(f) = footer {
@@ -190,7 +198,7 @@ impl Widget for &App {
 impl App {
     fn render_panel(&self, panel: Panel, area: Rect, buf: &mut Buffer) {
         let s = &self.snapshot;
-        let focused = panel == self.focus;
+        let focused = panel == self.focused();
         match panel {
             Panel::Distinct => {
                 if let Some(d) = &s.distinct {
@@ -223,6 +231,16 @@ impl App {
                         .render(area, buf);
                 }
             }
+            Panel::Devices => {
+                if let Some(d) = &s.devices {
+                    (&devices::DevicesPanel {
+                        stats: d,
+                        theme: self.theme,
+                        focused,
+                    })
+                        .render(area, buf);
+                }
+            }
             Panel::Dedupe => (&dedupe::DedupePanel {
                 stats: &s.dedupe,
                 exact: &s.exact,
@@ -239,6 +257,11 @@ impl App {
             Panel::Throughput => (&throughput::ThroughputPanel {
                 stats: &s.throughput,
                 totals: &s.totals,
+                unit: if s.devices.is_some() {
+                    "frames"
+                } else {
+                    "lines"
+                },
                 theme: self.theme,
                 focused,
             })
@@ -257,8 +280,13 @@ impl App {
             _ => Span::styled(" ● LIVE ", t.good()),
         };
         let secs = s.elapsed.as_secs();
+        let unit = if s.devices.is_some() {
+            "frames"
+        } else {
+            "lines"
+        };
         let mut stats = format!(
-            " {} lines │ {}/s",
+            " {} {unit} │ {}/s",
             human::short(s.totals.lines as f64),
             human::short(s.throughput.lines_per_sec),
         );

@@ -17,6 +17,8 @@ pub struct ThroughputPanel<'a> {
     pub stats: &'a Throughput,
     /// Totals.
     pub totals: &'a Totals,
+    /// What is counted: "lines", or "frames" in device mode.
+    pub unit: &'static str,
     /// The theme.
     pub theme: Theme,
     /// Whether the panel has focus.
@@ -32,7 +34,7 @@ impl Widget for &ThroughputPanel<'_> {
             return;
         }
         let mut first = vec![Span::styled(
-            format!("{} lines/s", short(s.lines_per_sec)),
+            format!("{} {}/s", short(s.lines_per_sec), self.unit),
             t.value(),
         )];
         first.extend(kv(" · peak", short(s.peak as f64), t));

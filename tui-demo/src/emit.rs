@@ -1,0 +1,248 @@
+//! `--emit N`: a fleet of simulated devices on this machine.
+//!
+//! Each device reads its own synthetic access log (the same clients and paths as the others, its own
+//! random stream), counts it with the `no_std` sketches exactly as firmware would (fixed-size values,
+//! no heap inside the sketches, each sketch's own `insert`), and every `--period` sends each sketch
+//! as a [`Frame`] (device id, sequence number, CRC-32, COBS) in one UDP datagram from its own
+//! socket. Frames go to loopback addresses only. `--corrupt P` flips one bit in that fraction of the
+//! frames, so the receiver's refusals can be watched.
+
+use std::io::{self, IsTerminal, Write};
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use sketch_nostd::wire::Frame;
+
+use crate::human::{bytes, count};
+use crate::ingest::fleet::{DeviceSeen, DEVICE_SEED};
+use crate::source::synthetic::Generator;
+use crate::source::zipf::Rng;
+
+/// What `--emit` was asked to do.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EmitOptions {
+    /// Number of devices.
+    pub devices: u32,
+    /// Where to send (a loopback address).
+    pub to: SocketAddr,
+    /// Lines per second per device.
+    pub rate: u64,
+    /// Time between two sends of a device.
+    pub period: Duration,
+    /// Fraction of frames corrupted on purpose.
+    pub corrupt: f64,
+    /// Stop after this long.
+    pub seconds: Option<f64>,
+    /// Seed of the devices' logs.
+    pub seed: u64,
+}
+
+/// What was sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EmitTotals {
+    /// Lines the devices counted.
+    pub lines: u64,
+    /// Frames sent.
+    pub frames: u64,
+    /// Frames corrupted on purpose.
+    pub corrupted: u64,
+    /// Bytes sent.
+    pub bytes: u64,
+    /// Sends that failed (nobody listening is not an error for UDP; a full buffer may be).
+    pub send_errors: u64,
+}
+
+/// One simulated device: its log, its sketches, its socket.
+struct Device {
+    id: u64,
+    socket: UdpSocket,
+    log: Generator,
+    /// The device's anti-spam filter: lines seen since it was last cleared.
+    seen: Box<DeviceSeen>,
+    seq: u32,
+    next_send: Instant,
+    owed: f64,
+    line: Vec<u8>,
+}
+
+impl Device {
+    fn count_lines(&mut self, n: u64) {
+        for _ in 0..n {
+            self.line.clear();
+            self.log.next_line(&mut self.line);
+            self.seen.insert(self.line.as_slice());
+        }
+        if self.seen.estimated_fp_rate() > 0.01 {
+            self.seen.clear();
+        }
+    }
+}
+
+/// Runs the fleet until `--seconds` pass or `stop` is set; reports progress on `status`.
+///
+/// # Errors
+/// When a socket cannot be opened; send failures are counted, not fatal.
+pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Result<EmitTotals> {
+    if !o.to.ip().is_loopback() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the device simulator only sends to loopback addresses",
+        ));
+    }
+    let base = Generator::new(o.seed);
+    let start = Instant::now();
+    let bind: SocketAddr = if o.to.is_ipv4() {
+        ([127, 0, 0, 1], 0).into()
+    } else {
+        (std::net::Ipv6Addr::LOCALHOST, 0).into()
+    };
+    let mut devices = Vec::with_capacity(o.devices as usize);
+    for i in 0..u64::from(o.devices) {
+        devices.push(Device {
+            id: 1 + i,
+            socket: UdpSocket::bind(bind)?,
+            log: base.fork(o.seed ^ (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            seen: Box::new(DeviceSeen::with_seed(DEVICE_SEED)),
+            seq: 0,
+            // Stagger the first sends over one period.
+            next_send: start + o.period.mul_f64((i as f64 + 1.0) / f64::from(o.devices)),
+            owed: 0.0,
+            line: Vec::with_capacity(160),
+        });
+    }
+    let mut rng = Rng::new(o.seed ^ 0xc0ff_ee00);
+    let mut buf = vec![0u8; Frame::<DeviceSeen>::MAX_ENCODED_LEN];
+    let mut totals = EmitTotals::default();
+    let deadline = o.seconds.map(|s| start + Duration::from_secs_f64(s));
+    let interactive = io::stderr().is_terminal();
+    let mut last_tick = start;
+    let mut next_status = start + Duration::from_secs(1);
+    while !stop.load(Ordering::Relaxed) && deadline.is_none_or(|d| Instant::now() < d) {
+        std::thread::sleep(Duration::from_millis(10));
+        let now = Instant::now();
+        let dt = now.duration_since(last_tick).as_secs_f64().min(0.5);
+        last_tick = now;
+        for d in &mut devices {
+            d.owed += o.rate as f64 * dt;
+            let n = d.owed as u64;
+            d.owed -= n as f64;
+            d.count_lines(n);
+            totals.lines += n;
+            if now < d.next_send {
+                continue;
+            }
+            d.next_send = now + o.period;
+            let frame = Frame {
+                device: d.id,
+                seq: d.seq,
+                sketch: (*d.seen).clone(),
+            };
+            d.seq = d.seq.wrapping_add(1);
+            let Ok(bytes) = frame.encode(&mut buf) else {
+                totals.send_errors += 1;
+                continue;
+            };
+            if o.corrupt > 0.0 && rng.chance(o.corrupt) {
+                let bit = rng.below(bytes.len() as u64 * 8);
+                if let Some(b) = bytes.get_mut((bit / 8) as usize) {
+                    *b ^= 1 << (bit % 8);
+                }
+                totals.corrupted += 1;
+            }
+            match d.socket.send_to(bytes, o.to) {
+                Ok(n) => {
+                    totals.frames += 1;
+                    totals.bytes += n as u64;
+                }
+                Err(_) => totals.send_errors += 1,
+            }
+        }
+        if interactive && now >= next_status {
+            next_status = now + Duration::from_secs(1);
+            let _ = write!(status, "\r{}", summary(o, &totals));
+            let _ = status.flush();
+        }
+    }
+    let _ = writeln!(
+        status,
+        "{}{}",
+        if interactive { "\r" } else { "" },
+        summary(o, &totals)
+    );
+    Ok(totals)
+}
+
+fn summary(o: &EmitOptions, t: &EmitTotals) -> String {
+    format!(
+        "{} devices → udp {}: {} lines counted, {} frames sent ({} corrupted on purpose), {}",
+        o.devices,
+        o.to,
+        count(t.lines),
+        count(t.frames),
+        count(t.corrupted),
+        bytes(t.bytes)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::fleet::Fleet;
+
+    #[test]
+    fn devices_send_frames_the_fleet_accepts_and_corruption_is_refused() {
+        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        rx.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let o = EmitOptions {
+            devices: 3,
+            to: rx.local_addr().unwrap(),
+            // Small frames (about 1 KiB): the whole run fits in the socket's receive buffer, so
+            // nothing is dropped even if the receiving thread is slow to run.
+            rate: 200,
+            period: Duration::from_millis(50),
+            corrupt: 0.3,
+            seconds: Some(0.6),
+            seed: 5,
+        };
+        let stop = AtomicBool::new(false);
+        let receiver = std::thread::spawn(move || {
+            let mut fleet = Fleet::new();
+            let mut buf = vec![0u8; 65_535];
+            let mut n = 0;
+            while let Ok((len, from)) = rx.recv_from(&mut buf) {
+                fleet.datagram(from, &mut buf[..len], Instant::now());
+                n += 1;
+            }
+            (fleet, n)
+        });
+        let totals = run(&o, &stop, &mut io::sink()).unwrap();
+        let (fleet, received) = receiver.join().unwrap();
+        let s = fleet.stats(Instant::now());
+        assert!(totals.frames >= 3 * 5, "{totals:?}");
+        assert_eq!(
+            received, totals.frames,
+            "loopback UDP delivers every datagram here"
+        );
+        assert_eq!(s.ok + s.bad, totals.frames);
+        // A single flipped bit is always caught (CRC-32 detects every 1-bit error).
+        assert_eq!(s.bad, totals.corrupted, "{:?}", s.errors);
+        assert_eq!(s.rows.len(), 3);
+        assert!(s.held_merged > 0.0 && s.held_merged <= s.held_sum + 1.0);
+    }
+
+    #[test]
+    fn only_loopback() {
+        let o = EmitOptions {
+            devices: 1,
+            to: "192.0.2.1:7777".parse().unwrap(),
+            rate: 1,
+            period: Duration::from_millis(10),
+            corrupt: 0.0,
+            seconds: Some(0.0),
+            seed: 1,
+        };
+        assert!(run(&o, &AtomicBool::new(false), &mut io::sink()).is_err());
+    }
+}

@@ -1,0 +1,290 @@
+//! Device mode on the host: frames from many devices, checked, kept per device, merged.
+//!
+//! Each device sends its sketches periodically, each in a [`Frame`] (device id, sequence number,
+//! sketch, CRC-32, COBS). The host keeps the latest sketch of each kind per device and merges them:
+//! a Bloom filter by OR. A datagram that fails any check (framing, CRC, envelope, parameters, seed)
+//! is counted against its sender, if the sender's address is known, and dropped; nothing a device
+//! sends can stop the host.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use sketch_nostd::sizing::{k_for, words_for};
+use sketch_nostd::wire::{Frame, RawFrame, SketchKind};
+use sketch_nostd::{Bloom, WireError};
+
+use crate::snapshot::{DeviceRow, FleetStats};
+
+/// The seed every device's sketches use (sketches merge only with equal seeds).
+pub const DEVICE_SEED: u64 = 0xdead_beef_0000_0001;
+
+/// Lines a device's dedupe filter is sized for.
+pub const DEVICE_SEEN_CAPACITY: u64 = 10_000;
+/// A device's dedupe filter: 10,000 lines at 1% (11.7 KiB), cleared when its estimate passes 1%.
+pub type DeviceSeen =
+    Bloom<{ words_for(DEVICE_SEEN_CAPACITY, 0.01) }, { k_for(DEVICE_SEEN_CAPACITY, 0.01) }>;
+
+/// What the host keeps about one device.
+#[derive(Clone, Debug)]
+struct Device {
+    addr: SocketAddr,
+    last_seen: Instant,
+    ok: u64,
+    bad: u64,
+    lost: u64,
+    last_seq: Option<u32>,
+    bytes: u64,
+    seen: Option<Box<DeviceSeen>>,
+}
+
+/// The fleet: every device heard from, and what went wrong.
+#[derive(Clone, Debug, Default)]
+pub struct Fleet {
+    devices: BTreeMap<u64, Device>,
+    by_addr: HashMap<SocketAddr, u64>,
+    unattributed_bad: u64,
+    errors: BTreeMap<&'static str, u64>,
+    bytes: u64,
+}
+
+/// Why a datagram was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The wire format said no (framing, CRC, envelope, parameters, body).
+    Wire(WireError),
+    /// A sketch hashed with another seed: it cannot be merged.
+    WrongSeed,
+    /// A kind of sketch devices are not expected to send.
+    UnexpectedKind,
+}
+
+impl From<WireError> for Refused {
+    fn from(e: WireError) -> Self {
+        Self::Wire(e)
+    }
+}
+
+impl Refused {
+    /// A short name, for the tally of refusals.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Wire(WireError::BadChecksum) => "bad CRC",
+            Self::Wire(WireError::BadFraming) => "bad framing",
+            Self::Wire(WireError::Truncated) => "truncated",
+            Self::Wire(WireError::TrailingBytes) => "trailing bytes",
+            Self::Wire(WireError::BadMagic) => "bad magic",
+            Self::Wire(WireError::UnsupportedVersion { .. }) => "unsupported version",
+            Self::Wire(WireError::UnknownKind { .. } | WireError::WrongKind { .. })
+            | Self::UnexpectedKind => "unexpected kind",
+            Self::Wire(WireError::WrongParameter { .. }) => "wrong parameters",
+            Self::Wire(_) => "malformed",
+            Self::WrongSeed => "wrong seed",
+        }
+    }
+}
+
+impl Fleet {
+    /// An empty fleet.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes one datagram from `from`, received at `now`.
+    pub fn datagram(&mut self, from: SocketAddr, bytes: &mut [u8], now: Instant) {
+        self.bytes += bytes.len() as u64;
+        let n = bytes.len() as u64;
+        match Self::decode(bytes) {
+            Ok((device, seq, seen)) => {
+                self.by_addr.insert(from, device);
+                let d = self.devices.entry(device).or_insert_with(|| Device {
+                    addr: from,
+                    last_seen: now,
+                    ok: 0,
+                    bad: 0,
+                    lost: 0,
+                    last_seq: None,
+                    bytes: 0,
+                    seen: None,
+                });
+                d.addr = from;
+                d.last_seen = now;
+                d.ok += 1;
+                d.bytes += n;
+                if let Some(last) = d.last_seq {
+                    // Frames in between that never arrived (a restart resets the count).
+                    d.lost += u64::from(seq.wrapping_sub(last).saturating_sub(1)).min(1 << 20);
+                }
+                d.last_seq = Some(seq);
+                if let Some(s) = seen {
+                    d.seen = Some(s);
+                }
+            }
+            Err(e) => {
+                *self.errors.entry(e.name()).or_default() += 1;
+                match self
+                    .by_addr
+                    .get(&from)
+                    .and_then(|id| self.devices.get_mut(id))
+                {
+                    Some(d) => {
+                        d.bad += 1;
+                        d.bytes += n;
+                    }
+                    None => self.unattributed_bad += 1,
+                }
+            }
+        }
+    }
+
+    /// Checks and decodes one frame: the device, the sequence number and the sketch it carries.
+    fn decode(bytes: &mut [u8]) -> Result<(u64, u32, Option<Box<DeviceSeen>>), Refused> {
+        let raw = RawFrame::decode(bytes)?;
+        let header = raw.header()?;
+        if header.seed != DEVICE_SEED {
+            return Err(Refused::WrongSeed);
+        }
+        match header.kind {
+            SketchKind::Bloom => {
+                let Frame {
+                    device,
+                    seq,
+                    sketch,
+                } = raw.to_frame::<DeviceSeen>()?;
+                Ok((device, seq, Some(Box::new(sketch))))
+            }
+            _ => Err(Refused::UnexpectedKind),
+        }
+    }
+
+    /// The figures for the UI, as of `now`.
+    #[must_use]
+    pub fn stats(&self, now: Instant) -> FleetStats {
+        let mut merged: Option<DeviceSeen> = None;
+        let mut rows = Vec::with_capacity(self.devices.len());
+        for (&id, d) in &self.devices {
+            let held = d.seen.as_ref().map(|s| s.estimated_len());
+            if let Some(s) = &d.seen {
+                match merged.as_mut() {
+                    // Equal seeds are checked when decoding, so the union cannot fail.
+                    Some(m) => {
+                        let _ = m.union(s);
+                    }
+                    None => merged = Some((**s).clone()),
+                }
+            }
+            rows.push(DeviceRow {
+                id,
+                addr: d.addr.to_string(),
+                last_seen: now.saturating_duration_since(d.last_seen),
+                ok: d.ok,
+                bad: d.bad,
+                lost: d.lost,
+                bytes: d.bytes,
+                held,
+            });
+        }
+        FleetStats {
+            ok: rows.iter().map(|r| r.ok).sum(),
+            bad: rows.iter().map(|r| r.bad).sum::<u64>() + self.unattributed_bad,
+            unattributed_bad: self.unattributed_bad,
+            lost: rows.iter().map(|r| r.lost).sum(),
+            bytes: self.bytes,
+            errors: self
+                .errors
+                .iter()
+                .map(|(k, v)| ((*k).to_string(), *v))
+                .collect(),
+            held_sum: rows.iter().filter_map(|r| r.held).sum(),
+            held_merged: merged.as_ref().map_or(0.0, DeviceSeen::estimated_len),
+            merged_fill: merged.as_ref().map_or(0.0, DeviceSeen::fill_ratio),
+            seen_bytes: std::mem::size_of::<DeviceSeen>() as u64,
+            rows,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(device: u64, seq: u32, keys: &[&str]) -> Vec<u8> {
+        let mut seen = DeviceSeen::with_seed(DEVICE_SEED);
+        for k in keys {
+            seen.insert(*k);
+        }
+        let mut buf = vec![0u8; Frame::<DeviceSeen>::MAX_ENCODED_LEN];
+        let n = Frame {
+            device,
+            seq,
+            sketch: seen,
+        }
+        .encode(&mut buf)
+        .unwrap()
+        .len();
+        buf.truncate(n);
+        buf
+    }
+
+    #[test]
+    fn frames_are_checked_counted_and_merged() {
+        let a: SocketAddr = "127.0.0.1:4001".parse().unwrap();
+        let b: SocketAddr = "127.0.0.1:4002".parse().unwrap();
+        let stranger: SocketAddr = "127.0.0.1:4003".parse().unwrap();
+        let now = Instant::now();
+        let mut fleet = Fleet::new();
+        fleet.datagram(a, &mut frame(1, 0, &["x", "y"]), now);
+        fleet.datagram(b, &mut frame(2, 0, &["y", "z"]), now);
+        // Device 1 skips two sequence numbers, then sends a corrupted frame.
+        fleet.datagram(a, &mut frame(1, 3, &["x", "y", "w"]), now);
+        let mut bad = frame(1, 4, &["x"]);
+        bad[3] ^= 0x40;
+        fleet.datagram(a, &mut bad, now);
+        // Garbage from an unknown sender, and an empty datagram.
+        fleet.datagram(stranger, &mut b"hello".to_vec(), now);
+        fleet.datagram(stranger, &mut [], now);
+
+        let s = fleet.stats(now);
+        assert_eq!(s.rows.len(), 2);
+        assert_eq!(
+            (s.rows[0].id, s.rows[0].ok, s.rows[0].bad, s.rows[0].lost),
+            (1, 2, 1, 2)
+        );
+        assert_eq!((s.rows[1].id, s.rows[1].ok, s.rows[1].bad), (2, 1, 0));
+        assert_eq!((s.ok, s.bad, s.unattributed_bad), (3, 3, 2));
+        assert_eq!(s.errors.iter().map(|(_, n)| n).sum::<u64>(), 3);
+        // The merged filter holds x, y, z, w: four lines (the estimate is exact at this fill).
+        assert_eq!(s.held_merged.round(), 4.0);
+        assert_eq!(
+            s.held_sum.round(),
+            5.0,
+            "3 + 2: the sum counts y twice, the merge does not"
+        );
+    }
+
+    #[test]
+    fn a_frame_with_another_seed_is_refused() {
+        let mut other = DeviceSeen::with_seed(7);
+        other.insert("x");
+        let mut buf = vec![0u8; Frame::<DeviceSeen>::MAX_ENCODED_LEN];
+        let n = Frame {
+            device: 9,
+            seq: 0,
+            sketch: other,
+        }
+        .encode(&mut buf)
+        .unwrap()
+        .len();
+        let mut fleet = Fleet::new();
+        fleet.datagram(
+            "127.0.0.1:1".parse().unwrap(),
+            &mut buf[..n],
+            Instant::now(),
+        );
+        let s = fleet.stats(Instant::now());
+        assert!(s.rows.is_empty());
+        assert_eq!(s.errors, vec![("wrong seed".to_string(), 1)]);
+    }
+}

@@ -4,6 +4,8 @@
 //!   of different sizes or parameters are different types, so combining them does not compile.
 //! * [`WireError`] (feature `serde`): bytes that could not be encoded into a buffer or decoded into a
 //!   sketch or a frame.
+//! * [`PartsError`]: raw parts (counters, entries, totals, as a wire decoder hands them over) that no
+//!   sequence of operations on a sketch could have produced.
 
 use core::fmt;
 
@@ -40,6 +42,68 @@ impl fmt::Display for MergeError {
 }
 
 impl core::error::Error for MergeError {}
+
+/// Why raw parts were refused by a validating constructor such as
+/// [`CountMin::from_parts`](crate::CountMin::from_parts): they do not describe a state the sketch can
+/// reach, so trusting them would break its guarantees (for example "never an underestimate").
+///
+/// ```
+/// use sketch_nostd::{CountMin, PartsError};
+///
+/// // Row 0 holds 9 but the total says only 4 were ever counted.
+/// let cells = [[9u8, 0], [4, 0]];
+/// assert_eq!(
+///     CountMin::<2, 2, u8>::from_parts(cells, 0, 4),
+///     Err(PartsError::RowAboveTotal { row: 0 })
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PartsError {
+    /// A slice of counters or entries has the wrong length for the type.
+    LengthMismatch {
+        /// The length the type needs (or, for entries, the capacity).
+        expected: usize,
+        /// The length given.
+        found: usize,
+    },
+    /// A count-min row adds up to more than the total of all counts.
+    RowAboveTotal {
+        /// The row, counted from 0.
+        row: usize,
+    },
+    /// The same key appears twice among the entries of a heavy-hitter summary.
+    DuplicateKey {
+        /// Position of the second occurrence in the entries given.
+        index: usize,
+    },
+    /// An entry's count is impossible: above the sketch's estimate for that key (top-k), or below the
+    /// entry's error (Space-Saving).
+    BadCount {
+        /// Position of the entry in the entries given.
+        index: usize,
+    },
+}
+
+impl fmt::Display for PartsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::LengthMismatch { expected, found } => {
+                write!(f, "expected {expected} values, found {found}")
+            }
+            Self::RowAboveTotal { row } => {
+                write!(
+                    f,
+                    "count-min row {row} adds up to more than the total count"
+                )
+            }
+            Self::DuplicateKey { index } => write!(f, "entry {index} repeats an earlier key"),
+            Self::BadCount { index } => write!(f, "entry {index} has an impossible count"),
+        }
+    }
+}
+
+impl core::error::Error for PartsError {}
 
 /// Checks that two seeds agree before a merge.
 pub(crate) const fn check_seeds(ours: u64, theirs: u64) -> Result<(), MergeError> {

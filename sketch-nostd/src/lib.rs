@@ -7,6 +7,7 @@
 //! | question | sketch | error |
 //! | --- | --- | --- |
 //! | "is it there?" | [`Bloom`], [`MicroBloom`], [`MicroBloom32`] | false positives only, at a rate fixed by the size |
+//! | "how often?" | [`CountMin`] | overestimates only, by at most ε·N with probability 1 − δ (N = total count) |
 //!
 //! Hashing ([`hash`]) is xxh3-64 over a canonical byte encoding of each key ([`Key`]), so a sketch
 //! built on a 32-bit Cortex-M0 and one built on a 64-bit host hash identically and can be merged.
@@ -38,6 +39,7 @@
 #![deny(missing_docs)]
 
 pub mod bloom;
+pub mod countmin;
 pub mod error;
 pub mod hash;
 pub mod micro;
@@ -46,7 +48,8 @@ pub mod sizing;
 pub mod wire;
 
 pub use bloom::Bloom;
-pub use error::MergeError;
+pub use countmin::CountMin;
+pub use error::{MergeError, PartsError};
 #[cfg(feature = "serde")]
 pub use error::WireError;
 pub use hash::Key;

@@ -17,6 +17,17 @@
 //! for no bits, `p` at or below 0 (or NaN) is treated as the smallest positive `f64`. The Bloom type
 //! then refuses zero words at compile time.
 //!
+//! Count-min sketches are sized the same way, by the error `ε·N` and its failure probability `δ`:
+//!
+//! ```
+//! use sketch_nostd::{sizing::{cm_depth, cm_width}, CountMin};
+//!
+//! // ε = 0.001, δ = 0.01: 2,719 counters in each of 5 rows.
+//! type Plays = CountMin<{ cm_width(0.001) }, { cm_depth(0.01) }, u32>;
+//! assert_eq!((Plays::WIDTH, Plays::DEPTH), (2_719, 5));
+//! assert!(Plays::EPSILON <= 0.001 && Plays::DELTA <= 0.01);
+//! ```
+//!
 //! The float helpers here ([`ln`], [`exp`]) are `const` re-implementations accurate to a few ULP,
 //! because `f64::ln` is neither `const` nor available in `core`.
 
@@ -25,6 +36,7 @@
 pub const MAX_K: u32 = 32;
 
 const LN_2: f64 = core::f64::consts::LN_2;
+const E: f64 = core::f64::consts::E;
 
 /// Natural logarithm, usable in `const` contexts. `ln(0)` is −∞; negative inputs and NaN give NaN.
 ///
@@ -233,6 +245,98 @@ pub const fn fp_rate(m: u64, n: u64, k: u32) -> f64 {
     p
 }
 
+/// Counters per row of a [`CountMin`](crate::CountMin) whose overestimate is at most `ε·N` (with
+/// probability `1 − δ`, `δ` chosen by [`cm_depth`]): w = ⌈e/ε⌉, and at least 1.
+///
+/// `ε` at or below 0 (or NaN) asks for an impossible width and returns `usize::MAX`, which the count-min
+/// type then rejects at compile time.
+///
+/// ```
+/// use sketch_nostd::sizing::cm_width;
+/// assert_eq!(cm_width(0.001), 2_719);
+/// assert_eq!(cm_width(0.01), 272);
+/// assert_eq!(cm_width(5.0), 1);
+/// assert_eq!(cm_width(0.0), usize::MAX);
+/// ```
+#[must_use]
+pub const fn cm_width(epsilon: f64) -> usize {
+    let w = ceil_u64(E / clamp_p(epsilon));
+    if w == 0 {
+        1
+    } else if w > usize::MAX as u64 {
+        usize::MAX
+    } else {
+        w as usize
+    }
+}
+
+/// Rows of a [`CountMin`](crate::CountMin) whose `ε·N` bound fails with probability at most `δ`:
+/// d = ⌈ln(1/δ)⌉, and at least 1. `δ` at or below 0 (or NaN) is treated as the smallest positive
+/// `f64` (709 rows).
+///
+/// ```
+/// use sketch_nostd::sizing::cm_depth;
+/// assert_eq!(cm_depth(0.01), 5);
+/// assert_eq!(cm_depth(0.001), 7);
+/// assert_eq!(cm_depth(0.5), 1);
+/// assert_eq!(cm_depth(1.0), 1);
+/// ```
+#[must_use]
+pub const fn cm_depth(delta: f64) -> usize {
+    let d = ceil_u64(-ln(clamp_p(delta)));
+    if d == 0 {
+        1
+    } else {
+        d as usize
+    }
+}
+
+/// The `ε` a count-min row of `width` counters achieves: e/w (infinite for 0).
+///
+/// ```
+/// use sketch_nostd::sizing::{cm_epsilon, cm_width};
+/// assert!(cm_epsilon(cm_width(0.001)) <= 0.001);
+/// assert!((cm_epsilon(2_719) - 0.000_999_74).abs() < 1e-8);
+/// ```
+#[must_use]
+pub const fn cm_epsilon(width: usize) -> f64 {
+    E / width as f64
+}
+
+/// The failure probability `δ` of a count-min sketch with `depth` rows: e^(−d).
+///
+/// ```
+/// use sketch_nostd::sizing::{cm_delta, cm_depth};
+/// assert!(cm_delta(cm_depth(0.01)) <= 0.01);
+/// assert!((cm_delta(5) - 0.006_737_9).abs() < 1e-7);
+/// ```
+#[must_use]
+pub const fn cm_delta(depth: usize) -> f64 {
+    exp(-(depth as f64))
+}
+
+/// Counters a Space-Saving summary needs so that every count it reports is at
+/// most `ε·N` above the truth and every key more frequent than `ε·N` is listed: ⌈1/ε⌉, at least 1
+/// (`usize::MAX` for `ε ≤ 0` or NaN).
+///
+/// ```
+/// use sketch_nostd::sizing::ss_capacity;
+/// assert_eq!(ss_capacity(0.01), 100);
+/// assert_eq!(ss_capacity(0.003), 334);
+/// assert_eq!(ss_capacity(2.0), 1);
+/// ```
+#[must_use]
+pub const fn ss_capacity(epsilon: f64) -> usize {
+    let m = ceil_u64(1.0 / clamp_p(epsilon));
+    if m == 0 {
+        1
+    } else if m > usize::MAX as u64 {
+        usize::MAX
+    } else {
+        m as usize
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,5 +375,29 @@ mod tests {
         assert_eq!(words_for(u64::MAX, 0.0), (u64::MAX / 64 + 1) as usize);
         assert_eq!(k_for(100, 0.5), 1);
         assert_eq!(optimal_k(0, 0), MAX_K);
+        assert_eq!(cm_width(f64::NAN), usize::MAX);
+        assert_eq!(cm_depth(0.0), 709);
+        assert_eq!(cm_depth(f64::NAN), 709);
+        assert_eq!(ss_capacity(-1.0), usize::MAX);
+    }
+
+    #[test]
+    fn count_min_sizes_meet_their_targets() {
+        let mut eps = 1e-6;
+        while eps < 3.0 {
+            let w = cm_width(eps);
+            assert!(
+                cm_epsilon(w) <= eps && (w == 1 || cm_epsilon(w - 1) > eps),
+                "eps {eps}"
+            );
+            eps *= 1.9;
+        }
+        let mut delta = 1e-12;
+        while delta < 1.0 {
+            let d = cm_depth(delta);
+            assert!(cm_delta(d) <= delta * (1.0 + 1e-12), "delta {delta}");
+            assert!(d == 1 || cm_delta(d - 1) > delta, "delta {delta}");
+            delta *= 1.7;
+        }
     }
 }

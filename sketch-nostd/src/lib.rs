@@ -49,8 +49,8 @@ pub mod wire;
 
 pub use bloom::Bloom;
 pub use countmin::CountMin;
-pub use error::{MergeError, PartsError};
 #[cfg(feature = "serde")]
 pub use error::WireError;
+pub use error::{MergeError, PartsError};
 pub use hash::Key;
 pub use micro::{MicroBloom, MicroBloom32};

@@ -4,3 +4,4 @@
 //! every test draws its keys the same reproducible way.
 
 pub mod rng;
+pub mod zipf;

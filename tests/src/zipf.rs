@@ -1,0 +1,115 @@
+//! The seeded Zipf stream of SPEC.md (weights 1/r over the ranks) and the overestimate statistics of
+//! its tables. Shared by the `sketch-tests` crate and the library's examples and benches, which
+//! include this file (and its sibling `rng.rs`) by path, so all of them see the same events.
+
+use super::rng::SplitMix64;
+
+/// Zipf's law with exponent 1 over ranks `1..=n`: rank `r` is drawn with probability `(1/r) / H(n)`.
+#[derive(Clone, Debug)]
+pub struct Zipf {
+    /// `cdf[r - 1]` = weight of ranks `1..=r`.
+    cdf: Vec<f64>,
+}
+
+impl Zipf {
+    /// The distribution over `n` ranks.
+    pub fn new(n: u32) -> Self {
+        let mut sum = 0.0;
+        let cdf = (1..=n)
+            .map(|r| {
+                sum += 1.0 / f64::from(r);
+                sum
+            })
+            .collect();
+        Self { cdf }
+    }
+
+    /// The probability of rank `r`.
+    pub fn probability(&self, r: u32) -> f64 {
+        let total = self.cdf.last().copied().unwrap_or(1.0);
+        1.0 / f64::from(r) / total
+    }
+
+    /// Draws a rank in `1..=n` (inverse transform by binary search).
+    pub fn sample(&self, rng: &mut SplitMix64) -> u32 {
+        let total = self.cdf.last().copied().unwrap_or(0.0);
+        let u = rng.next_f64() * total;
+        let i = self
+            .cdf
+            .partition_point(|&c| c <= u)
+            .min(self.cdf.len() - 1);
+        i as u32 + 1
+    }
+}
+
+/// SPEC.md's stream: `events` draws from Zipf over `keys` ranks, seeded. Each event is the rank.
+pub fn zipf_stream(keys: u32, events: usize, seed: u64) -> Vec<u32> {
+    let zipf = Zipf::new(keys);
+    let mut rng = SplitMix64(seed);
+    (0..events).map(|_| zipf.sample(&mut rng)).collect()
+}
+
+/// Exact counts of a stream of ranks in `1..=keys`: `counts[r]` is the count of rank `r`
+/// (`counts[0]` is unused).
+pub fn exact_counts(stream: &[u32], keys: u32) -> Vec<u64> {
+    let mut counts = vec![0u64; keys as usize + 1];
+    for &r in stream {
+        counts[r as usize] += 1;
+    }
+    counts
+}
+
+/// SPEC.md's parameters: 50,000 keys, 200,000 events.
+pub const SPEC_KEYS: u32 = 50_000;
+/// SPEC.md's parameters: 50,000 keys, 200,000 events.
+pub const SPEC_EVENTS: usize = 200_000;
+/// The seed the tests and the example use for SPEC.md's stream.
+pub const SPEC_SEED: u64 = 2004;
+
+/// How a frequency estimator's answers compare with the exact counts, over every key of a universe.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overestimates {
+    /// The largest `estimate − true` over all keys.
+    pub worst: u64,
+    /// Keys whose overestimate is above the bound given to [`Overestimates::measure`].
+    pub above_bound: usize,
+    /// Keys estimated below their true count.
+    pub under: usize,
+    /// Mean overestimate over every key of the universe, seen in the stream or not.
+    pub mean_per_key: f64,
+    /// Mean overestimate over the keys that occur in the stream.
+    pub mean_per_seen_key: f64,
+    /// Mean overestimate over the events: what a query for a random event's key sees.
+    pub mean_per_event: f64,
+}
+
+impl Overestimates {
+    /// Compares `estimate(r)` with `truth[r]` for every rank `r` in `1..truth.len()`
+    /// (`truth` as returned by [`exact_counts`]); underestimates count as 0 in the means.
+    pub fn measure(truth: &[u64], bound: u64, estimate: impl Fn(u32) -> u64) -> Self {
+        let mut o = Self::default();
+        let (mut sum, mut sum_seen, mut seen, mut sum_events, mut events) =
+            (0u64, 0u64, 0u64, 0u64, 0u64);
+        for (r, &t) in truth.iter().enumerate().skip(1) {
+            let est = estimate(r as u32);
+            if est < t {
+                o.under += 1;
+            }
+            let over = est.saturating_sub(t);
+            o.worst = o.worst.max(over);
+            o.above_bound += usize::from(over > bound);
+            sum += over;
+            if t > 0 {
+                seen += 1;
+                sum_seen += over;
+                sum_events += over * t;
+                events += t;
+            }
+        }
+        let keys = truth.len().saturating_sub(1).max(1) as f64;
+        o.mean_per_key = sum as f64 / keys;
+        o.mean_per_seen_key = sum_seen as f64 / seen.max(1) as f64;
+        o.mean_per_event = sum_events as f64 / events.max(1) as f64;
+        o
+    }
+}

@@ -1,0 +1,185 @@
+//! Property tests of the count-min sketch: never an underestimate, merge equals one sketch fed both
+//! streams, saturation instead of wrap-around, no panic on any parts.
+
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+use sketch_nostd::countmin::{Conservative, Standard, UpdatePolicy, UpdateRule};
+use sketch_nostd::{CountMin, PartsError};
+
+/// Small sketches so that keys collide a lot: 8 counters × 3 rows.
+type Small<C, U> = CountMin<8, 3, C, U>;
+
+fn events() -> impl Strategy<Value = Vec<(u16, u16)>> {
+    prop::collection::vec((0u16..64, 0u16..300), 0..200)
+}
+
+fn exact(events: &[(u16, u16)]) -> HashMap<u16, u64> {
+    let mut m = HashMap::new();
+    for &(k, c) in events {
+        *m.entry(k).or_default() += u64::from(c);
+    }
+    m
+}
+
+fn check_never_under<U: UpdatePolicy>(
+    events: &[(u16, u16)],
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let mut cm = Small::<u32, U>::with_seed(seed);
+    for &(k, c) in events {
+        let est = cm.add(&k, u64::from(c));
+        prop_assert_eq!(est, cm.estimate(&k));
+    }
+    for (k, t) in exact(events) {
+        prop_assert!(
+            cm.estimate(&k) >= t,
+            "key {}: {} < {}",
+            k,
+            cm.estimate(&k),
+            t
+        );
+    }
+    prop_assert_eq!(
+        cm.total(),
+        events.iter().map(|&(_, c)| u64::from(c)).sum::<u64>()
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn never_under_standard(events in events(), seed: u64) {
+        check_never_under::<Standard>(&events, seed)?;
+    }
+
+    #[test]
+    fn never_under_conservative(events in events(), seed: u64) {
+        check_never_under::<Conservative>(&events, seed)?;
+    }
+
+    /// Mixed rules per call and halvings: estimates stay at or above the exact counts aged the same
+    /// way (halved, rounded down, at the same moments).
+    #[test]
+    fn never_under_with_mixed_rules_and_aging(
+        ops in prop::collection::vec((0u16..64, 0u16..300, 0u8..10), 0..200),
+        seed: u64,
+    ) {
+        let mut cm = Small::<u32, Standard>::with_seed(seed);
+        let mut truth: HashMap<u16, u64> = HashMap::new();
+        for (k, c, op) in ops {
+            match op {
+                0 => {
+                    cm.halve();
+                    truth.values_mut().for_each(|t| *t /= 2);
+                }
+                1..=4 => {
+                    cm.add_with(&k, u64::from(c), UpdateRule::Conservative);
+                    *truth.entry(k).or_default() += u64::from(c);
+                }
+                _ => {
+                    cm.add_with(&k, u64::from(c), UpdateRule::Standard);
+                    *truth.entry(k).or_default() += u64::from(c);
+                }
+            }
+            for (k, &t) in &truth {
+                prop_assert!(cm.estimate(k) >= t);
+            }
+        }
+    }
+
+    #[test]
+    fn merge_equals_one_sketch_fed_both(a in events(), b in events(), seed: u64) {
+        let mut left = Small::<u16, Standard>::with_seed(seed);
+        let mut right = Small::<u16, Standard>::with_seed(seed);
+        let mut both = Small::<u16, Standard>::with_seed(seed);
+        for &(k, c) in &a {
+            left.add(&k, u64::from(c));
+            both.add(&k, u64::from(c));
+        }
+        for &(k, c) in &b {
+            right.add(&k, u64::from(c));
+            both.add(&k, u64::from(c));
+        }
+        left.merge(&right).unwrap();
+        prop_assert_eq!(left, both);
+    }
+
+    /// Merged conservative sketches never underestimate, and never exceed a standard sketch of the
+    /// concatenated stream cell by cell (so the ε·N bound carries over).
+    #[test]
+    fn conservative_merge_is_bounded(a in events(), b in events(), seed: u64) {
+        let mut left = Small::<u32, Conservative>::with_seed(seed);
+        let mut right = Small::<u32, Conservative>::with_seed(seed);
+        let mut standard = Small::<u32, Standard>::with_seed(seed);
+        for &(k, c) in &a {
+            left.add(&k, u64::from(c));
+            standard.add(&k, u64::from(c));
+        }
+        for &(k, c) in &b {
+            right.add(&k, u64::from(c));
+            standard.add(&k, u64::from(c));
+        }
+        left.merge(&right).unwrap();
+        prop_assert!(left.cells_flat().iter().zip(standard.cells_flat()).all(|(l, s)| l <= s));
+        let all: Vec<_> = a.iter().chain(&b).copied().collect();
+        for (k, t) in exact(&all) {
+            prop_assert!(left.estimate(&k) >= t);
+        }
+    }
+
+    /// u8 counters stop at 255: estimates never fall when counts are added (a wrap would make them
+    /// fall), never drop below min(true, 255), and saturation is reported.
+    #[test]
+    fn u8_saturates_instead_of_wrapping(events in events(), conservative: bool, seed: u64) {
+        let rule = if conservative { UpdateRule::Conservative } else { UpdateRule::Standard };
+        let mut cm = Small::<u8, Standard>::with_seed(seed);
+        let mut truth: HashMap<u16, u64> = HashMap::new();
+        for &(k, c) in &events {
+            let before = cm.estimate(&k);
+            let after = cm.add_with(&k, u64::from(c), rule);
+            prop_assert!(after >= before && after <= 255);
+            *truth.entry(k).or_default() += u64::from(c);
+        }
+        for (k, &t) in &truth {
+            prop_assert!(cm.estimate(k) >= t.min(255));
+        }
+        if truth.values().any(|&t| t >= 255) {
+            prop_assert!(cm.is_saturated());
+        }
+        if !cm.is_saturated() {
+            for (k, &t) in &truth {
+                prop_assert!(cm.estimate(k) >= t);
+            }
+        }
+    }
+
+    /// Parts from a real sketch round-trip; arbitrary parts are accepted or refused, never a panic,
+    /// and an accepted sketch works.
+    #[test]
+    fn parts_round_trip_or_refuse(
+        events in events(),
+        cells in prop::collection::vec(any::<u8>(), 0..40),
+        total: u64,
+        seed: u64,
+    ) {
+        let mut cm = Small::<u8, Conservative>::with_seed(seed);
+        for &(k, c) in &events {
+            cm.add(&k, u64::from(c));
+        }
+        let back = Small::<u8, Conservative>::from_flat_cells(cm.cells_flat(), seed, cm.total());
+        prop_assert_eq!(back.as_ref(), Ok(&cm));
+        match Small::<u8, Conservative>::from_flat_cells(&cells, seed, total) {
+            Ok(mut s) => {
+                prop_assert_eq!(cells.len(), 24);
+                s.increment("x");
+                prop_assert!(s.estimate("x") >= 1);
+            }
+            Err(PartsError::LengthMismatch { expected: 24, found }) => prop_assert_eq!(found, cells.len()),
+            Err(PartsError::RowAboveTotal { row }) => prop_assert!(row < 3),
+            Err(e) => prop_assert!(false, "unexpected {e:?}"),
+        }
+    }
+}

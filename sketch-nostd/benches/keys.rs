@@ -18,3 +18,8 @@ pub fn string_keys(n: usize, seed: u64) -> Vec<String> {
         .map(|k| format!("user:{}", k % 100_000_000))
         .collect()
 }
+
+/// SPEC.md's seeded Zipf stream (weights 1/r), shared with the tests and examples.
+#[allow(dead_code)]
+#[path = "../../tests/src/zipf.rs"]
+pub mod zipf;

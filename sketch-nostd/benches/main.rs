@@ -5,6 +5,7 @@
 #![allow(missing_docs)]
 
 mod bloom;
+mod countmin;
 mod keys;
 
-criterion::criterion_main!(bloom::benches);
+criterion::criterion_main!(bloom::benches, countmin::benches);

@@ -50,7 +50,15 @@ setup() {
     command -v rustup >/dev/null 2>&1 || { echo "error: rustup is required (https://rustup.rs)" >&2; return 1; }
     rustup component add rustfmt clippy >/dev/null 2>&1 || { echo "error: rustup component add rustfmt clippy failed" >&2; return 1; }
     rustup target add "${TARGETS[@]}" >/dev/null || { echo "error: rustup target add ${TARGETS[*]} failed" >&2; return 1; }
-    need_cmd tmux tmux
+    need_cmd tmux tmux &&
+        need_cmd qemu-system-arm qemu-system-arm &&
+        need_cmd arm-none-eabi-size binutils-arm-none-eabi
+}
+
+firmware_lints() {
+    # The firmware crate is its own workspace (it only builds for microcontrollers).
+    (cd tests/firmware && cargo fmt -- --check &&
+        cargo clippy -q --release --target thumbv7m-none-eabi -- -D warnings)
 }
 
 run_tests() {
@@ -70,15 +78,21 @@ cross_builds() {
     cargo build -q -p sketch-nostd --no-default-features --target thumbv6m-none-eabi || return 1
 }
 
-step "setup (toolchain components, targets, tmux)" setup
+step "setup (toolchain components, targets, tmux, QEMU, ARM binutils)" setup
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test --workspace" run_tests
 step "cargo doc -D warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
+step "firmware fmt and clippy" firmware_lints
 step "no_std builds for ${TARGETS[*]}" cross_builds
 
 # Totals of every `cargo test` result line (unit, integration and doc tests).
 read -r tests_passed tests_failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } } END { print p + 0, f + 0 }' "$LOG_DIR/cargo-test.log" 2>/dev/null || echo "0 0")
+
+if [ -f target/firmware-budgets.md ]; then
+    printf '\nFirmware budgets (from tests/tests/firmware.rs):\n'
+    cat target/firmware-budgets.md
+fi
 
 printf '\n'
 if [ ${#failed[@]} -gt 0 ]; then

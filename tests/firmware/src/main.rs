@@ -1,0 +1,113 @@
+//! Runs every sketch family on an emulated microcontroller and prints each sketch's bytes as hex
+//! over semihosting, for the host test to compare with the same workload run on the host.
+//!
+//! Output lines: `SKETCH <name> <hex>`, `STACK <family> <bytes>`, then `OK` or `FAIL <reason>`; the exit
+//! code (through QEMU's semihosting exit) is 0 on success and 1 on failure.
+#![no_std]
+#![no_main]
+
+mod workload;
+
+use cortex_m_rt::entry;
+use cortex_m_semihosting::{debug, hprint, hprintln};
+use panic_semihosting as _;
+use workload::{Check, Sink};
+
+/// Prints sketches as `SKETCH <name> <hex>` lines, 32 bytes per semihosting call.
+struct Semihosting;
+
+impl Sink for Semihosting {
+    fn begin(&mut self, name: &str) {
+        hprint!("SKETCH {} ", name);
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        for chunk in bytes.chunks(32) {
+            let mut buf = [0u8; 64];
+            for (pair, b) in buf.chunks_exact_mut(2).zip(chunk) {
+                pair[0] = HEX[usize::from(b >> 4)];
+                pair[1] = HEX[usize::from(b & 0xf)];
+            }
+            let text = core::str::from_utf8(&buf[..2 * chunk.len()]).unwrap_or("??");
+            hprint!("{}", text);
+        }
+    }
+
+    fn end(&mut self) {
+        hprintln!();
+    }
+}
+
+/// Stack high-water mark, by painting the free stack with a pattern and finding the deepest word
+/// overwritten. This is test instrumentation, not library code: the library itself has no `unsafe`.
+mod stack {
+    const PAINT: u32 = 0xDEAD_BEEF;
+
+    extern "C" {
+        static mut _stack_end: u32;
+        static _stack_start: u32;
+    }
+
+    fn bottom() -> *mut u32 {
+        core::ptr::addr_of_mut!(_stack_end)
+    }
+
+    /// Paints from the bottom of the stack up to just below the current stack pointer.
+    pub fn paint() {
+        let sp = cortex_m::register::msp::read() as usize;
+        let mut p = bottom();
+        while (p as usize) < sp - 64 {
+            // SAFETY: between the stack's lowest address and below the live frames: unused stack.
+            unsafe { p.write_volatile(PAINT) };
+            p = p.wrapping_add(1);
+        }
+    }
+
+    /// Bytes between the top of the stack and the deepest overwritten word.
+    pub fn used() -> usize {
+        let sp = cortex_m::register::msp::read() as usize;
+        let mut p = bottom();
+        // SAFETY: reads the painted region below the live frames.
+        while (p as usize) < sp && unsafe { p.read_volatile() } == PAINT {
+            p = p.wrapping_add(1);
+        }
+        let top = core::ptr::addr_of!(_stack_start) as usize;
+        top - p as usize
+    }
+}
+
+/// Runs one family with a fresh stack measurement.
+fn family(name: &str, run: fn(&mut Semihosting) -> Check) -> Check {
+    stack::paint();
+    let result = run(&mut Semihosting);
+    hprintln!("STACK {} {}", name, stack::used() as u32);
+    result
+}
+
+fn run_all() -> Check {
+    #[cfg(feature = "micro")]
+    family("micro", workload::micro)?;
+    #[cfg(feature = "bloom")]
+    family("bloom", workload::bloom)?;
+    if cfg!(feature = "fail") {
+        return Err("forced failure (feature `fail`)");
+    }
+    Ok(())
+}
+
+#[entry]
+fn main() -> ! {
+    match run_all() {
+        Ok(()) => {
+            hprintln!("OK");
+            debug::exit(debug::EXIT_SUCCESS);
+        }
+        Err(reason) => {
+            hprintln!("FAIL {}", reason);
+            debug::exit(debug::EXIT_FAILURE);
+        }
+    }
+    #[allow(clippy::empty_loop)]
+    loop {}
+}

@@ -1,0 +1,335 @@
+//! Proof on microcontrollers: the firmware in `tests/firmware/` runs every sketch family under QEMU on
+//! Cortex-M0 (micro:bit), Cortex-M3 (LM3S6965) and Cortex-M4F (MPS2-AN386), and this test asserts that
+//! the bytes it prints are identical to the same workload run here on the 64-bit host.
+//!
+//! Needs `qemu-system-arm` and `arm-none-eabi-size`/`-nm` (Debian: qemu-system-arm,
+//! binutils-arm-none-eabi) and the three rustup targets; `scripts/test-all.sh` installs them. A missing
+//! tool fails the test with a message, it never skips.
+
+#[allow(missing_docs)]
+#[path = "../firmware/src/workload.rs"]
+mod workload;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// (rustup target, QEMU machine, whether it has RAM for the large sketches)
+const TARGETS: [(&str, &str, bool); 3] = [
+    (
+        "thumbv6m-none-eabi",
+        "microbit (Cortex-M0, 16 KB RAM)",
+        false,
+    ),
+    (
+        "thumbv7m-none-eabi",
+        "lm3s6965evb (Cortex-M3, 64 KB RAM)",
+        true,
+    ),
+    ("thumbv7em-none-eabihf", "mps2-an386 (Cortex-M4F)", true),
+];
+
+fn firmware_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("firmware")
+}
+
+fn require(tool: &str) {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found,
+        "`{tool}` is not installed: run ./scripts/test-all.sh (it installs qemu-system-arm and \
+         binutils-arm-none-eabi) or install them by hand"
+    );
+}
+
+/// `cargo <args>` inside the firmware crate, with the host build's environment removed.
+fn cargo_firmware(args: &[&str]) -> Output {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new("timeout");
+    cmd.arg("600")
+        .arg(cargo)
+        .args(args)
+        .current_dir(firmware_dir());
+    for var in [
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.output().expect("run cargo for the firmware")
+}
+
+/// Builds and runs the firmware for `target` under QEMU, with extra `features`.
+///
+/// Each feature set builds in its own target directory: tests run in parallel, and two feature sets
+/// sharing one would overwrite each other's binary between build and run.
+fn run_firmware(target: &str, features: &[&str]) -> Output {
+    require("qemu-system-arm");
+    let joined = features.join(",");
+    let target_dir = format!(
+        "target/features-{}",
+        if joined.is_empty() {
+            "default"
+        } else {
+            &joined
+        }
+    );
+    let mut args = vec![
+        "run",
+        "--release",
+        "--target",
+        target,
+        "--target-dir",
+        &target_dir,
+    ];
+    if !features.is_empty() {
+        args.extend(["--features", &joined]);
+    }
+    cargo_firmware(&args)
+}
+
+/// What the host computes for the same workload.
+#[derive(Default)]
+struct Collect {
+    sketches: BTreeMap<String, Vec<u8>>,
+    current: Option<(String, Vec<u8>)>,
+}
+
+impl workload::Sink for Collect {
+    fn begin(&mut self, name: &str) {
+        self.current = Some((name.to_owned(), Vec::new()));
+    }
+    fn bytes(&mut self, bytes: &[u8]) {
+        if let Some((_, buf)) = &mut self.current {
+            buf.extend_from_slice(bytes);
+        }
+    }
+    fn end(&mut self) {
+        if let Some((name, buf)) = self.current.take() {
+            self.sketches.insert(name, buf);
+        }
+    }
+}
+
+fn host_bytes(big_ram: bool) -> BTreeMap<String, Vec<u8>> {
+    let mut sink = Collect::default();
+    workload::micro(&mut sink).unwrap();
+    workload::bloom(&mut sink).unwrap();
+    let _ = big_ram; // the large-RAM families join here
+    sink.sketches
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn firmware_bytes_equal_host_bytes_on_every_target() {
+    for (target, machine, big_ram) in TARGETS {
+        let out = run_firmware(target, &[]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.lines().any(|l| l == "OK"),
+            "firmware on {target} ({machine}) failed: {:?}\nstdout:\n{stdout}\nstderr:\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let device: BTreeMap<String, String> = stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix("SKETCH "))
+            .filter_map(|l| l.split_once(' '))
+            .map(|(name, hex)| (name.to_owned(), hex.to_owned()))
+            .collect();
+        let host = host_bytes(big_ram);
+        assert_eq!(
+            device.keys().collect::<Vec<_>>(),
+            host.keys().collect::<Vec<_>>(),
+            "{target}: the firmware and the host emitted different sketches"
+        );
+        for (name, bytes) in &host {
+            assert_eq!(
+                device[name],
+                hex(bytes),
+                "{target}: sketch `{name}` differs between {machine} and the host"
+            );
+        }
+        eprintln!(
+            "{target}: {} sketches byte-identical to the host",
+            host.len()
+        );
+    }
+}
+
+#[test]
+fn a_failing_firmware_fails_the_run() {
+    let out = run_firmware("thumbv7m-none-eabi", &["fail"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a firmware that fails its checks must exit 1 through QEMU; stdout:\n{stdout}"
+    );
+    assert!(stdout.contains("FAIL forced failure"), "stdout:\n{stdout}");
+}
+
+/// `text data bss` of an ELF, from `arm-none-eabi-size` (Berkeley format).
+fn size_of_elf(elf: &Path) -> [u64; 3] {
+    require("arm-none-eabi-size");
+    let out = Command::new("arm-none-eabi-size")
+        .arg(elf)
+        .output()
+        .expect("run arm-none-eabi-size");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let fields: Vec<u64> = text
+        .lines()
+        .nth(1)
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    assert_eq!(
+        fields.len(),
+        3,
+        "unexpected arm-none-eabi-size output:\n{text}"
+    );
+    [fields[0], fields[1], fields[2]]
+}
+
+/// Names of the symbols of an ELF (`arm-none-eabi-nm`, demangled).
+fn symbols(elf: &Path) -> Vec<String> {
+    require("arm-none-eabi-nm");
+    let out = Command::new("arm-none-eabi-nm")
+        .args(["-C"])
+        .arg(elf)
+        .output()
+        .expect("run arm-none-eabi-nm");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2).map(str::to_owned))
+        .collect()
+}
+
+struct Build {
+    size: [u64; 3],
+    symbols: Vec<String>,
+    stack: BTreeMap<String, u64>,
+}
+
+/// Builds and runs a firmware with exactly `features`, then measures it.
+fn measure(target: &str, features: &[&str]) -> Build {
+    let mut all = vec!["--no-default-features"];
+    all.extend_from_slice(features);
+    let joined = features.join(",");
+    let target_dir = format!(
+        "target/only-{}",
+        if joined.is_empty() { "none" } else { &joined }
+    );
+    let mut args = vec![
+        "run",
+        "--release",
+        "--target",
+        target,
+        "--target-dir",
+        &target_dir,
+        "--no-default-features",
+    ];
+    if !features.is_empty() {
+        args.extend(["--features", &joined]);
+    }
+    require("qemu-system-arm");
+    let out = cargo_firmware(&args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{target} {features:?}: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let elf = firmware_dir()
+        .join(&target_dir)
+        .join(target)
+        .join("release/sketch-firmware");
+    let stack = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("STACK "))
+        .filter_map(|l| l.split_once(' '))
+        .filter_map(|(f, n)| Some((f.to_owned(), n.parse().ok()?)))
+        .collect();
+    Build {
+        size: size_of_elf(&elf),
+        symbols: symbols(&elf),
+        stack,
+    }
+}
+
+/// The budgets of the firmware issue, measured on the smallest target (Cortex-M0), and a size table of
+/// the full firmware on every target. The table is written to `target/firmware-budgets.md`.
+///
+/// * the library code one family adds (text of a firmware with that family alone, minus the text of
+///   a firmware with none: the difference is the family's sketch code plus its workload's checks) is
+///   at most 4 KB;
+/// * stack use beyond the sketches themselves is at most 1 KB;
+/// * no 64-bit division helper (`__aeabi_uldivmod`) is linked;
+/// * panic paths the family adds to the baseline are listed (the baseline has the panic handler).
+#[test]
+fn budgets_on_cortex_m0_and_sizes_on_every_target() {
+    let target = "thumbv6m-none-eabi";
+    let base = measure(target, &[]);
+    let mut report = String::from(
+        "| family (thumbv6m) | library text | stack high-water | sketches on stack | stack beyond sketches | panic paths added |\n| --- | ---: | ---: | ---: | ---: | --- |\n",
+    );
+    let mut failures = Vec::new();
+    for (family, sketch_bytes) in workload::FAMILIES {
+        let build = measure(target, &[family]);
+        let text = build.size[0] - base.size[0];
+        let stack = build.stack.get(family).copied().unwrap_or(0);
+        let beyond = stack.saturating_sub(sketch_bytes as u64);
+        let panics: Vec<&String> = build
+            .symbols
+            .iter()
+            .filter(|s| s.contains("panic") && !base.symbols.contains(s))
+            .collect();
+        report += &format!(
+            "| {family} | {text} B | {stack} B | {sketch_bytes} B | {beyond} B | {} |\n",
+            if panics.is_empty() {
+                "none".to_owned()
+            } else {
+                format!("{panics:?}")
+            }
+        );
+        if text > 4096 {
+            failures.push(format!("{family}: {text} B of text > 4 KB"));
+        }
+        if beyond > 1024 {
+            failures.push(format!(
+                "{family}: {beyond} B of stack beyond the sketches > 1 KB"
+            ));
+        }
+        if build.symbols.iter().any(|s| s == "__aeabi_uldivmod") {
+            failures.push(format!("{family}: __aeabi_uldivmod is linked"));
+        }
+    }
+    report += "\n| target (all families) | text | data | bss | stack high-water (deepest family) |\n| --- | ---: | ---: | ---: | ---: |\n";
+    for (target, machine, _) in TARGETS {
+        let build = measure(target, &workload::FAMILIES.map(|(f, _)| f));
+        let [text, data, bss] = build.size;
+        let stack = build.stack.values().max().copied().unwrap_or(0);
+        report += &format!("| {target} ({machine}) | {text} | {data} | {bss} | {stack} |\n");
+        if build.symbols.iter().any(|s| s == "__aeabi_uldivmod") {
+            failures.push(format!("{target}: __aeabi_uldivmod is linked"));
+        }
+    }
+    eprintln!("{report}");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/firmware-budgets.md");
+    std::fs::write(&path, &report).expect("write the budget report");
+    assert!(
+        failures.is_empty(),
+        "budgets exceeded:\n{}\n\n{report}",
+        failures.join("\n")
+    );
+}

@@ -77,10 +77,10 @@ mod stack {
     }
 }
 
-/// Runs one family with a fresh stack measurement.
-fn family(name: &str, run: fn(&mut Semihosting) -> Check) -> Check {
+/// Runs one family with a fresh stack measurement; with the `wire` feature it also encodes.
+fn family(name: &str, run: fn(&mut Semihosting, bool) -> Check) -> Check {
     stack::paint();
-    let result = run(&mut Semihosting);
+    let result = run(&mut Semihosting, cfg!(feature = "wire"));
     hprintln!("STACK {} {}", name, stack::used() as u32);
     result
 }

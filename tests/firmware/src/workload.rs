@@ -1,10 +1,15 @@
 //! The firmware's workload, shared with the host test (`tests/tests/firmware.rs` includes this file),
 //! so that both run exactly the same key stream through exactly the same sketches.
 //!
-//! Each family function builds its sketches, feeds a fixed key stream, checks its own results and
-//! hands each sketch's bytes to a [`Sink`]. It must stay `no_std` and allocation-free.
+//! Each family function builds its sketches, feeds a fixed key stream, checks its own results, and
+//! hands each sketch's wire encoding (and some frames) to a [`Sink`], after checking that it decodes
+//! back to the same sketch on the device. It must stay `no_std` and allocation-free.
 
-use sketch_nostd::{sizing::fp_rate, Bloom, MicroBloom, MicroBloom32};
+use sketch_nostd::{
+    sizing::fp_rate,
+    wire::{self, Frame, Wire},
+    Bloom, MicroBloom, MicroBloom32,
+};
 
 /// Receives the bytes of each finished sketch.
 pub trait Sink {
@@ -19,17 +24,30 @@ pub trait Sink {
 /// A failed self-check, with what went wrong.
 pub type Check = Result<(), &'static str>;
 
-fn emit_words(sink: &mut impl Sink, name: &str, words: &[u64], seed: u64) {
+fn emit_bytes(sink: &mut impl Sink, name: &str, bytes: &[u8]) {
     sink.begin(name);
-    for w in words {
-        sink.bytes(&w.to_le_bytes());
-    }
-    sink.bytes(&seed.to_le_bytes());
+    sink.bytes(bytes);
     sink.end();
 }
 
-/// Micro filters: 8 keys in a `MicroBloom<3>`, 3 keys in a `MicroBloom32<2, 7>`.
-pub fn micro(sink: &mut impl Sink) -> Check {
+/// Encodes `sketch` into `buf`, checks it decodes back to an equal sketch, and emits the bytes.
+fn emit<T: Wire + PartialEq>(
+    sink: &mut impl Sink,
+    name: &str,
+    sketch: &T,
+    buf: &mut [u8],
+) -> Check {
+    let bytes = wire::encode(sketch, buf).map_err(|_| "wire: encode failed")?;
+    if wire::decode::<T>(bytes).ok().as_ref() != Some(sketch) {
+        return Err("wire: decoding the encoded sketch gave another sketch");
+    }
+    emit_bytes(sink, name, bytes);
+    Ok(())
+}
+
+/// Micro filters: 8 keys in a `MicroBloom<3>`, 3 keys in a `MicroBloom32<2, 7>`. With `wire`, emits
+/// both encodings and a frame.
+pub fn micro(sink: &mut impl Sink, wire: bool) -> Check {
     let mut m64 = MicroBloom::<3>::new();
     let mut m32 = MicroBloom32::<2, 7>::new();
     for key in 0..8u32 {
@@ -41,13 +59,30 @@ pub fn micro(sink: &mut impl Sink) -> Check {
     if !(0..8u32).all(|k| m64.contains(&k)) || !(0..3u32).all(|k| m32.contains(&k)) {
         return Err("micro: false negative");
     }
-    emit_words(sink, "micro64", &[m64.bits()], 0);
-    emit_words(sink, "micro32", &[u64::from(m32.bits())], 7);
+    if wire {
+        micro_wire(sink, m64, m32)?;
+    }
     Ok(())
 }
 
-/// Bloom: 300 keys into 4,096 bits with k = 7, 1,000 absent probes, and a union of two halves.
-pub fn bloom(sink: &mut impl Sink) -> Check {
+#[inline(never)]
+fn micro_wire(sink: &mut impl Sink, m64: MicroBloom<3>, m32: MicroBloom32<2, 7>) -> Check {
+    let mut buf = [0u8; Frame::<MicroBloom<3>>::MAX_ENCODED_LEN];
+    emit(sink, "micro64", &m64, &mut buf)?;
+    emit(sink, "micro32", &m32, &mut buf)?;
+    let frame = Frame {
+        device: 0xd1,
+        seq: 1,
+        sketch: m64,
+    };
+    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
+    emit_bytes(sink, "micro64-frame", bytes);
+    Ok(())
+}
+
+/// Bloom: 300 keys into 4,096 bits with k = 7, 1,000 absent probes, and a union of two halves. With
+/// `wire`, emits the encoding and a frame.
+pub fn bloom(sink: &mut impl Sink, wire: bool) -> Check {
     const N: u32 = 300;
     const PROBES: u32 = 1_000;
     let mut all = Bloom::<64, 7>::with_seed(0x5eed);
@@ -75,17 +110,33 @@ pub fn bloom(sink: &mut impl Sink) -> Check {
     if low.union(&high).is_err() || low != all {
         return Err("bloom: union of halves differs from the whole");
     }
-    emit_words(sink, "bloom", all.as_words(), all.seed());
+    if wire {
+        bloom_wire(sink, &all)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn bloom_wire(sink: &mut impl Sink, all: &Bloom<64, 7>) -> Check {
+    let mut buf = [0u8; Frame::<Bloom<64, 7>>::MAX_ENCODED_LEN];
+    emit(sink, "bloom", all, &mut buf)?;
+    let frame = Frame {
+        device: 0xd1,
+        seq: 2,
+        sketch: all.clone(),
+    };
+    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
+    emit_bytes(sink, "bloom-frame", bytes);
     Ok(())
 }
 
 // The constants below are read by the host test (which measures the firmware), not by the firmware.
 
-/// Bytes of sketches the `micro` family keeps on the stack at once.
+/// Bytes of sketches the `micro` family keeps (without `wire`) on the stack at once.
 #[allow(dead_code)]
 pub const MICRO_SKETCH_BYTES: usize =
     core::mem::size_of::<MicroBloom<3>>() + core::mem::size_of::<MicroBloom32<2, 7>>();
-/// Bytes of sketches the `bloom` family keeps on the stack at once (three filters).
+/// Bytes of sketches the `bloom` family keeps (without `wire`) on the stack at once (three filters).
 #[allow(dead_code)]
 pub const BLOOM_SKETCH_BYTES: usize = 3 * core::mem::size_of::<Bloom<64, 7>>();
 

@@ -1,8 +1,9 @@
 //! The checks behind the fuzz targets: every decoder on arbitrary bytes must return (never panic),
 //! and whatever decodes must re-encode within its size bound and decode to the same value.
 
+use sketch_nostd::countmin::Conservative;
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
-use sketch_nostd::{Bloom, MicroBloom, MicroBloom32};
+use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
 
 /// Decodes `data` as a `T` with the typed decoder and through postcard's serde path; both must agree,
 /// and a decoded value must survive a round trip.
@@ -57,6 +58,9 @@ pub fn decode(data: &[u8]) {
     decoder::<Bloom<1563, 7>>(data);
     decoder::<MicroBloom<3>>(data);
     decoder::<MicroBloom32<2, 0xbeef>>(data);
+    decoder::<CountMin<16, 3, u16>>(data);
+    decoder::<CountMin<8, 2, u8, Conservative>>(data);
+    decoder::<CountMin<4, 4, u64>>(data);
 
     // Encoders: sketches whose content comes from the input (sparse inputs give sparse filters).
     let seed = data
@@ -71,6 +75,19 @@ pub fn decode(data: &[u8]) {
     }
     round_trip(&Bloom::<200, 7>::from_parts(sparse, seed));
     round_trip(&MicroBloom::<3>::from_bits(words::<1>(data)[0]));
+    let cells = words::<12>(data);
+    let mut cm = [[0u16; 16]; 3];
+    for (i, c) in cm.iter_mut().flatten().enumerate() {
+        let w = cells[i / 4] >> (16 * (i % 4));
+        *c = if w & 0x8000 != 0 {
+            0
+        } else {
+            w as u16 & 0x0fff
+        };
+    }
+    if let Ok(cm) = CountMin::<16, 3, u16>::from_parts(cm, seed, u64::MAX) {
+        round_trip(&cm);
+    }
 }
 
 /// Checks one frame's sketch as every type a host might try.
@@ -83,6 +100,9 @@ fn sketch_of(raw: &RawFrame<'_>) {
         frame_round_trip(&f);
     }
     if let Ok(f) = raw.to_frame::<MicroBloom32<2, 0xbeef>>() {
+        frame_round_trip(&f);
+    }
+    if let Ok(f) = raw.to_frame::<CountMin<16, 3, u16>>() {
         frame_round_trip(&f);
     }
 }

@@ -7,7 +7,7 @@
 //! delimiter.
 
 use sketch_nostd::wire::{self, Frame, Wire};
-use sketch_nostd::{Bloom, MicroBloom, MicroBloom32};
+use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
 
 /// The body encoding chosen, named from the tag byte after the envelope.
 fn body_name(bytes: &[u8], tag_names: &[&str]) -> String {
@@ -15,7 +15,16 @@ fn body_name(bytes: &[u8], tag_names: &[&str]) -> String {
         return "?".into();
     };
     let varint_len = |v: u64| (64 - (v | 1).leading_zeros() as usize).div_ceil(7);
-    let at = 4 + h.params().iter().map(|&p| varint_len(p)).sum::<usize>() + varint_len(h.seed);
+    let mut at = 4 + h.params().iter().map(|&p| varint_len(p)).sum::<usize>() + varint_len(h.seed);
+    if h.kind == wire::SketchKind::CountMin {
+        // The total N, a varint, comes before the tag.
+        at += bytes
+            .iter()
+            .skip(at)
+            .take_while(|&&b| b & 0x80 != 0)
+            .count()
+            + 1;
+    }
     match tag_names {
         [] => "raw".into(),
         names => bytes
@@ -55,6 +64,19 @@ fn bloom_rows<const W: usize, const K: u32>(label: &str, ns: &[u64]) {
     }
 }
 
+const CM_TAGS: &[&str] = &["dense", "zero runs"];
+
+fn count_min_rows<const W: usize, const D: usize>(label: &str, ns: &[u64]) {
+    for &n in ns {
+        let mut cm = CountMin::<W, D, u32>::with_seed(7);
+        // Zipf-like: key i counted about 1000/(i+1) times.
+        for i in 0..n {
+            cm.add(&i, 1 + 1_000 / (i + 1));
+        }
+        row(label, &format!("{n}"), &cm, CM_TAGS);
+    }
+}
+
 fn main() {
     println!("| sketch | keys | memory (B) | encoded (B) | body | frame (B) | max encoded (B) |");
     println!("| --- | ---: | ---: | ---: | --- | ---: | ---: |");
@@ -63,6 +85,10 @@ fn main() {
         &[0, 10, 100, 1_000, 5_000, 10_000],
     );
     bloom_rows::<16, 4>("`Bloom<16, 4>` (1 Kibit)", &[0, 10, 50, 200]);
+    count_min_rows::<272, 5>(
+        "`CountMin<272, 5, u32>` (ε = 1%, δ = 1%)",
+        &[0, 10, 100, 1_000, 10_000],
+    );
     for n in [0u64, 3, 8] {
         let mut m = MicroBloom::<3>::new();
         for i in 0..n {

@@ -185,6 +185,12 @@ pub enum WireError {
         /// What was wrong.
         what: &'static str,
     },
+    /// Every value is well formed but together they describe no sketch that could exist (a
+    /// count-min row adding up to more than the total, HLL coupons out of order, …).
+    Inconsistent {
+        /// What contradicts what.
+        what: &'static str,
+    },
     /// A frame's CRC-32 does not match its contents.
     BadChecksum,
     /// A frame's COBS encoding is invalid (or it is empty).
@@ -228,6 +234,7 @@ impl fmt::Display for WireError {
                 )
             }
             Self::BadEncoding { what } => write!(f, "malformed sketch body: {what}"),
+            Self::Inconsistent { what } => write!(f, "inconsistent sketch: {what}"),
             Self::BadChecksum => f.write_str("frame checksum (CRC-32) mismatch"),
             Self::BadFraming => f.write_str("invalid COBS framing"),
             Self::FrameTooLong => f.write_str("frame longer than the receive buffer"),

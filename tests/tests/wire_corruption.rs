@@ -2,8 +2,9 @@
 //! decoder resynchronises at the next delimiter, and no byte string makes any decoder panic.
 
 use proptest::prelude::*;
+use sketch_nostd::countmin::Conservative;
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
-use sketch_nostd::{Bloom, MicroBloom, MicroBloom32};
+use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
 
 type Sample = Bloom<8, 3>;
 const MAX: usize = Frame::<Sample>::MAX_ENCODED_LEN;
@@ -131,6 +132,9 @@ fn decode_everything(bytes: &[u8]) {
     let _ = wire::decode::<Bloom<1563, 7>>(bytes);
     let _ = wire::decode::<MicroBloom<3>>(bytes);
     let _ = wire::decode::<MicroBloom32<2, 0xbeef>>(bytes);
+    let _ = wire::decode::<CountMin<16, 3, u16>>(bytes);
+    let _ = wire::decode::<CountMin<8, 2, u8, Conservative>>(bytes);
+    let _ = wire::decode::<CountMin<4, 4, u64>>(bytes);
     let _ = postcard::from_bytes::<Bloom<8, 3>>(bytes);
     let _ = postcard::from_bytes::<MicroBloom<3>>(bytes);
     let _ = RawFrame::decode(&mut bytes.to_vec());
@@ -169,6 +173,16 @@ proptest! {
         let bytes = [&[0x53, 0x4b, 1, 1, 8, 3, 7, tag][..], &tail].concat();
         decode_everything(&bytes);
         consistent::<Bloom<8, 3>>(&bytes)?;
+    }
+
+    #[test]
+    fn random_count_min_bodies_never_panic(
+        tail in proptest::collection::vec(any::<u8>(), 0..120), tag in 0u8..3,
+    ) {
+        // CountMin<16, 3, u16>, seed 7, total 1000 (e8 07), then the random body.
+        let bytes = [&[0x53, 0x4b, 1, 5, 16, 3, 2, 0, 7, 0xe8, 0x07, tag][..], &tail].concat();
+        decode_everything(&bytes);
+        consistent::<CountMin<16, 3, u16>>(&bytes)?;
     }
 
     #[test]

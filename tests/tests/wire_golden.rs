@@ -5,8 +5,9 @@
 //! `wire::FORMAT_VERSION` and keep a decoder for the old version, then add goldens for the new one.
 //! The keys are fixed, so the sketches' contents are too (hashing is pinned by the foundation).
 
+use sketch_nostd::countmin::Conservative;
 use sketch_nostd::wire::{self, Frame, Wire};
-use sketch_nostd::{Bloom, MicroBloom, MicroBloom32};
+use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -16,6 +17,7 @@ fn hex(bytes: &[u8]) -> String {
 /// bytes decode back to it (typed decoder and plain postcard), and that the size is within the bound.
 fn golden<T: Wire + PartialEq + core::fmt::Debug>(name: &str, sketch: &T, expected: &str) {
     let expected: String = expected.split_whitespace().collect();
+
     let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
     let bytes = wire::encode(sketch, &mut buf).expect("MAX_ENCODED_LEN is enough");
     assert_eq!(
@@ -115,6 +117,50 @@ fn micro_bloom32_empty_small_dense() {
         m.insert(&k);
     }
     golden("micro32 dense", &m, "534b010302effd02ffffffff");
+}
+
+#[test]
+fn count_min_empty_small_dense() {
+    type Cm = CountMin<16, 3, u16>;
+    golden(
+        "count-min empty",
+        &Cm::with_seed(7),
+        "534b0105100302000700013000",
+    );
+    let mut cm = Cm::with_seed(7);
+    for k in ["a", "b", "b", "c", "c", "c"] {
+        cm.increment(k);
+    }
+    golden(
+        "count-min small",
+        &cm,
+        "
+            534b010510030200070601000103030102070101050103030101040102040101
+            020202030b00
+        ",
+    );
+    for k in 0..500u32 {
+        cm.add(&k, u64::from(k % 7) * 100);
+    }
+    golden(
+        "count-min dense",
+        &cm,
+        "
+            534b010510030200079e8f0900b72d0019ec2c8c2382256022f82a3c28d4179c
+            31cc293421851cdc1e60222823302aac264b26302a141e1027512d5c2b703034
+            2100192e1af41aa41ff0231c25591b9821d8278a2ce73ec819c8328c23982148
+            26ec13581bc4229c310820bc1b
+        ",
+    );
+    let mut conservative = CountMin::<8, 2, u8, Conservative>::new();
+    for k in 0..20u32 {
+        conservative.add(&k, 3);
+    }
+    golden(
+        "count-min u8 conservative",
+        &conservative,
+        "534b010508020101003c0009060609030606000309060900030900",
+    );
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! transport equals merging before, and every rejection is the typed error it should be.
 
 use proptest::prelude::*;
+use sketch_nostd::countmin::Conservative;
 use sketch_nostd::wire::{self, Frame, SketchKind, Wire};
-use sketch_nostd::{Bloom, MicroBloom, MicroBloom32, WireError};
+use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32, WireError};
 
 /// Words with a controllable density: each word is the AND of `and` random words (so bits are set
 /// with probability 2^-and), or zero with probability `zero_pct`%.
@@ -53,7 +54,66 @@ fn round_trip<T: Wire + PartialEq + core::fmt::Debug>(sketch: &T) -> Result<(), 
     Ok(())
 }
 
+type Cm = CountMin<32, 3, u16>;
+
+/// A count-min sketch with random counters (zero with probability `zero_pct`%) and a total at least
+/// every row's sum.
+fn count_min() -> impl Strategy<Value = Cm> {
+    (
+        proptest::collection::vec(any::<u16>(), 96),
+        0u32..=100,
+        0u64..1_000,
+        any::<u64>(),
+        0u32..=16,
+    )
+        .prop_map(|(raw, zero_pct, extra, seed, shift)| {
+            let mut cells = [[0u16; 32]; 3];
+            for (i, c) in cells.iter_mut().flatten().enumerate() {
+                let r = raw[i];
+                *c = if u32::from(r % 100) < zero_pct {
+                    0
+                } else {
+                    r >> shift.min(15)
+                };
+            }
+            let max_row = cells
+                .iter()
+                .map(|row| row.iter().map(|&c| u64::from(c)).sum::<u64>())
+                .max()
+                .unwrap_or(0);
+            Cm::from_parts(cells, seed, max_row + extra).unwrap()
+        })
+}
+
 proptest! {
+    #[test]
+    fn count_min_round_trips(cm in count_min()) {
+        round_trip(&cm)?;
+    }
+
+    #[test]
+    fn count_min_of_keys_round_trips(n in 0u32..2_000, seed in 0u64..4) {
+        let mut cm = CountMin::<64, 4, u8, Conservative>::with_seed(seed);
+        for i in 0..n {
+            cm.add(&(i % 97), u64::from(i % 5));
+        }
+        round_trip(&cm)?;
+        let mut wide = CountMin::<16, 2, u64>::with_seed(seed);
+        wide.add(&n, u64::MAX - u64::from(n));
+        round_trip(&wide)?;
+    }
+
+    #[test]
+    fn count_min_merge_after_transport_equals_merge_before(a in count_min(), b in count_min()) {
+        let b = Cm::from_parts(*b.cells(), a.seed(), b.total()).unwrap();
+        let mut before = a.clone();
+        before.merge(&b).unwrap();
+        let mut buf = vec![0u8; Cm::MAX_ENCODED_LEN];
+        let mut after: Cm = wire::decode(wire::encode(&a, &mut buf).unwrap()).unwrap();
+        after.merge(&wire::decode(wire::encode(&b, &mut buf).unwrap()).unwrap()).unwrap();
+        prop_assert!(after == before);
+    }
+
     #[test]
     fn bloom_round_trips(w in words::<24>(), seed in any::<u64>()) {
         round_trip(&Bloom::<24, 5>::from_parts(w, seed))?;
@@ -285,6 +345,53 @@ fn every_rejection_is_typed() {
     assert_eq!(
         msg,
         "parameter K differs: this type has 4, the bytes have 3"
+    );
+}
+
+#[test]
+fn count_min_rejections_are_typed() {
+    let mut cm = CountMin::<4, 2, u8>::with_seed(1);
+    cm.add("x", 200);
+    let bytes = encoded(&cm);
+    // 53 4b 01 05 | W D bytes rule | seed | total (varint 200) | tag ...
+    assert_eq!(&bytes[..10], [0x53, 0x4b, 1, 5, 4, 2, 1, 0, 1, 0xc8]);
+    assert_eq!(
+        wire::decode::<CountMin<4, 2, u16>>(&bytes),
+        Err(WireError::WrongParameter {
+            name: "COUNTER_BYTES",
+            expected: 2,
+            found: 1
+        })
+    );
+    assert_eq!(
+        wire::decode::<CountMin<4, 2, u8, Conservative>>(&bytes),
+        Err(WireError::WrongParameter {
+            name: "CONSERVATIVE",
+            expected: 1,
+            found: 0
+        })
+    );
+    // A total below a row's sum: total 199 (c7 01) instead of 200 (c8 01).
+    let mut low = bytes.clone();
+    low[9] = 0xc7;
+    assert!(matches!(
+        wire::decode::<CountMin<4, 2, u8>>(&low),
+        Err(WireError::Inconsistent { .. })
+    ));
+    // Zero runs with a counter above u8::MAX.
+    let header = &bytes[..11];
+    let body = [header, &[1, 0, 1, 0x80, 0x02, 7]].concat();
+    assert_eq!(
+        wire::decode::<CountMin<4, 2, u8>>(&body),
+        Err(WireError::BadRegister {
+            index: 0,
+            value: 256
+        })
+    );
+    let body = [header, &[1, 0, 1, 0xc8, 0x01, 7, 0]].concat();
+    assert_eq!(
+        wire::decode::<CountMin<4, 2, u8>>(&body).map(|c| c.cells()[0][0]),
+        Ok(200)
     );
 }
 

@@ -306,13 +306,18 @@ pub fn from_postcard(e: postcard::Error) -> WireError {
 macro_rules! serde_via_wire {
     (impl[$($gen:tt)*] $ty:ty) => {
         impl<$($gen)*> serde::Serialize for $ty {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            fn serialize<Ser: serde::Serializer>(
+                &self,
+                serializer: Ser,
+            ) -> Result<Ser::Ok, Ser::Error> {
                 $crate::wire::codec::serialize(self, serializer)
             }
         }
 
         impl<'de, $($gen)*> serde::Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            fn deserialize<De: serde::Deserializer<'de>>(
+                deserializer: De,
+            ) -> Result<Self, De::Error> {
                 $crate::wire::codec::deserialize(deserializer)
             }
         }

@@ -53,6 +53,13 @@
 //!     `i / 64`.
 //! * [`MicroBloom`](crate::MicroBloom) / [`MicroBloom32`](crate::MicroBloom32): the word, 8 or 4
 //!   little-endian bytes.
+//! * [`CountMin`](crate::CountMin): the total `N` (varint), then a tag byte and the smaller of
+//!   * `0` dense: every counter, row after row, in its own width (`COUNTER_BYTES`), little-endian;
+//!   * `1` zero runs: pairs (`zeros`, `literals`) of varints, each followed by `literals` counters as
+//!     varints, until all `W·D` counters are covered.
+//!
+//!   A counter above the type's maximum is [`WireError::BadRegister`]; a row adding up to more than
+//!   `N` is [`WireError::Inconsistent`].
 //!
 //! Frames ([`Frame`]) wrap a sketch for links that lose and corrupt bytes: the device id (varint),
 //! the sequence number (varint), the sketch, a CRC-32 (ISO-HDLC, the zlib/Ethernet CRC) of those bytes
@@ -67,6 +74,7 @@
 
 mod bloom;
 pub(crate) mod codec;
+mod countmin;
 mod frame;
 
 pub use frame::{Frame, FrameDecoder, RawFrame};
@@ -81,7 +89,7 @@ pub const MAGIC: [u8; 2] = *b"SK";
 pub const FORMAT_VERSION: u8 = 1;
 
 /// The most parameters any kind has.
-pub const MAX_PARAMS: usize = 2;
+pub const MAX_PARAMS: usize = 4;
 
 /// What kind of sketch an envelope holds: the third byte after the magic.
 ///
@@ -100,6 +108,9 @@ pub enum SketchKind {
     MicroBloom = 2,
     /// [`MicroBloom32`](crate::MicroBloom32): parameter `K`; the seed must equal `SEED`.
     MicroBloom32 = 3,
+    /// [`CountMin`](crate::CountMin): parameters `W`, `D`, `COUNTER_BYTES` (1, 2, 4 or 8) and
+    /// `CONSERVATIVE` (0 for standard update, 1 for conservative).
+    CountMin = 5,
 }
 
 impl SketchKind {
@@ -114,6 +125,7 @@ impl SketchKind {
             1 => Some(Self::Bloom),
             2 => Some(Self::MicroBloom),
             3 => Some(Self::MicroBloom32),
+            5 => Some(Self::CountMin),
             _ => None,
         }
     }
@@ -129,6 +141,7 @@ impl SketchKind {
             Self::Bloom => "Bloom",
             Self::MicroBloom => "MicroBloom",
             Self::MicroBloom32 => "MicroBloom32",
+            Self::CountMin => "CountMin",
         }
     }
 
@@ -142,6 +155,7 @@ impl SketchKind {
         match self {
             Self::Bloom => &["WORDS", "K"],
             Self::MicroBloom | Self::MicroBloom32 => &["K"],
+            Self::CountMin => &["W", "D", "COUNTER_BYTES", "CONSERVATIVE"],
         }
     }
 }

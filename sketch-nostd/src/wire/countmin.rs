@@ -1,0 +1,212 @@
+//! Encoding of [`CountMin`].
+
+use super::codec::{envelope_max_len, serde_via_wire, varint_len, Codec, Sink, Source};
+use super::{SketchKind, Wire};
+use crate::countmin::{Counter, UpdatePolicy, UpdateRule};
+use crate::error::{PartsError, WireError};
+use crate::CountMin;
+
+/// Body tag: every counter in its fixed width, little-endian, row-major.
+const DENSE: u8 = 0;
+/// Body tag: runs of zero counters and runs of non-zero counters as varints.
+const ZERO_RUNS: u8 = 1;
+
+/// Maximal runs over a flat slice of counters: `(zeros, start, literals)`, each covering at least one
+/// counter.
+fn runs<C: Counter>(cells: &[C]) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+    let mut pos = 0;
+    core::iter::from_fn(move || {
+        let rest = cells.get(pos..).filter(|r| !r.is_empty())?;
+        let zeros = rest.iter().take_while(|c| **c == C::ZERO).count();
+        let literals = rest
+            .get(zeros..)
+            .map_or(0, |r| r.iter().take_while(|c| **c != C::ZERO).count());
+        let start = pos + zeros;
+        pos = start + literals;
+        Some((zeros, start, literals))
+    })
+}
+
+fn width<C>() -> usize {
+    core::mem::size_of::<C>()
+}
+
+impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> Codec for CountMin<W, D, C, U> {
+    fn wire_seed(&self) -> u64 {
+        self.seed()
+    }
+
+    fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        s.varint(self.total())?;
+        let cells = self.cells_flat();
+        let dense = cells.len() * width::<C>();
+        let zero_runs: usize = runs(cells)
+            .map(|(z, start, l)| {
+                varint_len(z as u64)
+                    + varint_len(l as u64)
+                    + cells
+                        .iter()
+                        .skip(start)
+                        .take(l)
+                        .map(|c| varint_len(c.to_u64()))
+                        .sum::<usize>()
+            })
+            .sum();
+        if dense <= zero_runs {
+            s.byte(DENSE)?;
+            for c in cells {
+                for &b in c.to_u64().to_le_bytes().iter().take(width::<C>()) {
+                    s.byte(b)?;
+                }
+            }
+        } else {
+            s.byte(ZERO_RUNS)?;
+            for (zeros, start, literals) in runs(cells) {
+                s.varint(zeros as u64)?;
+                s.varint(literals as u64)?;
+                for c in cells.iter().skip(start).take(literals) {
+                    s.varint(c.to_u64())?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+        let total = r.varint()?;
+        let mut cells = [[C::ZERO; W]; D];
+        let mut flat = cells.iter_mut().flatten();
+        match r.byte()? {
+            DENSE => {
+                for c in flat {
+                    let mut b = [0u8; 8];
+                    for x in b.iter_mut().take(width::<C>()) {
+                        *x = r.byte()?;
+                    }
+                    *c = C::from_u64(u64::from_le_bytes(b));
+                }
+            }
+            ZERO_RUNS => {
+                let (mut pos, len) = (0usize, W * D);
+                while pos < len {
+                    let zeros = r.varint()?;
+                    let literals = r.varint()?;
+                    let covered = zeros.checked_add(literals).filter(|&c| c > 0).ok_or(
+                        WireError::BadEncoding {
+                            what: "empty or overflowing zero run",
+                        },
+                    )?;
+                    if covered > (len - pos) as u64 {
+                        return Err(WireError::BadEncoding {
+                            what: "zero runs cover more counters than the sketch has",
+                        });
+                    }
+                    // Both fit in usize now: they add up to at most the counters left.
+                    for _ in 0..zeros {
+                        flat.next();
+                    }
+                    pos += zeros as usize;
+                    for _ in 0..literals {
+                        let value = r.varint()?;
+                        if value > Self::MAX_COUNT {
+                            return Err(WireError::BadRegister {
+                                index: pos as u32,
+                                value,
+                            });
+                        }
+                        if let Some(c) = flat.next() {
+                            *c = C::from_u64(value);
+                        }
+                        pos += 1;
+                    }
+                }
+            }
+            _ => {
+                return Err(WireError::BadEncoding {
+                    what: "unknown count-min body encoding",
+                })
+            }
+        }
+        Self::from_parts(cells, seed, total).map_err(|e| match e {
+            PartsError::RowAboveTotal { .. } => WireError::Inconsistent {
+                what: "a count-min row adds up to more than the total",
+            },
+            _ => WireError::Inconsistent {
+                what: "count-min parts rejected",
+            },
+        })
+    }
+}
+
+impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> Wire for CountMin<W, D, C, U> {
+    const KIND: SketchKind = SketchKind::CountMin;
+    const PARAMS: &'static [(&'static str, u64)] = &[
+        ("W", W as u64),
+        ("D", D as u64),
+        ("COUNTER_BYTES", core::mem::size_of::<C>() as u64),
+        (
+            "CONSERVATIVE",
+            match U::RULE {
+                UpdateRule::Standard => 0,
+                UpdateRule::Conservative => 1,
+            },
+        ),
+    ];
+    /// Envelope, total, tag, and the dense body (never larger than zero runs: the encoder picks the
+    /// smaller).
+    const MAX_ENCODED_LEN: usize = envelope_max_len(Self::PARAMS)
+        + super::codec::VARINT_MAX
+        + 1
+        + W * D * core::mem::size_of::<C>();
+}
+
+serde_via_wire!(impl[const W: usize, const D: usize, C: Counter, U: UpdatePolicy] CountMin<W, D, C, U>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::countmin::Conservative;
+    use crate::wire::{decode, encode, encoded_len};
+
+    fn round_trip<const W: usize, const D: usize, C: Counter, U: UpdatePolicy>(
+        cm: &CountMin<W, D, C, U>,
+    ) -> usize {
+        let mut buf = [0u8; 8192];
+        let bytes = encode(cm, &mut buf).unwrap();
+        assert!(bytes.len() <= CountMin::<W, D, C, U>::MAX_ENCODED_LEN);
+        assert_eq!(bytes.len(), encoded_len(cm));
+        assert!(decode::<CountMin<W, D, C, U>>(bytes).unwrap() == *cm);
+        bytes.len()
+    }
+
+    #[test]
+    fn small_counts_encode_small_and_full_ones_dense() {
+        let mut cm = CountMin::<200, 4, u32>::with_seed(3);
+        let empty = round_trip(&cm);
+        assert!(empty < 16, "{empty}");
+        for i in 0..10u32 {
+            cm.increment(&i);
+        }
+        let small = round_trip(&cm);
+        assert!(small < 150, "{small}");
+        for i in 0..100_000u32 {
+            cm.add(&i, u64::from(i));
+        }
+        // Dense: the bound less 9 bytes of seed (3) and 5 of total (about 5·10^9) below 10 each.
+        assert_eq!(
+            round_trip(&cm),
+            CountMin::<200, 4, u32>::MAX_ENCODED_LEN - 9 - 5
+        );
+        let mut c8 = CountMin::<64, 2, u8, Conservative>::new();
+        for i in 0..1_000u32 {
+            c8.increment(&i);
+        }
+        round_trip(&c8);
+        // Wide counters everywhere, widest seed and total: exactly the bound.
+        let c64 = CountMin::<8, 2, u64>::from_parts([[u64::MAX / 8; 8]; 2], u64::MAX, u64::MAX);
+        assert_eq!(
+            round_trip(&c64.unwrap()),
+            CountMin::<8, 2, u64>::MAX_ENCODED_LEN
+        );
+    }
+}

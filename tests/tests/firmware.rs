@@ -64,21 +64,16 @@ fn cargo_firmware(args: &[&str]) -> Output {
     cmd.output().expect("run cargo for the firmware")
 }
 
-/// Builds and runs the firmware for `target` under QEMU, with extra `features`.
+/// Builds and runs the firmware for `target` under QEMU with `features`, on top of the default
+/// features if `defaults`; returns QEMU's output and the path of the ELF.
 ///
 /// Each feature set builds in its own target directory: tests run in parallel, and two feature sets
 /// sharing one would overwrite each other's binary between build and run.
-fn run_firmware(target: &str, features: &[&str]) -> Output {
+fn run_firmware(target: &str, features: &[&str], defaults: bool) -> (Output, PathBuf) {
     require("qemu-system-arm");
     let joined = features.join(",");
-    let target_dir = format!(
-        "target/features-{}",
-        if joined.is_empty() {
-            "default"
-        } else {
-            &joined
-        }
-    );
+    let set = if joined.is_empty() { "none" } else { &joined };
+    let target_dir = format!("target/{}-{set}", if defaults { "default" } else { "only" });
     let mut args = vec![
         "run",
         "--release",
@@ -87,10 +82,17 @@ fn run_firmware(target: &str, features: &[&str]) -> Output {
         "--target-dir",
         &target_dir,
     ];
+    if !defaults {
+        args.push("--no-default-features");
+    }
     if !features.is_empty() {
         args.extend(["--features", &joined]);
     }
-    cargo_firmware(&args)
+    let elf = firmware_dir()
+        .join(&target_dir)
+        .join(target)
+        .join("release/sketch-firmware");
+    (cargo_firmware(&args), elf)
 }
 
 /// What the host computes for the same workload.
@@ -131,7 +133,7 @@ fn hex(bytes: &[u8]) -> String {
 #[test]
 fn firmware_bytes_equal_host_bytes_on_every_target() {
     for (target, machine, big_ram) in TARGETS {
-        let out = run_firmware(target, &[]);
+        let (out, _) = run_firmware(target, &[], true);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && stdout.lines().any(|l| l == "OK"),
@@ -167,7 +169,7 @@ fn firmware_bytes_equal_host_bytes_on_every_target() {
 
 #[test]
 fn a_failing_firmware_fails_the_run() {
-    let out = run_firmware("thumbv7m-none-eabi", &["fail"]);
+    let (out, _) = run_firmware("thumbv7m-none-eabi", &["fail"], true);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -223,35 +225,13 @@ struct Build {
 
 /// Builds and runs a firmware with exactly `features`, then measures it.
 fn measure(target: &str, features: &[&str]) -> Build {
-    let joined = features.join(",");
-    let target_dir = format!(
-        "target/only-{}",
-        if joined.is_empty() { "none" } else { &joined }
-    );
-    let mut args = vec![
-        "run",
-        "--release",
-        "--target",
-        target,
-        "--target-dir",
-        &target_dir,
-        "--no-default-features",
-    ];
-    if !features.is_empty() {
-        args.extend(["--features", &joined]);
-    }
-    require("qemu-system-arm");
-    let out = cargo_firmware(&args);
+    let (out, elf) = run_firmware(target, features, false);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
         "{target} {features:?}: {stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let elf = firmware_dir()
-        .join(&target_dir)
-        .join(target)
-        .join("release/sketch-firmware");
     let stack = stdout
         .lines()
         .filter_map(|l| l.strip_prefix("STACK "))

@@ -133,6 +133,7 @@ fn live(opts: &Options) -> io::Result<()> {
         EngineOptions {
             exact_cap: opts.exact_cap,
             clear_at: opts.clear_at,
+            key: opts.key,
         },
         opts.live_rate(),
         opts.lines,
@@ -184,6 +185,10 @@ fn run(
     loop {
         if signalled.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
             return Ok(());
+        }
+        if !handle.alive() || !ACTIVE.load(Ordering::SeqCst) {
+            // A thread panicked: the hook has restored the terminal and printed the message.
+            return Err(io::Error::other("the ingest thread stopped unexpectedly"));
         }
         app.snapshot = handle.snapshot();
         terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;

@@ -37,6 +37,7 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
     let mut engine = Engine::new(EngineOptions {
         exact_cap: opts.exact_cap,
         clear_at: opts.clear_at,
+        key: opts.key,
     });
     let mut fleet = crate::ingest::fleet::Fleet::new();
     let device_mode = matches!(opts.source, SourceSpec::Device(_));
@@ -72,12 +73,20 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
     }
     let elapsed = start.elapsed();
     let mut snap = Snapshot {
-        source: opts.source.label(),
+        source: crate::ingest::label(
+            &opts.source,
+            &EngineOptions {
+                key: opts.key,
+                ..EngineOptions::default()
+            },
+        ),
         finished: Some(None),
         elapsed,
         ..Snapshot::default()
     };
-    engine.fill(&mut snap);
+    if !device_mode {
+        engine.fill(&mut snap);
+    }
     if device_mode {
         let stats = fleet.stats(Instant::now());
         snap.totals.lines = stats.ok + stats.bad;
@@ -111,16 +120,36 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     )?;
     writeln!(
         w,
-        "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole)",
+        "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole){}",
         count(t.non_utf8),
         count(t.crlf),
-        count(t.long)
+        count(t.long),
+        if t.missing_field > 0 {
+            format!(" · {} without the key's fields", count(t.missing_field))
+        } else {
+            String::new()
+        }
     )?;
     writeln!(w)?;
     let row = |w: &mut dyn Write, what: &str, value: String, cost: String| {
         writeln!(w, "{what:<26} {value:>14}   {cost}")
     };
     writeln!(w, "{:<26} {:>14}   cost / note", "", "value")?;
+    if let Some(h) = &s.distinct {
+        row(
+            w,
+            &format!("distinct lines (HLL p={})", h.precision),
+            count_f(h.estimate),
+            format!(
+                "±{} 1σ ({}), 2σ band {} … {}; {}",
+                percent(h.rse),
+                h.estimator,
+                count_f(h.lower),
+                count_f(h.upper),
+                bytes(h.bytes)
+            ),
+        )?;
+    }
     let e = &s.exact;
     if e.cap == 0 {
         row(
@@ -141,6 +170,21 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
                 if e.capped { " (capped)" } else { "" }
             ),
         )?;
+    }
+    if let (Some(h), false, true) = (&s.distinct, e.capped, e.cap > 0) {
+        if e.distinct > 0 {
+            let x = e.distinct as f64;
+            row(
+                w,
+                "distinct error",
+                format!("{:+.3}%", 100.0 * (h.estimate - x) / x),
+                if (h.lower..=h.upper).contains(&x) {
+                    "the exact count is within the sketch's 2σ band".into()
+                } else {
+                    "the exact count is OUTSIDE the sketch's 2σ band".into()
+                },
+            )?;
+        }
     }
     let d = &s.dedupe;
     let total = (d.passed + d.suppressed).max(1);
@@ -204,6 +248,37 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         percent(m.false_positives as f64 / (m.lookups.saturating_sub(m.hits)).max(1) as f64),
         format!("measured; estimate {}", percent(m.fp_estimate)),
     )?;
+    if let Some(h) = &s.heavy {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "heavy hitters: count-min {}×{} ({}, conservative update) + top-{} list; ε·N = {} (ε {}, δ {}, N {})",
+            h.depth,
+            h.width,
+            bytes(h.cm_bytes),
+            h.k,
+            count(h.bound),
+            percent(h.epsilon),
+            percent(h.delta),
+            count(h.total)
+        )?;
+        writeln!(w, "{:>12} {:>12} {:>8}   line", "estimate", "exact", "over")?;
+        for r in &h.rows {
+            let (exact, over) = match r.exact {
+                Some(x) => (
+                    count(x),
+                    format!("+{}", count(r.estimate.saturating_sub(x))),
+                ),
+                None => ("?".into(), "?".into()),
+            };
+            writeln!(
+                w,
+                "{:>12} {exact:>12} {over:>8}   {}",
+                count(r.estimate),
+                r.line
+            )?;
+        }
+    }
     w.flush()
 }
 
@@ -339,6 +414,13 @@ impl Obj {
         self.raw(key, format!("[{}]", items.join(",")))
     }
 
+    /// An array of integers.
+    #[must_use]
+    pub fn ints(self, key: &'static str, v: impl Iterator<Item = u64>) -> Self {
+        let items: Vec<String> = v.map(|x| x.to_string()).collect();
+        self.raw(key, format!("[{}]", items.join(",")))
+    }
+
     /// An array of strings.
     #[must_use]
     pub fn strs(self, key: &'static str, v: &[String]) -> Self {
@@ -373,6 +455,7 @@ pub fn to_json(s: &Snapshot) -> Obj {
         .int("non_utf8", t.non_utf8)
         .int("crlf", t.crlf)
         .int("long", t.long)
+        .int("missing_field", t.missing_field)
         .num("lines_per_sec", s.throughput.lines_per_sec)
         .obj(
             "exact",
@@ -430,6 +513,56 @@ pub fn to_json(s: &Snapshot) -> Obj {
                                     .int("lost", r.lost)
                                     .int("bytes", r.bytes)
                                     .num("held", r.held.unwrap_or(0.0))
+                            })
+                            .collect(),
+                    )
+            }),
+        )
+        .raw_opt(
+            "distinct",
+            s.distinct.as_ref().map(|h| {
+                Obj::new()
+                    .num("estimate", h.estimate)
+                    .num("rse", h.rse)
+                    .num("lower", h.lower)
+                    .num("upper", h.upper)
+                    .str("estimator", h.estimator)
+                    .int("precision", u64::from(h.precision))
+                    .int("bytes", h.bytes)
+            }),
+        )
+        .raw_opt(
+            "registers",
+            s.registers.as_ref().map(|r| {
+                Obj::new()
+                    .ints("counts", r.counts.iter().map(|&c| u64::from(c)))
+                    .int("registers", u64::from(r.registers))
+                    .int("bytes", r.bytes)
+            }),
+        )
+        .raw_opt(
+            "heavy",
+            s.heavy.as_ref().map(|h| {
+                Obj::new()
+                    .int("k", h.k as u64)
+                    .int("total", h.total)
+                    .int("bound", h.bound)
+                    .num("epsilon", h.epsilon)
+                    .num("delta", h.delta)
+                    .int("width", h.width as u64)
+                    .int("depth", h.depth as u64)
+                    .int("cm_bytes", h.cm_bytes)
+                    .int("topk_bytes", h.topk_bytes)
+                    .objs(
+                        "rows",
+                        h.rows
+                            .iter()
+                            .map(|r| {
+                                let o = Obj::new().str("line", &r.line).int("estimate", r.estimate);
+                                match r.exact {
+                                    Some(x) => o.int("exact", x),
+                                    None => o.raw_opt("exact", None),
+                                }
                             })
                             .collect(),
                     )

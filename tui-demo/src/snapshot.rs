@@ -18,6 +18,8 @@ pub struct Totals {
     pub crlf: u64,
     /// Lines too long to hold, hashed while streaming.
     pub long: u64,
+    /// Lines lacking a field the key is made of (`--field`).
+    pub missing_field: u64,
 }
 
 /// The exact reference: a hash table of every distinct line seen, up to a cap.

@@ -18,6 +18,7 @@ use tui_demo::source::synthetic::Generator;
 use tui_demo::source::Batch;
 use tui_demo::ui::dedupe::DedupePanel;
 use tui_demo::ui::devices::DevicesPanel;
+use tui_demo::ui::heavy::HeavyPanel;
 use tui_demo::ui::micro::MicroPanel;
 use tui_demo::ui::theme::Theme;
 use tui_demo::ui::throughput::ThroughputPanel;
@@ -431,8 +432,11 @@ fn devices_panel() {
 
 #[test]
 fn device_mode_screen_hides_the_line_panels() {
-    let mut s = fixture();
-    s.devices = Some(fleet());
+    // Device mode: the host has no lines, so no line sketches; only the fleet.
+    let s = Snapshot {
+        devices: Some(fleet()),
+        ..Snapshot::default()
+    };
     let a = app(&s);
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
@@ -443,4 +447,54 @@ fn device_mode_screen_hides_the_line_panels() {
         "{screen}"
     );
     assert_eq!(a.focused(), Panel::Devices);
+}
+
+#[test]
+fn heavy_panel() {
+    let s = fixture();
+    let hh = s.heavy.clone().expect("count-min in the fixture");
+    for (w, h) in SIZES {
+        let panel = HeavyPanel {
+            stats: &hh,
+            theme: Theme { color: true },
+            focused: true,
+        };
+        let screen = text(&draw(&panel, w, h));
+        assert_has(
+            &screen,
+            &[
+                "Heavy hitters",
+                "count-min 5×2719",
+                "53.1 KiB",
+                "top-16",
+                "ε·N bound",
+                "estimate",
+                "true",
+                "over",
+                "HTTP/1.1",
+            ],
+        );
+        // The top line is drawn with its estimate and its bar (when wide enough).
+        assert_has(&screen, &[&hh.rows[0].line[..20]]);
+        if w >= 120 {
+            assert_has(
+                &screen,
+                &[&tui_demo::human::count(hh.rows[0].estimate), "█"],
+            );
+        }
+        // As many rows as fit, at most ten.
+        let rows = screen
+            .lines()
+            .filter(|l| l.contains(" +") && !l.contains("top-"))
+            .count();
+        assert_eq!(rows, hh.rows.len().min(h as usize - 4), "{screen}");
+    }
+    for (w, h) in TINY {
+        let panel = HeavyPanel {
+            stats: &hh,
+            theme: Theme { color: false },
+            focused: false,
+        };
+        draw(&panel, w, h);
+    }
 }

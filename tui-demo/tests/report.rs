@@ -87,6 +87,17 @@ fn json_report_on_awkward_input() {
     );
     assert_eq!(recent[5], "no newline at the end");
     assert_eq!(v["micro"]["lookups"], 10);
+
+    // The heavy hitters: "GET /a 200" four times, "GET /b 200" twice (CRLF or not), exactly.
+    let rows = v["heavy"]["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["line"], "GET /a 200");
+    assert_eq!(
+        (rows[0]["estimate"].as_u64(), rows[0]["exact"].as_u64()),
+        (Some(4), Some(4))
+    );
+    assert_eq!(rows[1]["line"], "GET /b 200");
+    assert_eq!(rows[1]["estimate"], 2);
+    assert_eq!(v["heavy"]["total"], 10);
 }
 
 #[test]
@@ -325,4 +336,20 @@ fn device_mode_end_to_end_over_loopback_udp() {
         v["lines"], sent,
         "in device mode the input counted is datagrams"
     );
+}
+
+#[test]
+fn field_keys_make_a_timestamped_log_countable() {
+    // Every line is distinct (timestamps), but field 2 (the client) repeats.
+    let input =
+        b"[10:00:01] alice GET /\n[10:00:02] bob GET /\n[10:00:03] alice GET /x\n[10:00:04]\n";
+    let (status, out, err) = run(&["--input", "-", "--json", "--field", "2"], input);
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["source"], "stdin · key: field 2");
+    assert_eq!(v["lines"], 4);
+    assert_eq!(v["missing_field"], 1);
+    assert_eq!(v["exact"]["distinct"], 3, "alice, bob and the empty key");
+    assert_eq!(v["heavy"]["rows"][0]["line"], "alice");
+    assert_eq!(v["heavy"]["rows"][0]["exact"], 2);
 }

@@ -3,14 +3,16 @@
 
 use std::collections::VecDeque;
 
+use sketch_nostd::countmin::Conservative;
 use sketch_nostd::hash::hash64;
-use sketch_nostd::sizing::{k_for, words_for};
-use sketch_nostd::{Bloom, MicroBloom};
+
+use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
+use sketch_nostd::{Bloom, CountMin, MicroBloom};
 
 use super::SEED;
 use crate::exact::{Exact, Seen};
 use crate::human::printable;
-use crate::snapshot::{DedupeStats, MicroStats, Snapshot};
+use crate::snapshot::{DedupeStats, HeavyRow, HeavyStats, MicroStats, Snapshot};
 use crate::source::Batch;
 
 /// Distinct lines the dedupe filter is sized for.
@@ -28,6 +30,26 @@ pub type Micro = MicroBloom<MICRO_K>;
 /// Distinct recent lines the micro filter stands in front of.
 pub const RING: usize = 8;
 
+/// Count-min ε: estimates exceed the truth by at most ε·N (N = lines counted)...
+pub const CM_EPSILON: f64 = 0.001;
+/// ... with probability at least 1 − δ.
+pub const CM_DELTA: f64 = 0.01;
+/// The frequency sketch: 5 rows × 2,719 `u32` counters (53 KiB), conservative update.
+pub type Frequency = CountMin<{ cm_width(CM_EPSILON) }, { cm_depth(CM_DELTA) }, u32, Conservative>;
+
+/// Lines the heavy-hitter list holds (the panel shows the top 10).
+pub const TOP_K: usize = 16;
+/// Bytes of display text kept per heavy hitter.
+const TOP_SHOWN: usize = 200;
+
+/// One entry of the heavy-hitter list.
+#[derive(Clone, Debug)]
+struct Hot {
+    hash: u64,
+    estimate: u64,
+    shown: String,
+}
+
 /// Lines of "recently passed" text kept for the dedupe panel.
 const RECENT: usize = 8;
 /// Bytes kept per recent line.
@@ -42,6 +64,84 @@ pub struct EngineOptions {
     pub exact_cap: usize,
     /// The dedupe filter clears itself when its false-positive estimate passes this.
     pub clear_at: f64,
+    /// What is counted: whole lines, or some of their fields.
+    pub key: KeyFields,
+}
+
+/// Which whitespace-separated fields of a line make its key (`--field 1,7`); none means the whole
+/// line. Real logs start with a timestamp, so whole lines rarely repeat; a field such as the client
+/// address or the path does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeyFields {
+    /// 0-based field indexes, in the order given.
+    idx: [u16; KeyFields::MAX],
+    len: u8,
+}
+
+impl KeyFields {
+    /// The most fields a key can combine.
+    pub const MAX: usize = 4;
+
+    /// The whole line.
+    #[must_use]
+    pub const fn whole_line() -> Self {
+        Self {
+            idx: [0; Self::MAX],
+            len: 0,
+        }
+    }
+
+    /// Fields by their 1-based numbers, as on the command line; `None` if there are none, more
+    /// than [`MAX`](Self::MAX), or a 0.
+    #[must_use]
+    pub fn from_numbers(numbers: &[u16]) -> Option<Self> {
+        if numbers.is_empty() || numbers.len() > Self::MAX || numbers.contains(&0) {
+            return None;
+        }
+        let mut k = Self::whole_line();
+        for (slot, n) in k.idx.iter_mut().zip(numbers) {
+            *slot = n - 1;
+        }
+        k.len = numbers.len() as u8;
+        Some(k)
+    }
+
+    /// Whether the key is the whole line.
+    #[must_use]
+    pub const fn is_whole_line(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The 1-based field numbers (empty for the whole line).
+    #[must_use]
+    pub fn numbers(&self) -> Vec<u16> {
+        self.idx
+            .iter()
+            .take(usize::from(self.len))
+            .map(|i| i + 1)
+            .collect()
+    }
+
+    /// Writes the key of `line` into `out` (the selected fields joined by one space); returns
+    /// `false` if the line lacks one of them (the key is then what was found).
+    pub fn extract(&self, line: &[u8], out: &mut Vec<u8>) -> bool {
+        out.clear();
+        let mut complete = true;
+        for (n, &want) in self.idx.iter().take(usize::from(self.len)).enumerate() {
+            let field = line
+                .split(u8::is_ascii_whitespace)
+                .filter(|f| !f.is_empty())
+                .nth(usize::from(want));
+            if n > 0 {
+                out.push(b' ');
+            }
+            match field {
+                Some(f) => out.extend_from_slice(f),
+                None => complete = false,
+            }
+        }
+        complete
+    }
 }
 
 impl Default for EngineOptions {
@@ -49,6 +149,7 @@ impl Default for EngineOptions {
         Self {
             exact_cap: 2_000_000,
             clear_at: DEDUPE_FP,
+            key: KeyFields::whole_line(),
         }
     }
 }
@@ -87,6 +188,13 @@ pub struct Engine {
     exact: Exact,
     totals: crate::snapshot::Totals,
     until_check: u32,
+
+    frequency: Box<Frequency>,
+    /// The heavy hitters: the `TOP_K` lines with the highest count-min estimates, replaced by
+    /// min-replacement (SPEC.md: "on each event update, estimate, and replace the minimum").
+    hot: Vec<Hot>,
+    /// Reused buffer for keys made of fields.
+    key_buf: Vec<u8>,
 }
 
 impl Engine {
@@ -106,6 +214,10 @@ impl Engine {
             exact: Exact::new(options.exact_cap),
             totals: crate::snapshot::Totals::default(),
             until_check: CHECK_EVERY,
+
+            frequency: Box::new(Frequency::with_seed(SEED)),
+            hot: Vec::with_capacity(TOP_K),
+            key_buf: Vec::new(),
         }
     }
 
@@ -116,27 +228,65 @@ impl Engine {
 
     /// Counts every line of a batch.
     pub fn apply(&mut self, batch: &Batch) {
+        let mut key = std::mem::take(&mut self.key_buf);
         for (bytes, line) in batch.iter() {
-            let (hash, len) = match line.long {
-                Some(l) => (l.hash, l.len),
-                None => (hash64(bytes, SEED), bytes.len() as u64),
-            };
             self.totals.crlf += u64::from(line.crlf);
             self.totals.long += u64::from(line.long.is_some());
-            self.line(bytes, hash, len);
+            if std::str::from_utf8(bytes).is_err() {
+                self.totals.non_utf8 += 1;
+            }
+            if self.options.key.is_whole_line() {
+                let (hash, len) = match line.long {
+                    Some(l) => (l.hash, l.len),
+                    None => (hash64(bytes, SEED), bytes.len() as u64),
+                };
+                self.line(bytes, hash, len);
+            } else {
+                // Fields come from the bytes kept: for a streamed long line, its first 256.
+                if !self.options.key.extract(bytes, &mut key) {
+                    self.totals.missing_field += 1;
+                }
+                self.line(&key, hash64(key.as_slice(), SEED), key.len() as u64);
+            }
         }
+        self.key_buf = key;
         self.totals.bytes += batch.input_bytes;
     }
 
-    /// Counts one line: `shown` is its bytes (or a prefix of them), `hash` its whole-line hash.
+    /// Counts one key: `shown` is its bytes (or a prefix of them), `hash` the hash of all of it.
     pub fn line(&mut self, shown: &[u8], hash: u64, len: u64) {
         self.totals.lines += 1;
-        if std::str::from_utf8(shown).is_err() {
-            self.totals.non_utf8 += 1;
-        }
         let seen = self.exact.observe(hash, len);
+
+        self.heavy(shown, hash);
         self.dedupe(shown, hash, seen);
         self.micro(hash);
+    }
+
+    fn heavy(&mut self, shown: &[u8], hash: u64) {
+        let estimate = self.frequency.add_hash(hash, 1);
+        if let Some(h) = self.hot.iter_mut().find(|h| h.hash == hash) {
+            h.estimate = estimate;
+            return;
+        }
+        let hot = Hot {
+            hash,
+            estimate,
+            shown: String::new(),
+        };
+        if self.hot.len() < TOP_K {
+            self.hot.push(Hot {
+                shown: printable(shown, TOP_SHOWN),
+                ..hot
+            });
+        } else if let Some(min) = self.hot.iter_mut().min_by_key(|h| h.estimate) {
+            if estimate > min.estimate {
+                *min = Hot {
+                    shown: printable(shown, TOP_SHOWN),
+                    ..hot
+                };
+            }
+        }
     }
 
     fn dedupe(&mut self, shown: &[u8], hash: u64, seen: Seen) {
@@ -229,6 +379,34 @@ impl Engine {
                 .map(|l| printable(l, RECENT_BYTES))
                 .collect(),
         };
+        let f = &self.frequency;
+        let mut rows: Vec<HeavyRow> = self
+            .hot
+            .iter()
+            .map(|x| HeavyRow {
+                line: x.shown.clone(),
+                estimate: x.estimate,
+                exact: self.exact.count(x.hash),
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            b.estimate
+                .cmp(&a.estimate)
+                .then_with(|| a.line.cmp(&b.line))
+        });
+        rows.truncate(10);
+        snap.heavy = Some(HeavyStats {
+            rows,
+            k: TOP_K,
+            total: f.total(),
+            bound: f.error_bound(),
+            epsilon: f.epsilon(),
+            delta: f.delta(),
+            width: Frequency::WIDTH,
+            depth: Frequency::DEPTH,
+            cm_bytes: std::mem::size_of::<Frequency>() as u64,
+            topk_bytes: (TOP_K * 16) as u64,
+        });
         let m = &self.micro_n;
         snap.micro = MicroStats {
             bits: self.micro.bits(),
@@ -305,6 +483,7 @@ mod tests {
         let mut e = Engine::new(EngineOptions {
             exact_cap: 1_000_000,
             clear_at: 0.01,
+            ..EngineOptions::default()
         });
         let mut b = Batch::default();
         for i in 0..300_000u32 {
@@ -321,5 +500,95 @@ mod tests {
         assert!(measured < 0.01, "{measured}");
         assert_eq!(s.dedupe.passed + s.dedupe.suppressed, 300_000);
         assert_eq!(s.dedupe.suppressed, s.dedupe.false_suppressed);
+    }
+
+    #[test]
+    fn heavy_hitters_agree_with_the_exact_counts() {
+        use crate::source::synthetic::Generator;
+        let mut e = Engine::new(EngineOptions::default());
+        let mut g = Generator::new(11);
+        let mut b = Batch::default();
+        let mut line = Vec::new();
+        for _ in 0..300_000 {
+            line.clear();
+            g.next_line(&mut line);
+            b.push(&line);
+        }
+        e.apply(&b);
+        let mut s = Snapshot::default();
+        e.fill(&mut s);
+        let h = s.heavy.expect("count-min running");
+        assert_eq!(h.total, 300_000);
+        assert_eq!(h.rows.len(), 10);
+        assert!(h.rows.windows(2).all(|w| w[0].estimate >= w[1].estimate));
+        for row in &h.rows {
+            let x = row.exact.expect("exact table not capped");
+            // Count-min never underestimates, and stays within ε·N here.
+            assert!(
+                row.estimate >= x && row.estimate - x <= h.bound,
+                "{row:?} bound {}",
+                h.bound
+            );
+        }
+        // The list's top 10 are the true top 10 (Zipf heads are far apart at this size).
+        let mut all: Vec<(u64, String)> = Vec::new();
+        {
+            let mut counts: std::collections::HashMap<Vec<u8>, u64> =
+                std::collections::HashMap::new();
+            for (bytes, _) in b.iter() {
+                *counts.entry(bytes.to_vec()).or_default() += 1;
+            }
+            all.extend(
+                counts
+                    .into_iter()
+                    .map(|(k, c)| (c, String::from_utf8(k).unwrap())),
+            );
+        }
+        all.sort_by_key(|a| std::cmp::Reverse(a.0));
+        let truth: Vec<u64> = all.iter().take(10).map(|(c, _)| *c).collect();
+        let got: Vec<u64> = h.rows.iter().map(|r| r.exact.unwrap()).collect();
+        assert_eq!(got, truth);
+    }
+
+    #[test]
+    fn fields_make_the_key() {
+        let k = KeyFields::from_numbers(&[1, 3]).unwrap();
+        let mut out = Vec::new();
+        assert!(k.extract(b"10.0.0.1 - GET  /a\t200", &mut out));
+        assert_eq!(out, b"10.0.0.1 GET");
+        assert!(!k.extract(b"lonely", &mut out));
+        assert_eq!(out, b"lonely ");
+        assert!(KeyFields::from_numbers(&[]).is_none());
+        assert!(KeyFields::from_numbers(&[0]).is_none());
+
+        let mut e = Engine::new(EngineOptions {
+            key: KeyFields::from_numbers(&[1]).unwrap(),
+            ..EngineOptions::default()
+        });
+        feed(
+            &mut e,
+            &["[10:00:01] a x", "[10:00:02] a y", "[10:00:03] b", ""],
+        );
+        let mut s = Snapshot::default();
+        e.fill(&mut s);
+        // Keys: the timestamps, all distinct; by field 2 instead they would repeat.
+        assert_eq!(
+            (s.totals.lines, s.exact.distinct, s.totals.missing_field),
+            (4, 4, 1)
+        );
+        let mut e = Engine::new(EngineOptions {
+            key: KeyFields::from_numbers(&[2]).unwrap(),
+            ..EngineOptions::default()
+        });
+        feed(
+            &mut e,
+            &["[10:00:01] a x", "[10:00:02] a y", "[10:00:03] b"],
+        );
+        let mut s = Snapshot::default();
+        e.fill(&mut s);
+        assert_eq!(s.exact.distinct, 2);
+        let h = s.heavy.unwrap();
+        assert_eq!((h.rows[0].line.as_str(), h.rows[0].estimate), ("a", 2));
+        assert_eq!(s.dedupe.recent, ["a", "b"]);
     }
 }

@@ -114,6 +114,7 @@ pub struct Handle {
     pub latest: Latest,
     /// The source's controls (the synthetic rate).
     pub control: Arc<Control>,
+    thread: std::thread::JoinHandle<()>,
 }
 
 impl Handle {
@@ -126,9 +127,26 @@ impl Handle {
             .unwrap_or_default()
     }
 
+    /// Whether the ingest thread is still running (it only stops on [`Command::Quit`] or a panic).
+    #[must_use]
+    pub fn alive(&self) -> bool {
+        !self.thread.is_finished()
+    }
+
     /// Sends a command; a finished ingest thread ignores it.
     pub fn send(&self, command: Command) {
         let _ = self.commands.send(command);
+    }
+}
+
+/// The header's name for what is counted: the source, and the key fields if not whole lines.
+#[must_use]
+pub fn label(spec: &SourceSpec, options: &EngineOptions) -> String {
+    if options.key.is_whole_line() {
+        spec.label()
+    } else {
+        let n: Vec<String> = options.key.numbers().iter().map(u16::to_string).collect();
+        format!("{} · key: field {}", spec.label(), n.join(","))
     }
 }
 
@@ -148,7 +166,7 @@ pub fn spawn(
     let latest: Latest = Arc::default();
     let mut ingest = Ingest {
         engine: Engine::new(options),
-        label: spec.label(),
+        label: label(spec, &options),
         meter: Meter::new(),
         started: Instant::now(),
         paused_for: Duration::ZERO,
@@ -159,13 +177,14 @@ pub fn spawn(
         fleet: matches!(spec, SourceSpec::Device(_)).then(fleet::Fleet::new),
     };
     let control2 = Arc::clone(&control);
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
         .name("ingest".into())
         .spawn(move || ingest.run(&source_rx, &rx, &control2))?;
     Ok(Handle {
         commands: tx,
         latest,
         control,
+        thread,
     })
 }
 
@@ -283,7 +302,9 @@ impl Ingest {
             throughput: self.meter.stats(),
             ..Snapshot::default()
         };
-        self.engine.fill(&mut snap);
+        if self.fleet.is_none() {
+            self.engine.fill(&mut snap);
+        }
         if let Some(f) = &self.fleet {
             let stats = f.stats(now);
             // In device mode the input is datagrams: they are what "lines" count.

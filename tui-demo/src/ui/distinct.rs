@@ -63,9 +63,14 @@ impl Widget for &DistinctPanel<'_> {
         }
         let w = inner.width as usize;
         let mut lines = Vec::new();
+        let narrow = w < 46;
         let mut est = kv("estimate", count_f(s.estimate), t);
         est.push(Span::styled(
-            format!(" ±{} (1σ, {})", percent(s.rse), s.estimator),
+            if narrow {
+                format!(" ±{} 1σ", percent(s.rse))
+            } else {
+                format!(" ±{} (1σ, {})", percent(s.rse), s.estimator)
+            },
             t.dim(),
         ));
         lines.push(Line::from(est));
@@ -81,11 +86,9 @@ impl Widget for &DistinctPanel<'_> {
             }
             (_, false) => kv("exact   ", count(e.distinct), t),
         };
-        if e.cap > 0 {
-            ex.push(Span::styled(
-                format!(" · {}", bytes(e.table_bytes)),
-                t.cost(),
-            ));
+        if e.cap > 0 && !narrow {
+            ex.push(Span::styled(" · table ", t.dim()));
+            ex.push(Span::styled(bytes(e.table_bytes), t.cost()));
         }
         lines.push(Line::from(ex));
 
@@ -110,13 +113,21 @@ impl Widget for &DistinctPanel<'_> {
             t.dim(),
         )));
         if e.cap > 0 && e.key_bytes > 0 {
+            // What an exact set of the distinct lines holds: the lines themselves (or the hash
+            // table of their hashes, if that is larger).
             let exact_bytes = e.key_bytes.max(e.table_bytes);
-            let mut v = vec![Span::styled("memory ", t.dim())];
-            v.push(Span::styled(bytes(s.bytes), t.cost()));
-            v.push(Span::styled(" vs exact ", t.dim()));
+            let mut v = vec![Span::styled(bytes(s.bytes), t.cost())];
+            v.push(Span::styled(
+                if narrow {
+                    " vs "
+                } else {
+                    " of sketch vs an exact set's "
+                },
+                t.dim(),
+            ));
             v.push(Span::styled(bytes(exact_bytes), t.cost()));
             if let Some(ratio) = exact_bytes.checked_div(s.bytes) {
-                v.push(Span::styled(format!(" ({}× less)", count(ratio)), t.good()));
+                v.push(Span::styled(format!(": {}× less", count(ratio)), t.good()));
             }
             lines.push(Line::from(v));
         }

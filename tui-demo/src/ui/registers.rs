@@ -49,7 +49,7 @@ impl Widget for &RegistersPanel<'_> {
         let values = s.counts.get(..=last).unwrap_or_default();
         // Bars one or two cells wide with a gap, as many values as fit.
         let n = values.len().max(1) as u16;
-        let bar_width = if inner.width >= n * 3 { 2 } else { 1 };
+        let bar_width = if inner.width >= n * 2 { 2 } else { 1 };
         let gap = u16::from(inner.width >= n * (bar_width + 1));
         let bars: Vec<Bar> = values
             .iter()
@@ -58,7 +58,7 @@ impl Widget for &RegistersPanel<'_> {
                 Bar::default()
                     .value(u64::from(c))
                     .label(Line::from(v.to_string()))
-                    .text_value(if bar_width >= 2 && c > 0 {
+                    .text_value(if bar_width >= 2 && gap > 0 && c > 0 {
                         short(f64::from(c))
                     } else {
                         String::new()

@@ -44,6 +44,7 @@ impl Widget for &ThroughputPanel<'_> {
             (self.totals.non_utf8, "not UTF-8"),
             (self.totals.crlf, "CRLF"),
             (self.totals.long, "long"),
+            (self.totals.missing_field, "no key field"),
         ];
         for (n, what) in odd {
             if n > 0 {

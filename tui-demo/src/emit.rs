@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use sketch_nostd::wire::Frame;
 
 use crate::human::{bytes, count};
-use crate::ingest::fleet::{DeviceSeen, DEVICE_SEED};
+use crate::ingest::fleet::{DeviceFreq, DeviceSeen, DEVICE_SEED};
 use crate::source::synthetic::Generator;
 use crate::source::zipf::Rng;
 
@@ -60,6 +60,8 @@ struct Device {
     log: Generator,
     /// The device's anti-spam filter: lines seen since it was last cleared.
     seen: Box<DeviceSeen>,
+    /// How often each line was seen.
+    freq: Box<DeviceFreq>,
     seq: u32,
     next_send: Instant,
     owed: f64,
@@ -72,6 +74,7 @@ impl Device {
             self.line.clear();
             self.log.next_line(&mut self.line);
             self.seen.insert(self.line.as_slice());
+            self.freq.increment(self.line.as_slice());
         }
         if self.seen.estimated_fp_rate() > 0.01 {
             self.seen.clear();
@@ -104,6 +107,7 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
             socket: UdpSocket::bind(bind)?,
             log: base.fork(o.seed ^ (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
             seen: Box::new(DeviceSeen::with_seed(DEVICE_SEED)),
+            freq: Box::new(DeviceFreq::with_seed(DEVICE_SEED)),
             seq: 0,
             // Stagger the first sends over one period.
             next_send: start + o.period.mul_f64((i as f64 + 1.0) / f64::from(o.devices)),
@@ -112,7 +116,8 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
         });
     }
     let mut rng = Rng::new(o.seed ^ 0xc0ff_ee00);
-    let mut buf = vec![0u8; Frame::<DeviceSeen>::MAX_ENCODED_LEN];
+    let mut buf =
+        vec![0u8; Frame::<DeviceSeen>::MAX_ENCODED_LEN.max(Frame::<DeviceFreq>::MAX_ENCODED_LEN)];
     let mut totals = EmitTotals::default();
     let deadline = o.seconds.map(|s| start + Duration::from_secs_f64(s));
     let interactive = io::stderr().is_terminal();
@@ -133,30 +138,23 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
                 continue;
             }
             d.next_send = now + o.period;
-            let frame = Frame {
+            // One frame per sketch, each in its own datagram.
+            let seen = Frame {
                 device: d.id,
                 seq: d.seq,
                 sketch: (*d.seen).clone(),
-            };
-            d.seq = d.seq.wrapping_add(1);
-            let Ok(bytes) = frame.encode(&mut buf) else {
-                totals.send_errors += 1;
-                continue;
-            };
-            if o.corrupt > 0.0 && rng.chance(o.corrupt) {
-                let bit = rng.below(bytes.len() as u64 * 8);
-                if let Some(b) = bytes.get_mut((bit / 8) as usize) {
-                    *b ^= 1 << (bit % 8);
-                }
-                totals.corrupted += 1;
             }
-            match d.socket.send_to(bytes, o.to) {
-                Ok(n) => {
-                    totals.frames += 1;
-                    totals.bytes += n as u64;
-                }
-                Err(_) => totals.send_errors += 1,
+            .encode(&mut buf)
+            .map(|b| b.len());
+            send(o, d, &buf, seen, &mut rng, &mut totals);
+            let freq = Frame {
+                device: d.id,
+                seq: d.seq,
+                sketch: (*d.freq).clone(),
             }
+            .encode(&mut buf)
+            .map(|b| b.len());
+            send(o, d, &buf, freq, &mut rng, &mut totals);
         }
         if interactive && now >= next_status {
             next_status = now + Duration::from_secs(1);
@@ -171,6 +169,38 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
         summary(o, &totals)
     );
     Ok(totals)
+}
+
+/// Sends one encoded frame (the first `len` bytes of `buf`), corrupting it first if the dice say
+/// so, and advances the device's sequence number.
+fn send(
+    o: &EmitOptions,
+    d: &mut Device,
+    buf: &[u8],
+    len: Result<usize, sketch_nostd::WireError>,
+    rng: &mut Rng,
+    totals: &mut EmitTotals,
+) {
+    d.seq = d.seq.wrapping_add(1);
+    let Some(bytes) = len.ok().and_then(|n| buf.get(..n)) else {
+        totals.send_errors += 1;
+        return;
+    };
+    let mut bytes = bytes.to_vec();
+    if o.corrupt > 0.0 && rng.chance(o.corrupt) {
+        let bit = rng.below(bytes.len() as u64 * 8);
+        if let Some(b) = bytes.get_mut((bit / 8) as usize) {
+            *b ^= 1 << (bit % 8);
+        }
+        totals.corrupted += 1;
+    }
+    match d.socket.send_to(&bytes, o.to) {
+        Ok(n) => {
+            totals.frames += 1;
+            totals.bytes += n as u64;
+        }
+        Err(_) => totals.send_errors += 1,
+    }
 }
 
 fn summary(o: &EmitOptions, t: &EmitTotals) -> String {
@@ -229,6 +259,10 @@ mod tests {
         // A single flipped bit is always caught (CRC-32 detects every 1-bit error).
         assert_eq!(s.bad, totals.corrupted, "{:?}", s.errors);
         assert_eq!(s.rows.len(), 3);
+        assert_eq!(
+            s.lost, 0,
+            "corrupted frames arrived: they are refused, not lost"
+        );
         assert!(s.held_merged > 0.0 && s.held_merged <= s.held_sum + 1.0);
     }
 

@@ -307,22 +307,30 @@ fn write_fleet(
         count_f(f.held_sum),
         bytes(f.seen_bytes)
     )?;
+    writeln!(
+        w,
+        "lines counted by the devices: {} (their count-min sketches merged by adding, {} each; ε·N = {})",
+        count(f.lines_merged),
+        bytes(f.freq_bytes),
+        count(f.bound_merged)
+    )?;
     writeln!(w)?;
     writeln!(
         w,
-        "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>10}",
-        "device", "from", "ok", "bad", "lost", "bytes", "held"
+        "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>12} {:>10}",
+        "device", "from", "ok", "bad", "lost", "bytes", "lines", "held"
     )?;
     for r in &f.rows {
         writeln!(
             w,
-            "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>10}",
+            "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>12} {:>10}",
             r.id,
             r.addr,
             count(r.ok),
             count(r.bad),
             count(r.lost),
             bytes(r.bytes),
+            r.lines.map_or("-".into(), count),
             r.held.map_or("-".into(), count_f)
         )?;
     }
@@ -492,6 +500,8 @@ pub fn to_json(s: &Snapshot) -> Obj {
                     .int("lost", f.lost)
                     .int("bytes", f.bytes)
                     .num("held_merged", f.held_merged)
+                    .int("lines_merged", f.lines_merged)
+                    .int("bound_merged", f.bound_merged)
                     .num("held_sum", f.held_sum)
                     .objs(
                         "errors",
@@ -513,6 +523,7 @@ pub fn to_json(s: &Snapshot) -> Obj {
                                     .int("lost", r.lost)
                                     .int("bytes", r.bytes)
                                     .num("held", r.held.unwrap_or(0.0))
+                                    .int("lines", r.lines.unwrap_or(0))
                             })
                             .collect(),
                     )

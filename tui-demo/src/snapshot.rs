@@ -193,6 +193,8 @@ pub struct DeviceRow {
     pub bytes: u64,
     /// Lines its dedupe filter holds (the filter's own estimate).
     pub held: Option<f64>,
+    /// Lines it counted (its count-min total N).
+    pub lines: Option<u64>,
 }
 
 /// Device mode: the fleet and its merged view.
@@ -220,6 +222,12 @@ pub struct FleetStats {
     pub merged_fill: f64,
     /// Bytes of one device filter (and of the merged one).
     pub seen_bytes: u64,
+    /// Lines counted by all devices: the merged count-min's total.
+    pub lines_merged: u64,
+    /// The merged count-min's ε·N bound.
+    pub bound_merged: u64,
+    /// Bytes of one device count-min (and of the merged one).
+    pub freq_bytes: u64,
 }
 
 /// Everything the UI draws, as of one moment.

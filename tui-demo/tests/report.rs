@@ -331,7 +331,17 @@ fn device_mode_end_to_end_over_loopback_udp() {
         bad, corrupted,
         "every corrupted frame was refused, and only those"
     );
+    assert_eq!(d["lost"], 0, "refused is not lost");
     assert!(d["held_merged"].as_f64().unwrap() > 0.0);
+    // Each device sent its count-min; merged by adding, the total is the sum of the devices'.
+    let per_device: u64 = d["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["lines"].as_u64().unwrap())
+        .sum();
+    assert!(per_device > 0);
+    assert_eq!(d["lines_merged"].as_u64().unwrap(), per_device);
     assert_eq!(
         v["lines"], sent,
         "in device mode the input counted is datagrams"

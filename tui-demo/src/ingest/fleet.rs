@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use sketch_nostd::sizing::{k_for, words_for};
-use sketch_nostd::wire::{Frame, RawFrame, SketchKind};
-use sketch_nostd::{Bloom, WireError};
+use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
+use sketch_nostd::wire::{RawFrame, SketchKind};
+use sketch_nostd::{Bloom, CountMin, WireError};
 
 use crate::snapshot::{DeviceRow, FleetStats};
 
@@ -25,6 +25,18 @@ pub const DEVICE_SEEN_CAPACITY: u64 = 10_000;
 pub type DeviceSeen =
     Bloom<{ words_for(DEVICE_SEEN_CAPACITY, 0.01) }, { k_for(DEVICE_SEEN_CAPACITY, 0.01) }>;
 
+/// A device's frequency sketch: count-min with ε = 1%, δ = 1% (5 rows × 272 `u32`, 5.3 KiB).
+pub type DeviceFreq = CountMin<{ cm_width(0.01) }, { cm_depth(0.01) }, u32>;
+
+/// A sketch a device sends, decoded.
+#[derive(Clone, Debug)]
+pub enum DeviceSketch {
+    /// Its dedupe filter.
+    Seen(Box<DeviceSeen>),
+    /// Its frequency sketch.
+    Freq(Box<DeviceFreq>),
+}
+
 /// What the host keeps about one device.
 #[derive(Clone, Debug)]
 struct Device {
@@ -34,8 +46,12 @@ struct Device {
     bad: u64,
     lost: u64,
     last_seq: Option<u32>,
+    /// Refused frames since the last good one: they arrived, so a sequence gap they explain is
+    /// not a loss.
+    bad_since_ok: u64,
     bytes: u64,
     seen: Option<Box<DeviceSeen>>,
+    freq: Option<Box<DeviceFreq>>,
 }
 
 /// The fleet: every device heard from, and what went wrong.
@@ -97,7 +113,7 @@ impl Fleet {
         self.bytes += bytes.len() as u64;
         let n = bytes.len() as u64;
         match Self::decode(bytes) {
-            Ok((device, seq, seen)) => {
+            Ok((device, seq, sketch)) => {
                 self.by_addr.insert(from, device);
                 let d = self.devices.entry(device).or_insert_with(|| Device {
                     addr: from,
@@ -106,8 +122,10 @@ impl Fleet {
                     bad: 0,
                     lost: 0,
                     last_seq: None,
+                    bad_since_ok: 0,
                     bytes: 0,
                     seen: None,
+                    freq: None,
                 });
                 d.addr = from;
                 d.last_seen = now;
@@ -115,11 +133,14 @@ impl Fleet {
                 d.bytes += n;
                 if let Some(last) = d.last_seq {
                     // Frames in between that never arrived (a restart resets the count).
-                    d.lost += u64::from(seq.wrapping_sub(last).saturating_sub(1)).min(1 << 20);
+                    let gap = u64::from(seq.wrapping_sub(last).saturating_sub(1)).min(1 << 20);
+                    d.lost += gap.saturating_sub(d.bad_since_ok);
                 }
                 d.last_seq = Some(seq);
-                if let Some(s) = seen {
-                    d.seen = Some(s);
+                d.bad_since_ok = 0;
+                match sketch {
+                    DeviceSketch::Seen(s) => d.seen = Some(s),
+                    DeviceSketch::Freq(f) => d.freq = Some(f),
                 }
             }
             Err(e) => {
@@ -131,6 +152,7 @@ impl Fleet {
                 {
                     Some(d) => {
                         d.bad += 1;
+                        d.bad_since_ok += 1;
                         d.bytes += n;
                     }
                     None => self.unattributed_bad += 1,
@@ -140,29 +162,27 @@ impl Fleet {
     }
 
     /// Checks and decodes one frame: the device, the sequence number and the sketch it carries.
-    fn decode(bytes: &mut [u8]) -> Result<(u64, u32, Option<Box<DeviceSeen>>), Refused> {
+    fn decode(bytes: &mut [u8]) -> Result<(u64, u32, DeviceSketch), Refused> {
         let raw = RawFrame::decode(bytes)?;
         let header = raw.header()?;
         if header.seed != DEVICE_SEED {
             return Err(Refused::WrongSeed);
         }
-        match header.kind {
-            SketchKind::Bloom => {
-                let Frame {
-                    device,
-                    seq,
-                    sketch,
-                } = raw.to_frame::<DeviceSeen>()?;
-                Ok((device, seq, Some(Box::new(sketch))))
+        let sketch = match header.kind {
+            SketchKind::Bloom => DeviceSketch::Seen(Box::new(raw.decode_sketch::<DeviceSeen>()?)),
+            SketchKind::CountMin => {
+                DeviceSketch::Freq(Box::new(raw.decode_sketch::<DeviceFreq>()?))
             }
-            _ => Err(Refused::UnexpectedKind),
-        }
+            _ => return Err(Refused::UnexpectedKind),
+        };
+        Ok((raw.device, raw.seq, sketch))
     }
 
     /// The figures for the UI, as of `now`.
     #[must_use]
     pub fn stats(&self, now: Instant) -> FleetStats {
         let mut merged: Option<DeviceSeen> = None;
+        let mut merged_freq: Option<DeviceFreq> = None;
         let mut rows = Vec::with_capacity(self.devices.len());
         for (&id, d) in &self.devices {
             let held = d.seen.as_ref().map(|s| s.estimated_len());
@@ -175,6 +195,15 @@ impl Fleet {
                     None => merged = Some((**s).clone()),
                 }
             }
+            if let Some(f) = &d.freq {
+                match merged_freq.as_mut() {
+                    // Cell-wise saturating sums; seeds are checked when decoding.
+                    Some(m) => {
+                        let _ = m.merge(f);
+                    }
+                    None => merged_freq = Some((**f).clone()),
+                }
+            }
             rows.push(DeviceRow {
                 id,
                 addr: d.addr.to_string(),
@@ -184,6 +213,7 @@ impl Fleet {
                 lost: d.lost,
                 bytes: d.bytes,
                 held,
+                lines: d.freq.as_ref().map(|f| f.total()),
             });
         }
         FleetStats {
@@ -201,6 +231,9 @@ impl Fleet {
             held_merged: merged.as_ref().map_or(0.0, DeviceSeen::estimated_len),
             merged_fill: merged.as_ref().map_or(0.0, DeviceSeen::fill_ratio),
             seen_bytes: std::mem::size_of::<DeviceSeen>() as u64,
+            lines_merged: merged_freq.as_ref().map_or(0, DeviceFreq::total),
+            bound_merged: merged_freq.as_ref().map_or(0, DeviceFreq::error_bound),
+            freq_bytes: std::mem::size_of::<DeviceFreq>() as u64,
             rows,
         }
     }
@@ -209,6 +242,7 @@ impl Fleet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sketch_nostd::wire::Frame;
 
     fn frame(device: u64, seq: u32, keys: &[&str]) -> Vec<u8> {
         let mut seen = DeviceSeen::with_seed(DEVICE_SEED);
@@ -262,6 +296,29 @@ mod tests {
             5.0,
             "3 + 2: the sum counts y twice, the merge does not"
         );
+        assert_eq!(s.lines_merged, 0, "no count-min yet");
+
+        // Count-min frames: merged by adding.
+        for (device, n) in [(1u64, 30u64), (2, 12)] {
+            let mut freq = DeviceFreq::with_seed(DEVICE_SEED);
+            freq.add("GET /", n);
+            let mut buf = vec![0u8; Frame::<DeviceFreq>::MAX_ENCODED_LEN];
+            let len = Frame {
+                device,
+                seq: 10,
+                sketch: freq,
+            }
+            .encode(&mut buf)
+            .unwrap()
+            .len();
+            let from = if device == 1 { a } else { b };
+            fleet.datagram(from, &mut buf[..len], now);
+        }
+        let s = fleet.stats(now);
+        assert_eq!((s.rows[0].lines, s.rows[1].lines), (Some(30), Some(12)));
+        assert_eq!(s.lines_merged, 42);
+        // Device 1 went from 3 to 10: six frames missing, one of which arrived corrupted.
+        assert_eq!(s.rows[0].lost, 2 + 5);
     }
 
     #[test]

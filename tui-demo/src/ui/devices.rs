@@ -26,10 +26,10 @@ impl Widget for &DevicesPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (s, t) = (self.stats, self.theme);
         let cost = format!(
-            "{} × Bloom {} → merged {}",
+            "{} × (Bloom {} + count-min {})",
             s.rows.len(),
             bytes(s.seen_bytes),
-            bytes(s.seen_bytes)
+            bytes(s.freq_bytes)
         );
         let inner = framed(panel_block("Devices", &cost, t, self.focused), area, buf);
         if inner.is_empty() {
@@ -63,13 +63,22 @@ impl Widget for &DevicesPanel<'_> {
             }
             lines.push(Line::from(v));
         }
+        if s.lines_merged > 0 {
+            let mut counted = kv("lines counted", count(s.lines_merged), t);
+            counted.push(Span::styled(
+                " (count-min merged by adding) · ε·N ",
+                t.dim(),
+            ));
+            counted.push(Span::styled(count(s.bound_merged), t.value()));
+            lines.push(Line::from(counted));
+        }
         let mut merged = kv("lines held: merged ≈", short(s.held_merged), t);
         merged.push(Span::styled(" vs sum ", t.dim()));
         merged.push(Span::styled(short(s.held_sum), t.value()));
         merged.push(Span::styled(" (OR: shared lines once)", t.dim()));
         lines.push(Line::from(merged));
         // The sender's address only when there is room for it.
-        let wide = inner.width >= 76;
+        let wide = inner.width >= 80;
         let from = |a: &str| {
             if wide {
                 format!("{a:<21} ")
@@ -79,22 +88,26 @@ impl Widget for &DevicesPanel<'_> {
         };
         lines.push(Line::from(Span::styled(
             format!(
-                "{:>6} {}{:>6} {:>7} {:>5} {:>5} {:>7} {:>6}",
+                "{:>6} {}{:>6} {:>6} {:>5} {:>5} {:>7} {:>6} {:>7}",
                 "device",
                 from("from"),
                 "seen",
                 "ok",
                 "bad",
                 "lost",
-                "held",
-                "share"
+                "lines",
+                "share",
+                "held"
             ),
             t.dim(),
         )));
         for r in &s.rows {
             let stale = r.last_seen.as_secs_f64() > 5.0;
-            let share = match (r.held, s.held_sum > 0.0) {
-                (Some(h), true) => format!("{:.0}%", 100.0 * h / s.held_sum),
+            // Its share of the merged view: the lines it counted over all lines counted.
+            let share = match r.lines {
+                Some(n) if s.lines_merged > 0 => {
+                    format!("{:.0}%", 100.0 * n as f64 / s.lines_merged as f64)
+                }
                 _ => "-".into(),
             };
             lines.push(Line::from(vec![
@@ -104,14 +117,18 @@ impl Widget for &DevicesPanel<'_> {
                     format!("{:>5.1}s ", r.last_seen.as_secs_f64()),
                     if stale { t.warn() } else { t.good() },
                 ),
-                Span::raw(format!("{:>7} ", short(r.ok as f64))),
+                Span::raw(format!("{:>6} ", short(r.ok as f64))),
                 Span::styled(
                     format!("{:>5} ", short(r.bad as f64)),
                     if r.bad > 0 { t.warn() } else { t.dim() },
                 ),
                 Span::raw(format!("{:>5} ", short(r.lost as f64))),
-                Span::raw(format!("{:>7} ", r.held.map_or("-".into(), short))),
-                Span::raw(format!("{share:>6}")),
+                Span::raw(format!(
+                    "{:>7} ",
+                    r.lines.map_or("-".into(), |n| short(n as f64))
+                )),
+                Span::raw(format!("{share:>6} ")),
+                Span::raw(format!("{:>7}", r.held.map_or("-".into(), short))),
             ]));
         }
         if s.rows.is_empty() {

@@ -1,6 +1,6 @@
 //! Device mode on the host: frames from many devices, checked, kept per device, merged.
 //!
-//! Each device sends its sketches periodically, each in a [`Frame`] (device id, sequence number,
+//! Each device sends its sketches periodically, each in a [`Frame`](sketch_nostd::wire::Frame) (device id, sequence number,
 //! sketch, CRC-32, COBS). The host keeps the latest sketch of each kind per device and merges them:
 //! a Bloom filter by OR. A datagram that fails any check (framing, CRC, envelope, parameters, seed)
 //! is counted against its sender, if the sender's address is known, and dropped; nothing a device

@@ -122,9 +122,35 @@ pub fn frame_round_trip<T: Wire + PartialEq + core::fmt::Debug + Clone>(f: &Fram
     );
 }
 
+/// `payload` with a valid CRC-32, COBS-encoded and delimited: a frame whose contents are arbitrary.
+fn valid_frame(payload: &[u8]) -> Vec<u8> {
+    let crc = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC).checksum(payload);
+    let mut raw = payload.to_vec();
+    raw.extend_from_slice(&crc.to_le_bytes());
+    let mut out = cobs::encode_vec(&raw);
+    out.push(0);
+    out
+}
+
 /// The `frames` target: the stream decoder fed byte by byte (a small buffer, so over-long frames
-/// happen too), and the whole input as one datagram.
+/// happen too), the whole input as one datagram, and the input as the payload of a frame with a
+/// valid checksum (so the device id, sequence number and sketch decoders behind the CRC are reached).
 pub fn frames(data: &[u8]) {
+    let framed = valid_frame(data);
+    let mut rx = FrameDecoder::<{ Frame::<Bloom<8, 3>>::MAX_ENCODED_LEN }>::new();
+    let mut seen = 0;
+    rx.feed(&framed, |r| {
+        seen += 1;
+        if let Ok(raw) = r {
+            sketch_of(&raw);
+        }
+    });
+    assert!(seen <= 1, "one frame in, at most one result out");
+    let mut copy = framed.clone();
+    if let Ok(raw) = RawFrame::decode(&mut copy) {
+        sketch_of(&raw);
+    }
+
     let mut rx = FrameDecoder::<64>::new();
     rx.feed(data, |r| {
         if let Ok(raw) = r {

@@ -13,6 +13,7 @@ mod workload;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Mutex;
 
 /// (rustup target, QEMU machine, whether it has RAM for the large sketches)
 const TARGETS: [(&str, &str, bool); 3] = [
@@ -65,22 +66,27 @@ fn cargo_firmware(args: &[&str]) -> Output {
 }
 
 /// Builds and runs the firmware for `target` under QEMU with `features`, on top of the default
-/// features if `defaults`; returns QEMU's output and the path of the ELF.
+/// features if `defaults`; returns QEMU's output and the path of a copy of the ELF.
 ///
-/// Each feature set builds in its own target directory: tests run in parallel, and two feature sets
-/// sharing one would overwrite each other's binary between build and run.
+/// Builds share one target directory, so the dependencies are compiled once per target, and are
+/// serialised by a lock: tests run in parallel, and a build with other features would overwrite the
+/// binary between another test's build and run.
 fn run_firmware(target: &str, features: &[&str], defaults: bool) -> (Output, PathBuf) {
+    static LOCK: Mutex<()> = Mutex::new(());
     require("qemu-system-arm");
     let joined = features.join(",");
-    let set = if joined.is_empty() { "none" } else { &joined };
-    let target_dir = format!("target/{}-{set}", if defaults { "default" } else { "only" });
+    let set = format!(
+        "{}-{}",
+        if defaults { "default" } else { "only" },
+        if joined.is_empty() { "none" } else { &joined }
+    );
     let mut args = vec![
         "run",
         "--release",
         "--target",
         target,
         "--target-dir",
-        &target_dir,
+        "target/qemu",
     ];
     if !defaults {
         args.push("--no-default-features");
@@ -88,11 +94,19 @@ fn run_firmware(target: &str, features: &[&str], defaults: bool) -> (Output, Pat
     if !features.is_empty() {
         args.extend(["--features", &joined]);
     }
-    let elf = firmware_dir()
-        .join(&target_dir)
+    let _guard = LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let out = cargo_firmware(&args);
+    let built = firmware_dir()
+        .join("target/qemu")
         .join(target)
         .join("release/sketch-firmware");
-    (cargo_firmware(&args), elf)
+    let elf = firmware_dir()
+        .join("target/qemu")
+        .join(format!("{target}-{set}.elf"));
+    if out.status.success() {
+        std::fs::copy(&built, &elf).expect("copy the firmware ELF");
+    }
+    (out, elf)
 }
 
 /// What the host computes for the same workload.
@@ -122,6 +136,7 @@ fn host_bytes(big_ram: bool) -> BTreeMap<String, Vec<u8>> {
     let mut sink = Collect::default();
     workload::micro(&mut sink, true).unwrap();
     workload::bloom(&mut sink, true).unwrap();
+    workload::countmin(&mut sink, true).unwrap();
     let _ = big_ram; // the large-RAM families join here
     sink.sketches
 }

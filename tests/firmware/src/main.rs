@@ -90,6 +90,8 @@ fn run_all() -> Check {
     family("micro", workload::micro)?;
     #[cfg(feature = "bloom")]
     family("bloom", workload::bloom)?;
+    #[cfg(feature = "countmin")]
+    family("countmin", workload::countmin)?;
     if cfg!(feature = "fail") {
         return Err("forced failure (feature `fail`)");
     }

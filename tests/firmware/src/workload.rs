@@ -6,9 +6,10 @@
 //! back to the same sketch on the device. It must stay `no_std` and allocation-free.
 
 use sketch_nostd::{
+    countmin::Conservative,
     sizing::fp_rate,
     wire::{self, Frame, Wire},
-    Bloom, MicroBloom, MicroBloom32,
+    Bloom, CountMin, MicroBloom, MicroBloom32,
 };
 
 /// Receives the bytes of each finished sketch.
@@ -130,6 +131,61 @@ fn bloom_wire(sink: &mut impl Sink, all: &Bloom<64, 7>) -> Check {
     Ok(())
 }
 
+/// Count-min, 4 rows × 64 `u16` counters, standard and conservative update: 50 keys with Zipf weights
+/// ⌊1000/r⌋, fed as two halves merged into one sketch. With `wire`, emits both encodings and a frame.
+pub fn countmin(sink: &mut impl Sink, wire: bool) -> Check {
+    let weight = |r: u32| 1000 / r;
+    let mut standard = CountMin::<64, 4, u16>::with_seed(0xc0);
+    let mut conservative = CountMin::<64, 4, u16, Conservative>::with_seed(0xc0);
+    let mut second_half = CountMin::<64, 4, u16>::with_seed(0xc0);
+    for r in 1..=50u32 {
+        for _ in 0..weight(r) {
+            conservative.increment(&r);
+        }
+        let half = weight(r) / 2;
+        standard.add(&r, u64::from(weight(r) - half));
+        second_half.add(&r, u64::from(half));
+    }
+    if standard.merge(&second_half).is_err() {
+        return Err("countmin: merge refused");
+    }
+    for r in 1..=50u32 {
+        let (s, c) = (standard.estimate(&r), conservative.estimate(&r));
+        if s < u64::from(weight(r)) || c < u64::from(weight(r)) {
+            return Err("countmin: an underestimate");
+        }
+        if c > s {
+            return Err("countmin: conservative update above standard");
+        }
+    }
+    if standard.total() != conservative.total() || standard.is_saturated() {
+        return Err("countmin: totals differ or saturated");
+    }
+    if wire {
+        countmin_wire(sink, &standard, &conservative)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn countmin_wire(
+    sink: &mut impl Sink,
+    standard: &CountMin<64, 4, u16>,
+    conservative: &CountMin<64, 4, u16, Conservative>,
+) -> Check {
+    let mut buf = [0u8; Frame::<CountMin<64, 4, u16>>::MAX_ENCODED_LEN];
+    emit(sink, "countmin", standard, &mut buf)?;
+    emit(sink, "countmin-conservative", conservative, &mut buf)?;
+    let frame = Frame {
+        device: 0xd1,
+        seq: 3,
+        sketch: standard.clone(),
+    };
+    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
+    emit_bytes(sink, "countmin-frame", bytes);
+    Ok(())
+}
+
 // The constants below are read by the host test (which measures the firmware), not by the firmware.
 
 /// Bytes of sketches the `micro` family keeps (without `wire`) on the stack at once.
@@ -140,7 +196,15 @@ pub const MICRO_SKETCH_BYTES: usize =
 #[allow(dead_code)]
 pub const BLOOM_SKETCH_BYTES: usize = 3 * core::mem::size_of::<Bloom<64, 7>>();
 
+/// Bytes of sketches the `countmin` family keeps (without `wire`): three sketches.
+#[allow(dead_code)]
+pub const COUNTMIN_SKETCH_BYTES: usize = 2 * core::mem::size_of::<CountMin<64, 4, u16>>()
+    + core::mem::size_of::<CountMin<64, 4, u16, Conservative>>();
+
 /// Every family: its name (also the cargo feature that builds it alone) and the bytes of its sketches.
 #[allow(dead_code)]
-pub const FAMILIES: [(&str, usize); 2] =
-    [("micro", MICRO_SKETCH_BYTES), ("bloom", BLOOM_SKETCH_BYTES)];
+pub const FAMILIES: [(&str, usize); 3] = [
+    ("micro", MICRO_SKETCH_BYTES),
+    ("bloom", BLOOM_SKETCH_BYTES),
+    ("countmin", COUNTMIN_SKETCH_BYTES),
+];

@@ -4,8 +4,8 @@
 //!   of different sizes or parameters are different types, so combining them does not compile.
 //! * [`WireError`] (feature `serde`): bytes that could not be encoded into a buffer or decoded into a
 //!   sketch or a frame.
-//! * [`PartsError`]: raw parts (counters, entries, totals, as a wire decoder hands them over) that no
-//!   sequence of operations on a sketch could have produced.
+//! * [`PartsError`]: raw parts (counters, entries, totals, registers, coupons, estimator state, as a
+//!   wire decoder hands them over) that no sequence of operations on a sketch could have produced.
 
 use core::fmt;
 
@@ -44,7 +44,8 @@ impl fmt::Display for MergeError {
 impl core::error::Error for MergeError {}
 
 /// Why raw parts were refused by a validating constructor such as
-/// [`CountMin::from_parts`](crate::CountMin::from_parts): they do not describe a state the sketch can
+/// [`CountMin::from_parts`](crate::CountMin::from_parts) or
+/// [`HyperLogLog::from_dense_registers`](crate::HyperLogLog::from_dense_registers): they do not describe a state the sketch can
 /// reach, so trusting them would break its guarantees (for example "never an underestimate").
 ///
 /// ```
@@ -55,6 +56,14 @@ impl core::error::Error for MergeError {}
 /// assert_eq!(
 ///     CountMin::<2, 2, u8>::from_parts(cells, 0, 4),
 ///     Err(PartsError::RowAboveTotal { row: 0 })
+/// );
+///
+/// // A HyperLogLog register holds 63, but at p = 4 a register never exceeds 64 − 4 + 1 = 61.
+/// let mut registers = [0u8; 12];
+/// registers[0] = 63;
+/// assert_eq!(
+///     sketch_nostd::Hll4::from_dense_registers(&registers, 0, None).err(),
+///     Some(PartsError::RegisterOutOfRange { index: 0, value: 63, max: 61 })
 /// );
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +92,34 @@ pub enum PartsError {
         /// Position of the entry in the entries given.
         index: usize,
     },
+    /// A HyperLogLog register holds a value no hash can produce at this precision.
+    RegisterOutOfRange {
+        /// The register's index.
+        index: usize,
+        /// The value found.
+        value: u8,
+        /// The largest valid value, `64 − p + 1`.
+        max: u8,
+    },
+    /// A HyperLogLog sparse coupon has a rank outside `1..=39`.
+    InvalidCoupon {
+        /// Position of the coupon in the input.
+        index: usize,
+        /// The coupon.
+        coupon: u32,
+    },
+    /// HyperLogLog sparse coupons are not in strictly increasing order of their 26 index bits.
+    UnsortedCoupons {
+        /// Position of the first coupon out of order.
+        index: usize,
+    },
+    /// More HyperLogLog sparse coupons than the sparse form holds.
+    TooManyCoupons {
+        /// The sparse form's capacity.
+        capacity: usize,
+    },
+    /// An estimator state that no sketch can be in (a negative, infinite or NaN estimate).
+    InvalidEstimatorState,
 }
 
 impl fmt::Display for PartsError {
@@ -99,6 +136,23 @@ impl fmt::Display for PartsError {
             }
             Self::DuplicateKey { index } => write!(f, "entry {index} repeats an earlier key"),
             Self::BadCount { index } => write!(f, "entry {index} has an impossible count"),
+            Self::RegisterOutOfRange { index, value, max } => write!(
+                f,
+                "register {index} holds {value}, above the largest possible value {max}"
+            ),
+            Self::InvalidCoupon { index, coupon } => {
+                write!(
+                    f,
+                    "sparse coupon {index} ({coupon:#010x}) has an invalid rank"
+                )
+            }
+            Self::UnsortedCoupons { index } => {
+                write!(f, "sparse coupon {index} is not above the one before it")
+            }
+            Self::TooManyCoupons { capacity } => {
+                write!(f, "more sparse coupons than the capacity of {capacity}")
+            }
+            Self::InvalidEstimatorState => f.write_str("invalid estimator state"),
         }
     }
 }

@@ -8,6 +8,7 @@
 //! | --- | --- | --- |
 //! | "is it there?" | [`Bloom`], [`MicroBloom`], [`MicroBloom32`] | false positives only, at a rate fixed by the size |
 //! | "how often?" | [`CountMin`] | overestimates only, by at most ε·N with probability 1 − δ (N = total count) |
+//! | "how many distinct?" | [`HyperLogLog`] ([`Hll10`], [`Hll12`], [`Hll14`], …) | ≈ 1.04/√m relative (0.81% in 12 KB), 0.83/√m for a single stream, near-exact below ~2,000 |
 //!
 //! Hashing ([`hash`]) is xxh3-64 over a canonical byte encoding of each key ([`Key`]), so a sketch
 //! built on a 32-bit Cortex-M0 and one built on a 64-bit host hash identically and can be merged.
@@ -42,6 +43,7 @@ pub mod bloom;
 pub mod countmin;
 pub mod error;
 pub mod hash;
+pub mod hll;
 pub mod micro;
 pub mod sizing;
 #[cfg(feature = "serde")]
@@ -53,4 +55,8 @@ pub use countmin::CountMin;
 pub use error::WireError;
 pub use error::{MergeError, PartsError};
 pub use hash::Key;
+pub use hll::{
+    Hll10, Hll11, Hll12, Hll13, Hll14, Hll15, Hll16, Hll17, Hll18, Hll4, Hll5, Hll6, Hll7, Hll8,
+    Hll9, HyperLogLog,
+};
 pub use micro::{MicroBloom, MicroBloom32};

@@ -1,0 +1,294 @@
+//! Cardinality estimators: Ertl's improved histogram estimator, the martingale (HIP) estimator's
+//! state, linear counting for the sparse form, and the standard errors of each.
+
+use super::registers::Histogram;
+
+/// α∞ = 1 / (2 ln 2), the limit of the HyperLogLog bias constant α_m for large m.
+const ALPHA_INF: f64 = 0.721_347_520_444_481_7;
+
+/// sqrt(3 ln 2 − 1): the histogram estimator's relative standard error times √m, for large n.
+pub(crate) const HISTOGRAM_RSE_SQRT_M: f64 = 1.038_961_494_081_294_4;
+
+/// sqrt(ln 2): the martingale estimator's relative standard error times √m, for large n.
+pub(crate) const MARTINGALE_RSE_SQRT_M: f64 = 0.832_554_611_157_697_8;
+
+/// The largest estimate any estimator reports: 2^64, the number of distinct 64-bit hashes.
+pub(crate) const MAX_ESTIMATE: f64 = 18_446_744_073_709_551_616.0;
+
+/// Safety bound for the series below (they converge in well under 64 steps for every input).
+const MAX_TERMS: u32 = 200;
+
+/// σ(x) = x + Σ_{k≥1} x^(2^k)·2^(k−1), for x in [0, 1) (Ertl 2017, Algorithm 6). ∞ at x ≥ 1.
+fn sigma(x: f64) -> f64 {
+    if x.is_nan() || x >= 1.0 {
+        return f64::INFINITY;
+    }
+    let (mut x, mut y, mut z) = (x, 1.0, x);
+    for _ in 0..MAX_TERMS {
+        x *= x;
+        let previous = z;
+        z += x * y;
+        y += y;
+        if z == previous {
+            break;
+        }
+    }
+    z
+}
+
+/// τ(x) = (1 − x − Σ_{k≥1} (1 − x^(2^−k))²·2^−k) / 3, for x in [0, 1] (Ertl 2017, Algorithm 6).
+fn tau(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 || x >= 1.0 {
+        return 0.0;
+    }
+    let (mut x, mut y, mut z) = (x, 1.0, 1.0 - x);
+    for _ in 0..MAX_TERMS {
+        x = libm::sqrt(x);
+        let previous = z;
+        y *= 0.5;
+        let d = 1.0 - x;
+        z -= d * d * y;
+        if z == previous {
+            break;
+        }
+    }
+    z / 3.0
+}
+
+/// Ertl's improved raw estimator ("New cardinality estimation algorithms for HyperLogLog sketches",
+/// 2017, Algorithm 6) for `m = 2^p` registers with `q = 64 − p` rank bits (register values
+/// `0..=q + 1`), of which `zeros` are 0 and `maxed` are `q + 1`, and `middle` = Σ 2^−M_j over the
+/// others:
+///
+/// `α∞·m² / (m·σ(C₀/m) + Σ_{k=1..q} C_k·2^−k + m·τ(1 − C_{q+1}/m)·2^−q)`.
+///
+/// The σ and τ terms replace linear counting and the large-range correction: the estimate is nearly
+/// unbiased from 0 to far beyond 2^64/m without empirical bias tables or a switch-over point. Ertl
+/// evaluates the middle sum Horner-style from the full histogram; the sketch keeps it up to date
+/// instead ([`ChangeProbability`]), so an estimate costs O(1) rather than a pass over the registers.
+pub(crate) fn improved_estimate(zeros: f64, middle: f64, maxed: f64, p: u32) -> f64 {
+    let m = f64::from(1u32 << p);
+    if zeros >= m {
+        return 0.0;
+    }
+    let two_pow_minus_q = 1.0 / (1u64 << (64 - p)) as f64;
+    let z = m * sigma(zeros / m) + middle + m * tau(1.0 - maxed / m) * two_pow_minus_q;
+    clamp(ALPHA_INF * m * m / z)
+}
+
+/// [`improved_estimate`] from a histogram of register values.
+pub(crate) fn histogram_estimate(hist: &Histogram, p: u32) -> f64 {
+    let q = 64 - p as usize;
+    let count = |k: usize| f64::from(hist.get(k).copied().unwrap_or(0));
+    let sums = ChangeProbability::from_histogram(hist, p);
+    improved_estimate(count(0), sums.middle(hist[0]), count(q + 1), p)
+}
+
+/// Linear counting with `buckets` buckets of which `occupied` are non-empty: `−b·ln(1 − occupied/b)`.
+pub(crate) fn linear_counting(buckets: f64, occupied: f64) -> f64 {
+    if occupied >= buckets {
+        return MAX_ESTIMATE;
+    }
+    clamp(-buckets * libm::log1p(-occupied / buckets))
+}
+
+/// Relative standard error of linear counting with `buckets` buckets at cardinality `n`:
+/// sqrt(b·(e^t − t − 1)) / n with t = n/b (Whang et al. 1990). Tends to 1/sqrt(2b) as n → 0.
+pub(crate) fn linear_counting_rse(buckets: f64, n: f64) -> f64 {
+    if n.is_nan() || n <= 0.0 {
+        return 1.0 / libm::sqrt(2.0 * buckets);
+    }
+    let t = n / buckets;
+    let var = buckets * (libm::expm1(t) - t);
+    let rse = libm::sqrt(var.max(0.0)) / n;
+    if rse.is_nan() {
+        f64::INFINITY
+    } else {
+        rse
+    }
+}
+
+/// Maps NaN and negative values to 0 and caps at [`MAX_ESTIMATE`].
+pub(crate) fn clamp(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        0.0
+    } else if x > MAX_ESTIMATE {
+        MAX_ESTIMATE
+    } else {
+        x
+    }
+}
+
+const TWO_POW_MINUS_31: f64 = 1.0 / (1u64 << 31) as f64;
+const TWO_POW_MINUS_63: f64 = 1.0 / (1u64 << 63) as f64;
+
+/// The exact sum Σ_j P(a new hash raises register j) = Σ_j 2^−M_j (0 for a register at its maximum
+/// q + 1), split in two fixed-point integers so that it never accumulates rounding error: `lo` holds
+/// the terms of registers below 32 in units of 2^−31, `hi` the others in units of 2^−63. Both stay
+/// below 2^50, so they also convert to `f64` exactly.
+///
+/// The martingale estimator adds `m / sum` (one over the probability that the next distinct key
+/// changes the sketch) each time a register changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ChangeProbability {
+    lo: u64,
+    hi: u64,
+}
+
+impl ChangeProbability {
+    /// The sum for `m = 2^p` registers at zero.
+    pub(crate) const fn empty(p: u32) -> Self {
+        Self {
+            lo: (1u64 << p) << 31,
+            hi: 0,
+        }
+    }
+
+    /// The sum for the registers counted in `hist`.
+    pub(crate) fn from_histogram(hist: &Histogram, p: u32) -> Self {
+        let mut sum = Self { lo: 0, hi: 0 };
+        for (value, &count) in (0u8..).zip(hist.iter()) {
+            let (lo, hi) = Self::term(value, p);
+            sum.lo = sum.lo.saturating_add(lo.saturating_mul(u64::from(count)));
+            sum.hi = sum.hi.saturating_add(hi.saturating_mul(u64::from(count)));
+        }
+        sum
+    }
+
+    /// The contribution `(lo, hi)` of one register holding `value`.
+    #[inline]
+    const fn term(value: u8, p: u32) -> (u64, u64) {
+        let value = value as u32;
+        if value < 32 {
+            (1 << (31 - value), 0)
+        } else if value <= 64 - p {
+            (0, 1 << (63 - value))
+        } else {
+            (0, 0) // q + 1 (or an invalid larger value): can never be raised
+        }
+    }
+
+    /// Accounts for one register going from `old` to `new`.
+    #[inline]
+    pub(crate) fn replace(&mut self, old: u8, new: u8, p: u32) {
+        let (old_lo, old_hi) = Self::term(old, p);
+        let (new_lo, new_hi) = Self::term(new, p);
+        self.lo = self.lo.wrapping_sub(old_lo).wrapping_add(new_lo);
+        self.hi = self.hi.wrapping_sub(old_hi).wrapping_add(new_hi);
+    }
+
+    /// Σ 2^−M_j over the registers that are neither 0 nor at the maximum, given the number of zero
+    /// registers (each contributes exactly 2^31 units to `lo`).
+    #[inline]
+    pub(crate) fn middle(self, zeros: u32) -> f64 {
+        let lo = self.lo.saturating_sub(u64::from(zeros) << 31);
+        lo as f64 * TWO_POW_MINUS_31 + self.hi as f64 * TWO_POW_MINUS_63
+    }
+
+    /// Σ_j 2^−M_j as a float.
+    #[inline]
+    pub(crate) fn value(self) -> f64 {
+        self.lo as f64 * TWO_POW_MINUS_31 + self.hi as f64 * TWO_POW_MINUS_63
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sigma_and_tau_match_their_series() {
+        assert_eq!(sigma(0.0), 0.0);
+        assert_eq!(sigma(1.0), f64::INFINITY);
+        // σ(0.5) = 0.5 + 0.25 + 0.0625·2 + 0.00390625·4 + …
+        let direct: f64 = 0.5
+            + (1..12)
+                .map(|k| 0.5f64.powi(1 << k) * 2f64.powi(k - 1))
+                .sum::<f64>();
+        assert!((sigma(0.5) - direct).abs() < 1e-15);
+        assert_eq!(tau(0.0), 0.0);
+        assert_eq!(tau(1.0), 0.0);
+        let x: f64 = 0.3;
+        let series: f64 = (1..60)
+            .map(|k| (1.0 - x.powf(0.5f64.powi(k))).powi(2) * 0.5f64.powi(k))
+            .sum();
+        assert!((tau(x) - (1.0 - x - series) / 3.0).abs() < 1e-15);
+    }
+
+    /// Ertl's Algorithm 6 verbatim, as an oracle for the incremental form.
+    fn horner(hist: &Histogram, p: u32) -> f64 {
+        let m = f64::from(1u32 << p);
+        let q = 64 - p as usize;
+        let mut z = m * tau(1.0 - f64::from(hist[q + 1]) / m);
+        for k in (1..=q).rev() {
+            z = 0.5 * (z + f64::from(hist[k]));
+        }
+        z += m * sigma(f64::from(hist[0]) / m);
+        ALPHA_INF * m * m / z
+    }
+
+    #[test]
+    fn incremental_form_equals_algorithm_6() {
+        let p = 12;
+        let mut hist = [0u32; 64];
+        for (k, c) in [
+            (0, 700),
+            (1, 900),
+            (2, 1000),
+            (3, 800),
+            (5, 400),
+            (9, 200),
+            (20, 95),
+            (53, 1),
+        ] {
+            hist[k] = c;
+        }
+        assert_eq!(hist.iter().sum::<u32>(), 4096);
+        let (a, b) = (histogram_estimate(&hist, p), horner(&hist, p));
+        assert!((a / b - 1.0).abs() < 1e-12, "{a} {b}");
+    }
+
+    #[test]
+    fn histogram_estimator_edges() {
+        let p = 10;
+        let mut hist = [0u32; 64];
+        hist[0] = 1024;
+        assert_eq!(histogram_estimate(&hist, p), 0.0);
+        // One register set: linear counting says m·ln(m/(m−1)) ≈ 1.0005.
+        hist[0] = 1023;
+        hist[1] = 1;
+        let one = histogram_estimate(&hist, p);
+        assert!((one - 1.0).abs() < 0.01, "{one}");
+        // All registers at the maximum q + 1 = 55: beyond anything countable, capped, finite.
+        let mut full = [0u32; 64];
+        full[55] = 1024;
+        assert_eq!(histogram_estimate(&full, p), MAX_ESTIMATE);
+    }
+
+    #[test]
+    fn change_probability_is_exact() {
+        let p = 14;
+        let mut s = ChangeProbability::empty(p);
+        assert_eq!(s.value(), 16_384.0);
+        s.replace(0, 1, p);
+        assert_eq!(s.value(), 16_383.5);
+        s.replace(1, 40, p);
+        s.replace(0, 51, p); // q + 1 = 51 contributes nothing
+        assert_eq!(s.value(), 16_382.0 + 2f64.powi(-40));
+        let mut hist = [0u32; 64];
+        hist[0] = 16_382;
+        hist[40] = 1;
+        hist[51] = 1;
+        assert_eq!(ChangeProbability::from_histogram(&hist, p), s);
+    }
+
+    #[test]
+    fn linear_counting_rse_limits() {
+        let b = 1024.0;
+        assert!((linear_counting_rse(b, 0.0) - 1.0 / (2.0 * b).sqrt()).abs() < 1e-12);
+        assert!((linear_counting_rse(b, 1e-3) - 1.0 / (2.0 * b).sqrt()).abs() < 1e-6);
+        assert!(linear_counting_rse(b, 5000.0) > 0.05); // 7.2%: far worse than 1.04/√m
+        assert_eq!(linear_counting(b, b), MAX_ESTIMATE);
+        assert_eq!(linear_counting(b, 0.0), 0.0);
+    }
+}

@@ -1,0 +1,949 @@
+//! HyperLogLog distinct counting (Flajolet et al. 2007) with packed 6-bit registers, Ertl's improved
+//! estimator, a martingale estimator for single streams, and an exact sparse form for small counts.
+//!
+//! [`HyperLogLog<P, BYTES>`](HyperLogLog) has `m = 2^P` registers (`P` in `4..=18`) packed at 6 bits in
+//! exactly `BYTES = 3·2^P/4` bytes; use the aliases [`Hll10`], [`Hll12`], [`Hll14`], … (or
+//! [`sizing::hll_bytes`](crate::sizing::hll_bytes)) rather than spelling `BYTES`. The relative standard
+//! error is about 1.04/√m after merges and 0.83/√m for a single stream:
+//!
+//! | alias | registers | bytes | error (merged) | error (single stream) |
+//! | --- | --- | --- | --- | --- |
+//! | [`Hll10`] | 1,024 | 768 | 3.2% | 2.6% |
+//! | [`Hll12`] | 4,096 | 3,072 | 1.6% | 1.3% |
+//! | [`Hll14`] | 16,384 | 12,288 | 0.81% | 0.65% |
+//! | [`Hll16`] | 65,536 | 49,152 | 0.41% | 0.33% |
+//!
+//! # How it works
+//! * **Insert.** One 64-bit hash ([`hash64`] with the sketch's seed): the top `P` bits choose a
+//!   register, which keeps the maximum rank ρ = (leading zeros of the other `64 − P` bits) + 1, in
+//!   `1..=65 − P`. Duplicates change nothing. No division anywhere on this path.
+//! * **Sparse form.** A new sketch stores exact hash "coupons" (26 index bits and a 6-bit rank) in the
+//!   same bytes, up to 3/4 of `BYTES / 4` of them (2,304 at `P = 14`), and counts by linear counting
+//!   over 2^26 virtual registers: about n²/2^27 collisions among n keys, so counts in the thousands are
+//!   exact or off by one. When the coupons fill up, the sketch converts itself to dense registers in
+//!   place, losing nothing (a coupon determines the register it updates).
+//! * **Estimators.** [`estimate`](HyperLogLog::estimate) uses, in this order of preference:
+//!   [`Estimator::Sparse`] while sparse; [`Estimator::Martingale`] (HIP, Ting 2014 / Cohen 2015) for a
+//!   sketch fed by a single stream, updated on every register change and about 20% more accurate; and
+//!   [`Estimator::Histogram`], Ertl's improved estimator ("New cardinality estimation algorithms for
+//!   HyperLogLog sketches", 2017), which needs only the registers and is therefore what a merged sketch
+//!   uses. Neither needs bias tables, and neither has a bump where linear counting used to hand over.
+//! * **Merge.** Register-wise maximum, for any mix of sparse and dense: commutative, associative and
+//!   idempotent, and the merged registers are exactly those of one sketch fed both streams.
+//!
+//! ```
+//! use sketch_nostd::{hll::Estimator, Hll14};
+//!
+//! // Two devices count visitors; the host merges their sketches.
+//! let (mut monday, mut tuesday) = (Hll14::with_seed(7), Hll14::with_seed(7));
+//! for id in 0..60_000u32 { monday.insert(&id); }
+//! for id in 40_000..100_000u32 { tuesday.insert(&id); }
+//! assert_eq!(monday.estimator(), Estimator::Martingale);
+//!
+//! let mut both = monday.clone();
+//! both.merge(&tuesday)?;
+//! assert_eq!(both.estimator(), Estimator::Histogram);
+//! let (low, high) = (both.lower_bound(3), both.upper_bound(3));
+//! assert!(low < 100_000.0 && 100_000.0 < high, "{low}..{high}");
+//! assert_eq!(core::mem::size_of_val(&both), 12_288 + 48); // registers + seed and estimator state
+//! # Ok::<(), sketch_nostd::MergeError>(())
+//! ```
+
+mod estimator;
+mod registers;
+mod sparse;
+
+use core::fmt;
+
+use crate::error::{check_seeds, MergeError, PartsError};
+use crate::hash::{hash64, Key};
+use estimator::{ChangeProbability, HISTOGRAM_RSE_SQRT_M, MARTINGALE_RSE_SQRT_M, MAX_ESTIMATE};
+use registers::Histogram;
+
+/// Which estimator a [`HyperLogLog`] answers with; see [`HyperLogLog::estimator`].
+///
+/// ```
+/// use sketch_nostd::{hll::Estimator, Hll10};
+/// let mut h = Hll10::new();
+/// assert_eq!(h.estimator(), Estimator::Sparse);
+/// for i in 0..1_000u32 { h.insert(&i); }
+/// assert_eq!(h.estimator(), Estimator::Martingale);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Estimator {
+    /// Linear counting over the exact coupons of the sparse form: near-exact.
+    Sparse,
+    /// The martingale (historic inverse probability) estimator of a sketch fed by a single stream:
+    /// relative standard error ≈ 0.83/√m.
+    Martingale,
+    /// Ertl's improved histogram estimator over the registers, used after a merge: ≈ 1.04/√m.
+    Histogram,
+}
+
+/// A HyperLogLog sketch with `2^P` six-bit registers in exactly `BYTES = 3·2^P/4` bytes.
+///
+/// Use an alias ([`Hll4`] … [`Hll18`]); a `BYTES` that does not match `P`, or a `P` outside `4..=18`,
+/// does not compile. `size_of` is `BYTES + 48` (for `P ≥ 5`): the registers, the seed (8 bytes) and
+/// 40 bytes of estimator state (the martingale estimate, an exact running sum Σ 2^−register, the
+/// numbers of zero and maximal registers, the sparse coupon count and two flags), which make every
+/// estimate O(1). Nothing lives on the heap.
+///
+/// Sketches of different precisions are different types and cannot be merged; sketches with different
+/// seeds refuse to. See the [module documentation](self) for the algorithms.
+///
+/// ```
+/// use sketch_nostd::Hll12;
+///
+/// let mut h = Hll12::new();
+/// for word in "the quick brown fox jumps over the lazy dog".split(' ') {
+///     h.insert(word);
+/// }
+/// assert_eq!(h.estimate().round(), 8.0); // "the" twice: exact while sparse
+/// ```
+///
+/// Parameters that do not fit are compile errors:
+///
+/// ```compile_fail
+/// let _ = sketch_nostd::HyperLogLog::<14, 12_000>::new(); // BYTES must be 12,288
+/// ```
+///
+/// ```compile_fail
+/// let _ = sketch_nostd::HyperLogLog::<20, { 3 << 20 >> 2 }>::new(); // P must be at most 18
+/// ```
+///
+/// ```compile_fail
+/// let mut a = sketch_nostd::Hll10::new();
+/// a.merge(&sketch_nostd::Hll12::new()); // different precisions: different types
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct HyperLogLog<const P: u8, const BYTES: usize> {
+    /// Dense: packed registers. Sparse: the coupon table (see `sparse`).
+    data: [u8; BYTES],
+    seed: u64,
+    /// The martingale estimate (dense, single stream only).
+    hip: f64,
+    /// Σ_j 2^−M_j, exact (dense only; kept for an empty sketch while sparse).
+    change: ChangeProbability,
+    /// Number of coupons (sparse only).
+    coupons: u32,
+    /// Number of registers at 0 (dense only; `m` while sparse).
+    zeros: u32,
+    /// Number of registers at the maximum `65 − P` (dense only; 0 while sparse).
+    maxed: u32,
+    dense: bool,
+    single_stream: bool,
+}
+
+macro_rules! aliases {
+    ($($name:ident = $p:literal),*) => {$(
+        #[doc = concat!("[`HyperLogLog`] with 2^", stringify!($p), " registers (`P = ", stringify!($p),
+            "`) in `3·2^", stringify!($p), "/4` bytes.")]
+        ///
+        /// ```
+        #[doc = concat!("let h = sketch_nostd::hll::", stringify!($name), "::new();")]
+        #[doc = concat!("assert_eq!(h.dense_registers_or_coupon_bytes().len(), 3 << ", stringify!($p), " >> 2);")]
+        /// ```
+        pub type $name = HyperLogLog<$p, { 3 << $p >> 2 }>;
+    )*};
+}
+
+aliases!(
+    Hll4 = 4,
+    Hll5 = 5,
+    Hll6 = 6,
+    Hll7 = 7,
+    Hll8 = 8,
+    Hll9 = 9,
+    Hll10 = 10,
+    Hll11 = 11,
+    Hll12 = 12,
+    Hll13 = 13,
+    Hll14 = 14,
+    Hll15 = 15,
+    Hll16 = 16,
+    Hll17 = 17,
+    Hll18 = 18
+);
+
+impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
+    /// The precision `p`: the number of hash bits that choose a register.
+    pub const PRECISION: u8 = {
+        assert!(
+            P >= 4 && P <= 18,
+            "HyperLogLog precision P must be in 4..=18"
+        );
+        assert!(
+            BYTES == 3 << P >> 2,
+            "HyperLogLog BYTES must be 3·2^P/4 (6 bits per register); use an alias such as Hll14"
+        );
+        P
+    };
+
+    /// Number of registers, `m = 2^P`.
+    pub const REGISTERS: usize = 1 << Self::PRECISION;
+
+    /// The largest value a register can hold, `64 − P + 1`.
+    pub const MAX_RANK: u8 = 65 - Self::PRECISION;
+
+    /// How many distinct coupons the sparse form holds before converting to dense registers.
+    pub const SPARSE_CAPACITY: usize = sparse::capacity(BYTES);
+
+    const P32: u32 = Self::PRECISION as u32;
+    const M: f64 = Self::REGISTERS as f64;
+
+    /// An empty sketch with seed 0.
+    ///
+    /// ```
+    /// let h = sketch_nostd::Hll14::new();
+    /// assert_eq!(h.estimate(), 0.0);
+    /// assert!(h.is_sparse() && h.is_empty());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self::with_seed(0)
+    }
+
+    /// An empty sketch hashing with `seed`. Only sketches with equal seeds merge.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::Hll10::with_seed(9).seed(), 9);
+    /// ```
+    #[must_use]
+    pub const fn with_seed(seed: u64) -> Self {
+        Self {
+            data: [0; BYTES],
+            seed,
+            hip: 0.0,
+            change: ChangeProbability::empty(Self::P32),
+            coupons: 0,
+            zeros: 1 << Self::PRECISION,
+            maxed: 0,
+            dense: false,
+            single_stream: true,
+        }
+    }
+
+    /// The seed this sketch hashes with.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::Hll10::new().seed(), 0);
+    /// ```
+    #[must_use]
+    pub const fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Counts a key. Returns `true` if the sketch changed (the key is certainly new), `false` if it
+    /// did not (the key was probably seen before).
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll14::new();
+    /// assert!(h.insert("alice"));
+    /// assert!(!h.insert("alice"));
+    /// h.insert(&42u64);
+    /// assert_eq!(h.estimate().round(), 2.0);
+    /// ```
+    #[inline]
+    pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
+        self.insert_hash(hash64(key, self.seed))
+    }
+
+    /// Counts a key by its 64-bit hash, for callers that hash themselves; [`hash64`] with this
+    /// sketch's seed gives the same result as [`insert`](Self::insert). The hash must be uniform over
+    /// all 64 bits.
+    ///
+    /// ```
+    /// use sketch_nostd::{hash::hash64, Hll14};
+    /// let (mut a, mut b) = (Hll14::new(), Hll14::new());
+    /// a.insert("k");
+    /// b.insert_hash(hash64("k", b.seed()));
+    /// assert!(a == b);
+    /// ```
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        if self.dense {
+            let index = (hash >> (64 - Self::P32)) as usize;
+            let rank = (hash << Self::P32 | 1 << (Self::P32 - 1)).leading_zeros() as u8 + 1;
+            self.raise(index, rank)
+        } else {
+            self.insert_coupon(sparse::coupon(hash))
+        }
+    }
+
+    /// Raises a dense register, keeping the estimators' state up to date.
+    #[inline]
+    fn raise(&mut self, index: usize, rank: u8) -> bool {
+        let Some(old) = registers::raise(&mut self.data, index, rank) else {
+            return false;
+        };
+        if self.single_stream {
+            // The probability that a new distinct key changes the sketch, before this change, is
+            // Σ/m; the martingale estimator adds its inverse.
+            let sum = self.change.value();
+            if sum > 0.0 {
+                self.hip = (self.hip + Self::M / sum).min(MAX_ESTIMATE);
+            }
+        }
+        self.change.replace(old, rank, Self::P32);
+        if old == 0 {
+            self.zeros = self.zeros.saturating_sub(1);
+        }
+        if rank >= Self::MAX_RANK {
+            self.maxed += 1;
+        }
+        true
+    }
+
+    /// Adds a coupon to the sparse form, converting to dense when it is full.
+    fn insert_coupon(&mut self, coupon: u32) -> bool {
+        let room = (self.coupons as usize) < Self::SPARSE_CAPACITY;
+        match sparse::insert(&mut self.data, Self::P32, coupon, room) {
+            sparse::Outcome::Added => {
+                self.coupons += 1;
+                true
+            }
+            sparse::Outcome::Raised => true,
+            sparse::Outcome::Unchanged => false,
+            sparse::Outcome::Full => {
+                self.to_dense();
+                let (index, rank) = sparse::register_of(coupon, Self::P32);
+                self.raise(index, rank)
+            }
+        }
+    }
+
+    /// Converts the sparse form to dense registers (in place; nothing changes if already dense).
+    /// Happens by itself when the sparse form fills up; merges and [`dense_registers`]
+    /// (Self::dense_registers) callers may want it earlier. The estimate stays the same: a single
+    /// stream's martingale estimator starts from the sparse count.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll10::new();
+    /// h.insert("a");
+    /// assert!(h.dense_registers().is_none());
+    /// h.to_dense();
+    /// assert!(h.dense_registers().is_some());
+    /// assert_eq!(h.estimate().round(), 1.0);
+    /// ```
+    pub fn to_dense(&mut self) {
+        if self.dense {
+            return;
+        }
+        let start = self.sparse_estimate();
+        sparse::to_dense(&mut self.data, Self::P32);
+        self.dense = true;
+        self.coupons = 0;
+        self.hip = if self.single_stream { start } else { 0.0 };
+        self.refresh();
+    }
+
+    /// Recomputes the estimator state from the dense registers (one pass).
+    fn refresh(&mut self) {
+        let mut hist: Histogram = [0; registers::VALUES];
+        registers::histogram(&self.data, &mut hist);
+        self.change = ChangeProbability::from_histogram(&hist, Self::P32);
+        self.zeros = hist.first().copied().unwrap_or(0);
+        self.maxed = hist.get(usize::from(Self::MAX_RANK)).copied().unwrap_or(0);
+    }
+
+    /// `true` while the sketch keeps exact coupons rather than dense registers.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll10::new();
+    /// assert!(h.is_sparse());
+    /// for i in 0..10_000u32 { h.insert(&i); }
+    /// assert!(!h.is_sparse());
+    /// ```
+    #[must_use]
+    pub const fn is_sparse(&self) -> bool {
+        !self.dense
+    }
+
+    /// `true` if nothing has been counted (no coupon, every register zero).
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll10::new();
+    /// assert!(h.is_empty());
+    /// h.insert(&1u8);
+    /// assert!(!h.is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        if self.dense {
+            self.data.iter().all(|&b| b == 0)
+        } else {
+            self.coupons == 0
+        }
+    }
+
+    /// Forgets everything counted, keeping the seed: back to an empty sparse single-stream sketch.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll10::with_seed(3);
+    /// h.insert("x");
+    /// h.clear();
+    /// assert!(h.is_empty() && h.seed() == 3);
+    /// ```
+    pub fn clear(&mut self) {
+        *self = Self::with_seed(self.seed);
+    }
+
+    /// `true` if this sketch has only ever been fed by [`insert`](Self::insert) (no merge), so the
+    /// martingale estimator applies.
+    ///
+    /// ```
+    /// let (mut a, b) = (sketch_nostd::Hll10::new(), sketch_nostd::Hll10::new());
+    /// a.insert("x");
+    /// assert!(a.is_single_stream());
+    /// a.merge(&b)?; // merging an empty sketch changes nothing
+    /// assert!(a.is_single_stream());
+    /// let mut c = sketch_nostd::Hll10::new();
+    /// c.insert("y");
+    /// a.merge(&c)?;
+    /// assert!(!a.is_single_stream());
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    #[must_use]
+    pub const fn is_single_stream(&self) -> bool {
+        self.single_stream
+    }
+
+    /// The estimator [`estimate`](Self::estimate) uses now: [`Estimator::Sparse`] while sparse, then
+    /// [`Estimator::Martingale`] for a single stream or [`Estimator::Histogram`] after a merge.
+    ///
+    /// ```
+    /// use sketch_nostd::{hll::Estimator, Hll10};
+    /// let mut h = Hll10::new();
+    /// for i in 0..5_000u32 { h.insert(&i); }
+    /// assert_eq!(h.estimator(), Estimator::Martingale);
+    /// h.merge(&h.clone())?;
+    /// assert_eq!(h.estimator(), Estimator::Histogram);
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    #[must_use]
+    pub const fn estimator(&self) -> Estimator {
+        if !self.dense {
+            Estimator::Sparse
+        } else if self.single_stream {
+            Estimator::Martingale
+        } else {
+            Estimator::Histogram
+        }
+    }
+
+    /// The estimated number of distinct keys counted, by the [`estimator`](Self::estimator) in use.
+    /// Never NaN, never negative, at most 2^64.
+    ///
+    /// Costs O(1): the sums the estimators need are kept up to date as registers change.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll14::new();
+    /// for i in 0..1_000_000u32 { h.insert(&i); }
+    /// let e = h.estimate();
+    /// assert!((e - 1e6).abs() < 3.0 * 0.0066 * 1e6, "{e}");
+    /// ```
+    #[must_use]
+    pub fn estimate(&self) -> f64 {
+        match self.estimator() {
+            Estimator::Sparse => self.sparse_estimate(),
+            Estimator::Martingale => estimator::clamp(self.hip),
+            Estimator::Histogram => self.histogram_estimate(),
+        }
+    }
+
+    /// Linear counting over 2^26 virtual registers, one per distinct coupon.
+    fn sparse_estimate(&self) -> f64 {
+        estimator::linear_counting(sparse::VIRTUAL_REGISTERS, f64::from(self.coupons))
+    }
+
+    /// Ertl's improved histogram estimator over the registers, whatever the estimator in use (while
+    /// sparse, over the registers the coupons would set, which takes a pass over them). This is what
+    /// the sketch reports after a merge, and what a plain HyperLogLog of this precision would say.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll12::new();
+    /// for i in 0..100_000u32 { h.insert(&i); }
+    /// let e = h.histogram_estimate();
+    /// assert!((e - 1e5).abs() < 3.0 * 0.0163 * 1e5, "{e}");
+    /// ```
+    #[must_use]
+    pub fn histogram_estimate(&self) -> f64 {
+        if self.dense {
+            estimator::improved_estimate(
+                f64::from(self.zeros),
+                self.change.middle(self.zeros),
+                f64::from(self.maxed),
+                Self::P32,
+            )
+        } else {
+            let mut hist: Histogram = [0; registers::VALUES];
+            for r in self.registers() {
+                if let Some(h) = hist.get_mut(usize::from(r)) {
+                    *h += 1;
+                }
+            }
+            estimator::histogram_estimate(&hist, Self::P32)
+        }
+    }
+
+    /// The martingale estimate if this sketch is a single stream (for a sparse sketch, the sparse
+    /// count the martingale estimator will start from), `None` after a merge.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll10::new();
+    /// for i in 0..3_000u32 { h.insert(&i); }
+    /// assert_eq!(h.martingale_estimate(), Some(h.estimate()));
+    /// h.merge(&h.clone())?;
+    /// assert_eq!(h.martingale_estimate(), None);
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    #[must_use]
+    pub fn martingale_estimate(&self) -> Option<f64> {
+        match self.estimator() {
+            Estimator::Sparse if self.single_stream => Some(self.sparse_estimate()),
+            Estimator::Martingale => Some(estimator::clamp(self.hip)),
+            _ => None,
+        }
+    }
+
+    /// The relative standard error of [`estimate`](Self::estimate) with the estimator in use:
+    /// sqrt(ln 2)/√m ≈ 0.83/√m for the martingale estimator, sqrt(3 ln 2 − 1)/√m ≈ 1.04/√m for the
+    /// histogram estimator (less while many registers are zero: it then behaves like linear counting),
+    /// and the linear-counting error over 2^26 virtual registers while sparse (about 0.01%).
+    ///
+    /// ```
+    /// use sketch_nostd::Hll14;
+    /// let mut h = Hll14::new();
+    /// assert!(h.relative_standard_error() < 1e-4); // sparse: near-exact
+    /// for i in 0..100_000u32 { h.insert(&i); }
+    /// assert!((h.relative_standard_error() - 0.0065).abs() < 1e-4); // martingale
+    /// h.merge(&h.clone())?;
+    /// assert!((h.relative_standard_error() - 0.0081).abs() < 1e-4); // histogram
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    #[must_use]
+    pub fn relative_standard_error(&self) -> f64 {
+        self.rse_at(self.estimate())
+    }
+
+    fn rse_at(&self, estimate: f64) -> f64 {
+        let sqrt_m = libm::sqrt(Self::M);
+        match self.estimator() {
+            Estimator::Sparse => {
+                estimator::linear_counting_rse(sparse::VIRTUAL_REGISTERS, estimate)
+            }
+            Estimator::Martingale => MARTINGALE_RSE_SQRT_M / sqrt_m,
+            Estimator::Histogram => {
+                estimator::linear_counting_rse(Self::M, estimate).min(HISTOGRAM_RSE_SQRT_M / sqrt_m)
+            }
+        }
+    }
+
+    /// A lower bound on the number of distinct keys at `sigmas` standard errors (1, 2 or 3 for about
+    /// 68%, 95% or 99.7% confidence under the normal approximation): `estimate / (1 + sigmas·RSE)`,
+    /// but never below what is certain (the number of coupons, or of non-zero registers).
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll14::new();
+    /// for i in 0..500_000u32 { h.insert(&i); }
+    /// assert!(h.lower_bound(1) < h.estimate() && h.lower_bound(3) < h.lower_bound(2));
+    /// assert!(h.lower_bound(3) < 500_000.0);
+    /// ```
+    #[must_use]
+    pub fn lower_bound(&self, sigmas: u8) -> f64 {
+        let estimate = self.estimate();
+        let bound = estimate / (1.0 + f64::from(sigmas) * self.rse_at(estimate));
+        bound.max(self.certain_count()).min(estimate)
+    }
+
+    /// An upper bound on the number of distinct keys at `sigmas` standard errors:
+    /// `estimate / (1 − sigmas·RSE)`, or 2^64 if that is not positive.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll14::new();
+    /// for i in 0..500_000u32 { h.insert(&i); }
+    /// assert!(h.upper_bound(1) > h.estimate() && h.upper_bound(3) > h.upper_bound(2));
+    /// assert!(h.upper_bound(3) > 500_000.0);
+    /// ```
+    #[must_use]
+    pub fn upper_bound(&self, sigmas: u8) -> f64 {
+        let estimate = self.estimate();
+        let shrink = 1.0 - f64::from(sigmas) * self.rse_at(estimate);
+        if shrink <= 0.0 {
+            return MAX_ESTIMATE;
+        }
+        estimator::clamp(estimate / shrink).max(estimate)
+    }
+
+    /// The number of distinct keys certainly counted: coupons while sparse, non-zero registers else.
+    fn certain_count(&self) -> f64 {
+        if self.dense {
+            Self::M - f64::from(self.zeros)
+        } else {
+            f64::from(self.coupons)
+        }
+    }
+
+    /// Adds everything counted by `other`: afterwards this sketch estimates the number of distinct
+    /// keys in the union of both streams, with the histogram estimator (or the sparse one, if the
+    /// union still fits). Fails, leaving `self` unchanged, if the seeds differ.
+    ///
+    /// Register-wise maximum for any mix of sparse and dense; commutative, associative and idempotent.
+    ///
+    /// ```
+    /// use sketch_nostd::Hll14;
+    /// let (mut a, mut b) = (Hll14::with_seed(1), Hll14::with_seed(1));
+    /// for i in 0..600u32 { a.insert(&i); }
+    /// for i in 400..1_000u32 { b.insert(&i); }
+    /// a.merge(&b)?;
+    /// assert_eq!(a.estimate().round(), 1_000.0); // still sparse: exact
+    /// assert!(a.merge(&Hll14::with_seed(2)).is_err());
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
+        check_seeds(self.seed, other.seed)?;
+        self.merge_unchecked(other);
+        Ok(())
+    }
+
+    /// Merges every sketch of `others` (see [`merge`](Self::merge)). Checks all seeds first, so on an
+    /// error `self` is unchanged.
+    ///
+    /// ```
+    /// use sketch_nostd::Hll12;
+    /// let days: Vec<Hll12> = (0..7u32)
+    ///     .map(|d| {
+    ///         let mut h = Hll12::new();
+    ///         for i in 0..10_000u32 { h.insert(&(d * 5_000 + i)); }
+    ///         h
+    ///     })
+    ///     .collect();
+    /// let mut week = Hll12::new();
+    /// week.merge_all(&days)?;
+    /// assert!((week.estimate() - 40_000.0).abs() < 3.0 * 0.0163 * 40_000.0);
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    pub fn merge_all<'a, I>(&mut self, others: I) -> Result<(), MergeError>
+    where
+        I: IntoIterator<Item = &'a Self>,
+        I::IntoIter: Clone,
+        Self: 'a,
+    {
+        let others = others.into_iter();
+        for other in others.clone() {
+            check_seeds(self.seed, other.seed)?;
+        }
+        for other in others {
+            self.merge_unchecked(other);
+        }
+        Ok(())
+    }
+
+    fn merge_unchecked(&mut self, other: &Self) {
+        if other.is_empty() {
+            return; // the union is this stream: every estimator stays valid
+        }
+        self.single_stream = false;
+        self.hip = 0.0;
+        if other.dense {
+            self.to_dense();
+            registers::max_assign(&mut self.data, &other.data);
+            self.refresh();
+        } else {
+            let mut cursor = sparse::Cursor::new(BYTES, true);
+            while let Some(coupon) = cursor.next(&other.data) {
+                if self.dense {
+                    let (index, rank) = sparse::register_of(coupon, Self::P32);
+                    self.raise(index, rank);
+                } else {
+                    self.insert_coupon(coupon);
+                }
+            }
+        }
+    }
+
+    /// Every register value in order, `m` of them, whether the sketch is sparse or dense (while
+    /// sparse, the values the coupons would set). Two sketches fed the same keys in any grouping and
+    /// order, and merged in any way, yield the same registers.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll4::new();
+    /// h.insert_hash(0x3200_0000_0000_0000); // register 3, rank 3
+    /// let regs: Vec<u8> = h.registers().collect();
+    /// assert_eq!(regs.len(), 16);
+    /// assert_eq!(regs[3], 3);
+    /// assert_eq!(regs.iter().filter(|&&r| r != 0).count(), 1);
+    /// ```
+    #[must_use]
+    pub fn registers(&self) -> Registers<'_> {
+        Registers {
+            bytes: &self.data,
+            p: Self::P32,
+            next: 0,
+            sparse: if self.dense {
+                None
+            } else {
+                Some(sparse::Cursor::new(BYTES, true))
+            },
+        }
+    }
+
+    /// The packed dense registers, or `None` while sparse (call [`to_dense`](Self::to_dense) first if
+    /// you need them). Register `i` is bits `6i .. 6i + 6`, least significant bit first: bits 0–5 of
+    /// byte 0 hold register 0, bits 6–7 of byte 0 and 0–3 of byte 1 register 1, and so on, so three
+    /// bytes read as a little-endian 24-bit integer hold four registers at shifts 0, 6, 12 and 18.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll4::new();
+    /// h.to_dense();
+    /// h.insert_hash(0x1200_0000_0000_0000); // register 1, rank 3
+    /// assert_eq!(h.dense_registers().unwrap()[..2], [3 << 6, 0]);
+    /// ```
+    #[must_use]
+    pub const fn dense_registers(&self) -> Option<&[u8; BYTES]> {
+        if self.dense {
+            Some(&self.data)
+        } else {
+            None
+        }
+    }
+
+    /// The sparse coupons in increasing order (none once dense). A coupon is
+    /// `(hash >> 38) << 6 | ρ'`: the top 26 bits of a hash above its rank
+    /// `ρ' = (leading zeros of the low 38 bits) + 1`, in `1..=39`; the sketch keeps the highest rank
+    /// per 26-bit index. They are the sparse form's whole content:
+    /// [`from_coupons`](Self::from_coupons) rebuilds the sketch from them.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll14::new();
+    /// h.insert_hash(0xffff_ffc0_0000_0001); // index 2^26 − 1, 37 leading zeros in the low 38 bits
+    /// h.insert_hash(0x0000_0000_0000_0000); // index 0, rank 39
+    /// assert_eq!(h.coupons().collect::<Vec<_>>(), [39, (((1 << 26) - 1) << 6) | 38]);
+    /// ```
+    pub fn coupons(&self) -> impl Iterator<Item = u32> + '_ {
+        let mut cursor = sparse::Cursor::new(BYTES, !self.dense);
+        core::iter::from_fn(move || cursor.next(&self.data))
+    }
+
+    /// Number of sparse coupons (0 once dense).
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll14::new();
+    /// h.insert("a");
+    /// h.insert("b");
+    /// assert_eq!(h.coupon_count(), 2);
+    /// ```
+    #[must_use]
+    pub const fn coupon_count(&self) -> usize {
+        self.coupons as usize
+    }
+
+    /// The raw bytes behind the sketch: packed registers when dense, the sparse coupon table (`u32`
+    /// slots, little-endian) while sparse. Mainly for inspecting memory use.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::Hll14::new().dense_registers_or_coupon_bytes().len(), 12_288);
+    /// ```
+    #[must_use]
+    pub const fn dense_registers_or_coupon_bytes(&self) -> &[u8; BYTES] {
+        &self.data
+    }
+
+    /// A dense sketch from packed registers (as returned by [`dense_registers`]
+    /// (Self::dense_registers)), a seed, and the martingale estimate if the sketch is a single stream
+    /// (from [`martingale_estimate`](Self::martingale_estimate)).
+    ///
+    /// # Errors
+    /// [`PartsError::RegisterOutOfRange`] if a register exceeds [`MAX_RANK`](Self::MAX_RANK), and
+    /// [`PartsError::InvalidEstimatorState`] if the martingale estimate is negative, infinite or
+    /// NaN.
+    ///
+    /// ```
+    /// use sketch_nostd::Hll10;
+    /// let mut a = Hll10::with_seed(5);
+    /// for i in 0..10_000u32 { a.insert(&i); }
+    /// let b = Hll10::from_dense_registers(a.dense_registers().unwrap(), a.seed(), a.martingale_estimate())?;
+    /// assert!(a == b);
+    /// # Ok::<(), sketch_nostd::PartsError>(())
+    /// ```
+    pub fn from_dense_registers(
+        registers: &[u8; BYTES],
+        seed: u64,
+        martingale: Option<f64>,
+    ) -> Result<Self, PartsError> {
+        if let Some((index, value)) = registers::iter(registers)
+            .enumerate()
+            .find(|&(_, v)| v > Self::MAX_RANK)
+        {
+            return Err(PartsError::RegisterOutOfRange {
+                index,
+                value,
+                max: Self::MAX_RANK,
+            });
+        }
+        if martingale.is_some_and(|x| !(x.is_finite() && x >= 0.0)) {
+            return Err(PartsError::InvalidEstimatorState);
+        }
+        let mut sketch = Self::with_seed(seed);
+        sketch.data = *registers;
+        sketch.dense = true;
+        sketch.single_stream = martingale.is_some();
+        sketch.hip = martingale.unwrap_or(0.0);
+        sketch.refresh();
+        Ok(sketch)
+    }
+
+    /// A sparse sketch from its coupons (as returned by [`coupons`](Self::coupons)), in strictly
+    /// increasing order of their 26 index bits, and whether it is a single stream
+    /// ([`is_single_stream`](Self::is_single_stream)).
+    ///
+    /// # Errors
+    /// [`PartsError::InvalidCoupon`] for a rank outside `1..=39`,
+    /// [`PartsError::UnsortedCoupons`] for coupons out of order or repeated, and
+    /// [`PartsError::TooManyCoupons`] beyond [`SPARSE_CAPACITY`](Self::SPARSE_CAPACITY).
+    ///
+    /// ```
+    /// use sketch_nostd::{PartsError, Hll14};
+    /// let mut a = Hll14::with_seed(5);
+    /// for i in 0..500u32 { a.insert(&i); }
+    /// let b = Hll14::from_coupons(a.coupons(), a.seed(), a.is_single_stream())?;
+    /// assert!(a == b);
+    /// assert_eq!(
+    ///     Hll14::from_coupons([2 << 6 | 1, 1 << 6 | 1], 0, true).err(),
+    ///     Some(PartsError::UnsortedCoupons { index: 1 })
+    /// );
+    /// # Ok::<(), PartsError>(())
+    /// ```
+    pub fn from_coupons<I: IntoIterator<Item = u32>>(
+        coupons: I,
+        seed: u64,
+        single_stream: bool,
+    ) -> Result<Self, PartsError> {
+        let mut sketch = Self::with_seed(seed);
+        sketch.single_stream = single_stream;
+        let mut previous: Option<u32> = None;
+        for (index, coupon) in coupons.into_iter().enumerate() {
+            if !sparse::is_valid(coupon) {
+                return Err(PartsError::InvalidCoupon { index, coupon });
+            }
+            if previous.is_some_and(|p| p >> 6 >= coupon >> 6) {
+                return Err(PartsError::UnsortedCoupons { index });
+            }
+            if index >= Self::SPARSE_CAPACITY {
+                return Err(PartsError::TooManyCoupons {
+                    capacity: Self::SPARSE_CAPACITY,
+                });
+            }
+            previous = Some(coupon);
+            sketch.insert_coupon(coupon);
+        }
+        Ok(sketch)
+    }
+}
+
+impl<const P: u8, const BYTES: usize> Default for HyperLogLog<P, BYTES> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const P: u8, const BYTES: usize> fmt::Debug for HyperLogLog<P, BYTES> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HyperLogLog")
+            .field("precision", &P)
+            .field("seed", &self.seed)
+            .field("sparse_coupons", &(!self.dense).then_some(self.coupons))
+            .field("estimator", &self.estimator())
+            .field("estimate", &self.estimate())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Iterator over the register values of a [`HyperLogLog`], from [`HyperLogLog::registers`].
+#[derive(Clone, Debug)]
+pub struct Registers<'a> {
+    bytes: &'a [u8],
+    p: u32,
+    next: usize,
+    sparse: Option<sparse::Cursor>,
+}
+
+impl Iterator for Registers<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        let i = self.next;
+        if i >= 1 << self.p {
+            return None;
+        }
+        self.next += 1;
+        let Some(cursor) = &mut self.sparse else {
+            return Some(registers::get(self.bytes, i));
+        };
+        let mut value = 0;
+        while let Some(coupon) = cursor.peek(self.bytes) {
+            let (j, rank) = sparse::register_of(coupon, self.p);
+            if j > i {
+                break;
+            }
+            value = value.max(rank);
+            cursor.advance();
+        }
+        Some(value)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (1usize << self.p).saturating_sub(self.next);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Registers<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_registers_plus_48_bytes() {
+        assert_eq!(core::mem::size_of::<Hll14>(), 12_288 + 48);
+        assert_eq!(core::mem::size_of::<Hll10>(), 768 + 48);
+        assert_eq!(core::mem::size_of::<Hll18>(), 196_608 + 48);
+        assert_eq!(core::mem::size_of::<Hll5>(), 24 + 48);
+        assert_eq!(core::mem::size_of::<Hll4>(), 64); // 12 bytes of registers + 46, padded
+    }
+
+    #[test]
+    fn conversion_preserves_registers_and_estimate() {
+        let mut h = Hll12::with_seed(3);
+        let mut i = 0u32;
+        while h.is_sparse() {
+            h.insert(&i);
+            i += 1;
+        }
+        assert_eq!(i as usize, Hll12::SPARSE_CAPACITY + 1);
+        let mut dense_only = Hll12::with_seed(3);
+        dense_only.to_dense();
+        for k in 0..i {
+            dense_only.insert(&k);
+        }
+        assert!(h.registers().eq(dense_only.registers()));
+        assert_eq!(h.dense_registers(), dense_only.dense_registers());
+        // The martingale estimate starts from the sparse count, which is exact here.
+        let e = h.estimate();
+        assert!((e - f64::from(i)).abs() < 2.0, "{e}");
+    }
+
+    #[test]
+    fn max_rank_hash_is_counted() {
+        for hash in [0u64, 1, u64::MAX] {
+            let mut sparse = Hll4::new();
+            sparse.insert_hash(hash);
+            let mut dense = Hll4::new();
+            dense.to_dense();
+            dense.insert_hash(hash);
+            assert!(sparse.registers().eq(dense.registers()));
+            assert!(sparse.registers().all(|r| r <= Hll4::MAX_RANK));
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! Dense HyperLogLog registers packed at 6 bits, LSB-first.
+//!
+//! Register `i` occupies bits `6i .. 6i + 6` of the byte array, counting bit 0 as the least significant
+//! bit of byte 0. Four registers fill three bytes exactly, so `m = 2^p` registers (p ≥ 2) take
+//! `3·2^p / 4` bytes with no padding bits, and the three bytes `3g .. 3g + 3` read as a little-endian
+//! 24-bit integer hold registers `4g .. 4g + 4` at shifts 0, 6, 12 and 18:
+//!
+//! ```text
+//! byte 0:  r1[1:0] r0[5:0]      byte 1:  r2[3:0] r1[5:2]      byte 2:  r3[5:0] r2[5:4]
+//! ```
+//!
+//! Every function here tolerates any slice length and any index: a register past the end reads as 0
+//! and cannot be written, so no input makes them panic.
+
+/// One past the largest register value that fits in 6 bits.
+pub(crate) const VALUES: usize = 64;
+
+/// A histogram of register values: `hist[v]` is the number of registers holding `v`.
+pub(crate) type Histogram = [u32; VALUES];
+
+/// The register values of one 3-byte group, `[r0, r1, r2, r3]`.
+#[inline]
+fn unpack_group(a: u8, b: u8, c: u8) -> [u8; 4] {
+    let x = u32::from(a) | u32::from(b) << 8 | u32::from(c) << 16;
+    [
+        (x & 63) as u8,
+        (x >> 6 & 63) as u8,
+        (x >> 12 & 63) as u8,
+        (x >> 18) as u8,
+    ]
+}
+
+/// The 3 bytes holding four register values (each below 64).
+#[inline]
+fn pack_group(r: [u8; 4]) -> [u8; 3] {
+    let x = u32::from(r[0] & 63)
+        | u32::from(r[1] & 63) << 6
+        | u32::from(r[2] & 63) << 12
+        | u32::from(r[3] & 63) << 18;
+    let [a, b, c, _] = x.to_le_bytes();
+    [a, b, c]
+}
+
+/// The byte index and bit shift of register `i`.
+#[inline]
+fn locate(i: usize) -> (usize, u32) {
+    let bit = i.saturating_mul(6);
+    (bit >> 3, (bit & 7) as u32)
+}
+
+/// The value of register `i` (0 if `i` is past the end).
+#[inline]
+pub(crate) fn get(bytes: &[u8], i: usize) -> u8 {
+    let (at, shift) = locate(i);
+    let lo = u16::from(bytes.get(at).copied().unwrap_or(0));
+    let hi = u16::from(bytes.get(at.wrapping_add(1)).copied().unwrap_or(0));
+    ((lo | hi << 8) >> shift & 63) as u8
+}
+
+/// Sets register `i` to `max(current, value)`; returns the previous value if it was raised.
+///
+/// `value` must be below 64 (callers pass a rank ρ ≤ 61). A register at or past the end is ignored.
+#[inline]
+pub(crate) fn raise(bytes: &mut [u8], i: usize, value: u8) -> Option<u8> {
+    let (at, shift) = locate(i);
+    let lo = u16::from(*bytes.get(at)?);
+    let hi = u16::from(bytes.get(at.wrapping_add(1)).copied().unwrap_or(0));
+    let window = lo | hi << 8;
+    let old = (window >> shift & 63) as u8;
+    if value <= old {
+        return None;
+    }
+    let window = window & !(63 << shift) | u16::from(value & 63) << shift;
+    let [lo, hi] = window.to_le_bytes();
+    if let Some(b) = bytes.get_mut(at) {
+        *b = lo;
+    }
+    // Shifts 0 and 2 keep the register inside one byte; the last register always has shift 2.
+    if shift > 2 {
+        if let Some(b) = bytes.get_mut(at.wrapping_add(1)) {
+            *b = hi;
+        }
+    }
+    Some(old)
+}
+
+/// Every register value in order (four per 3-byte group; a trailing partial group is ignored).
+pub(crate) fn iter(bytes: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    bytes.chunks_exact(3).flat_map(|g| match *g {
+        [a, b, c] => unpack_group(a, b, c),
+        _ => [0; 4],
+    })
+}
+
+/// Counts register values into `hist` (which is cleared first).
+///
+/// Two interleaved partial histograms keep consecutive increments of the same counter apart, which
+/// roughly halves the time of this loop on out-of-order CPUs; it is the whole cost of the histogram
+/// estimator.
+pub(crate) fn histogram(bytes: &[u8], hist: &mut Histogram) {
+    let mut second: Histogram = [0; VALUES];
+    *hist = [0; VALUES];
+    for g in bytes.chunks_exact(6) {
+        if let [a, b, c, d, e, f] = *g {
+            let x = u64::from(a)
+                | u64::from(b) << 8
+                | u64::from(c) << 16
+                | u64::from(d) << 24
+                | u64::from(e) << 32
+                | u64::from(f) << 40;
+            hist[(x & 63) as usize] += 1;
+            second[(x >> 6 & 63) as usize] += 1;
+            hist[(x >> 12 & 63) as usize] += 1;
+            second[(x >> 18 & 63) as usize] += 1;
+            hist[(x >> 24 & 63) as usize] += 1;
+            second[(x >> 30 & 63) as usize] += 1;
+            hist[(x >> 36 & 63) as usize] += 1;
+            second[(x >> 42 & 63) as usize] += 1;
+        }
+    }
+    for g in bytes.chunks_exact(6).remainder().chunks_exact(3) {
+        if let [a, b, c] = *g {
+            for r in unpack_group(a, b, c) {
+                second[usize::from(r)] += 1;
+            }
+        }
+    }
+    for (h, s) in hist.iter_mut().zip(second) {
+        *h += s;
+    }
+}
+
+/// Register-wise maximum: `ours[i] = max(ours[i], theirs[i])` for every register.
+pub(crate) fn max_assign(ours: &mut [u8], theirs: &[u8]) {
+    for (o, t) in ours.chunks_exact_mut(3).zip(theirs.chunks_exact(3)) {
+        if let ([a, b, c], [x, y, z]) = (&mut *o, t) {
+            let mine = unpack_group(*a, *b, *c);
+            let other = unpack_group(*x, *y, *z);
+            let mut out = [0; 4];
+            for ((r, m), t) in out.iter_mut().zip(mine).zip(other) {
+                *r = m.max(t);
+            }
+            [*a, *b, *c] = pack_group(out);
+        }
+    }
+}
+
+/// Streams register values, in ascending register order, into packed bytes from the start of a
+/// buffer. Used to rebuild the dense array in place from the sparse form (see `sparse::to_dense`):
+/// after register `j` has been pushed, only bytes below `(6j + 6) / 8` have been written.
+pub(crate) struct PackedWriter {
+    acc: u32,
+    bits: u32,
+    at: usize,
+    next: usize,
+}
+
+impl PackedWriter {
+    pub(crate) const fn new() -> Self {
+        Self {
+            acc: 0,
+            bits: 0,
+            at: 0,
+            next: 0,
+        }
+    }
+
+    /// Index of the next register to be written.
+    pub(crate) const fn next_register(&self) -> usize {
+        self.next
+    }
+
+    /// Writes the next register.
+    #[inline]
+    pub(crate) fn push(&mut self, bytes: &mut [u8], value: u8) {
+        self.acc |= u32::from(value & 63) << self.bits;
+        self.bits += 6;
+        self.next += 1;
+        while self.bits >= 8 {
+            if let Some(b) = bytes.get_mut(self.at) {
+                *b = self.acc as u8;
+            }
+            self.at += 1;
+            self.acc >>= 8;
+            self.bits -= 8;
+        }
+    }
+
+    /// Writes zeros up to (not including) register `end`.
+    pub(crate) fn zeros_until(&mut self, bytes: &mut [u8], end: usize) {
+        while self.next < end {
+            self.push(bytes, 0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packing_is_lsb_first_six_bits() {
+        let mut bytes = [0u8; 6];
+        raise(&mut bytes, 0, 0b10_1010);
+        assert_eq!(bytes, [0b10_1010, 0, 0, 0, 0, 0]);
+        raise(&mut bytes, 1, 0b11_1111);
+        // bits 6..12: two low bits in byte 0, four high bits in byte 1
+        assert_eq!(bytes, [0b1110_1010, 0b1111, 0, 0, 0, 0]);
+        raise(&mut bytes, 3, 1);
+        assert_eq!(bytes[2], 0b0000_0100);
+        raise(&mut bytes, 7, 63);
+        assert_eq!(bytes[5], 0b1111_1100);
+        assert_eq!(get(&bytes, 0), 42);
+        assert_eq!(get(&bytes, 1), 63);
+        assert_eq!(get(&bytes, 2), 0);
+        assert_eq!(get(&bytes, 3), 1);
+        assert_eq!(get(&bytes, 7), 63);
+        assert_eq!(get(&bytes, 8), 0); // past the end
+        assert_eq!(raise(&mut bytes, 8, 5), None);
+        assert_eq!(raise(&mut bytes, usize::MAX, 5), None);
+    }
+
+    #[test]
+    fn raise_only_raises_and_leaves_neighbours_alone() {
+        let mut bytes = [0u8; 12];
+        for i in 0..16 {
+            assert_eq!(raise(&mut bytes, i, (i as u8 * 7) % 60 + 1), Some(0));
+        }
+        assert_eq!(raise(&mut bytes, 5, 1), None);
+        let snapshot = bytes;
+        assert_eq!(raise(&mut bytes, 5, 62), Some(36));
+        for i in 0..16 {
+            let want = if i == 5 { 62 } else { (i as u8 * 7) % 60 + 1 };
+            assert_eq!(get(&bytes, i), want);
+        }
+        assert_ne!(snapshot, bytes);
+        assert!(iter(&bytes).eq((0..16).map(|i| get(&bytes, i))));
+    }
+
+    #[test]
+    fn histogram_counts_every_register() {
+        let mut bytes = [0u8; 27]; // 36 registers: 4 groups of 6 bytes plus one of 3
+        for i in 0..36 {
+            raise(&mut bytes, i, (i % 5) as u8);
+        }
+        let mut hist = [0; VALUES];
+        histogram(&bytes, &mut hist);
+        assert_eq!(&hist[..6], &[8, 7, 7, 7, 7, 0]);
+        assert_eq!(hist.iter().sum::<u32>(), 36);
+    }
+
+    #[test]
+    fn writer_matches_raise_and_max_assign_is_registerwise() {
+        let mut a = [0u8; 24];
+        let mut w = PackedWriter::new();
+        w.zeros_until(&mut a, 3);
+        w.push(&mut a, 17);
+        w.zeros_until(&mut a, 32);
+        let mut b = [0u8; 24];
+        raise(&mut b, 3, 17);
+        assert_eq!(a, b);
+        let mut c = [0u8; 24];
+        raise(&mut c, 3, 9);
+        raise(&mut c, 31, 40);
+        max_assign(&mut c, &b);
+        assert_eq!(get(&c, 3), 17);
+        assert_eq!(get(&c, 31), 40);
+        assert_eq!(iter(&c).filter(|&r| r != 0).count(), 2);
+    }
+}

@@ -1,0 +1,421 @@
+//! The sparse form: exact hash "coupons" kept in the register bytes while few keys have been seen.
+//!
+//! A **coupon** is a `u32` holding the top 26 bits of the hash (`key`, an index into 2^26 virtual
+//! registers) above 6 bits of rank `ρ' = (leading zeros of the remaining 38 bits) + 1`, in `1..=39`:
+//! `coupon = key << 6 | ρ'`. It determines the dense register it would update at any precision
+//! `p ≤ 26` ([`register_of`]), so converting to dense loses nothing, and 2^26 virtual registers make
+//! linear counting over coupons nearly exact (about n²/2^27 collisions among n keys).
+//!
+//! **Layout.** The `BYTES` register bytes become `T = BYTES / 4` little-endian `u32` slots; 0 marks an
+//! empty slot (a coupon's rank is never 0). It is an ordered linear-probing hash table whose hash is
+//! monotone in the key: a coupon lives at or after its *home* slot, and reading the slots in logical
+//! order gives the coupons sorted by key. Logical positions run over `W..T + W`: the main slots
+//! `W..T` and then `W` overflow slots `0..W` that only catch the run crossing the end of the table
+//! (no home lies below `W`). The layout depends only on the set of keys, not on insertion order.
+//!
+//! **In-place conversion.** A coupon's home is never before the slot holding the last byte of its
+//! register's packed image: `4·(home(j) + 1) ≥ ⌈6(j + 1)/8⌉`. So rebuilding the dense array by
+//! streaming registers in ascending order from byte 0 never overwrites a slot that has not been read
+//! yet; only the `W ≤ 32` overflow slots are copied to the stack first. No 12 KB temporary is needed.
+
+use super::registers::PackedWriter;
+
+/// Bits of the hash that index the virtual registers of the sparse form.
+pub(crate) const KEY_BITS: u32 = 26;
+
+/// The largest valid coupon rank: 64 − 26 rank bits, plus one.
+pub(crate) const MAX_COUPON_RANK: u32 = 64 - KEY_BITS + 1;
+
+/// Number of virtual registers, 2^26.
+pub(crate) const VIRTUAL_REGISTERS: f64 = (1u32 << KEY_BITS) as f64;
+
+/// The most overflow slots any precision uses (they are copied to the stack when converting).
+const MAX_OVERFLOW: usize = 32;
+
+/// Number of `u32` slots in `bytes` register bytes.
+pub(crate) const fn slots(bytes: usize) -> usize {
+    bytes / 4
+}
+
+/// Number of overflow slots: `T/16`, at least 1 and at most 32.
+pub(crate) const fn overflow_slots(bytes: usize) -> usize {
+    let w = slots(bytes) / 16;
+    if w < 1 {
+        1
+    } else if w > MAX_OVERFLOW {
+        MAX_OVERFLOW
+    } else {
+        w
+    }
+}
+
+/// How many coupons the sparse form holds before it converts to dense: 3/4 of the slots, which keeps
+/// linear-probing runs short.
+pub(crate) const fn capacity(bytes: usize) -> usize {
+    let t = slots(bytes);
+    t - t / 4
+}
+
+/// The coupon of a 64-bit hash.
+#[inline]
+pub(crate) const fn coupon(hash: u64) -> u32 {
+    let key = (hash >> (64 - KEY_BITS)) as u32;
+    let rank = (hash << KEY_BITS | 1 << (KEY_BITS - 1)).leading_zeros() + 1;
+    key << 6 | rank
+}
+
+/// `true` if `coupon` could have come from [`coupon`].
+pub(crate) const fn is_valid(coupon: u32) -> bool {
+    let rank = coupon & 63;
+    rank >= 1 && rank <= MAX_COUPON_RANK
+}
+
+/// The sort key of a coupon (its 26 index bits).
+#[inline]
+const fn key(coupon: u32) -> u32 {
+    coupon >> 6
+}
+
+/// The dense register (index, rank) a coupon updates at precision `p` (`4 ≤ p ≤ 18`): the top `p`
+/// key bits choose the register; the rank counts leading zeros through the remaining `26 − p` key bits
+/// and then continues with the coupon's own rank.
+#[inline]
+pub(crate) const fn register_of(coupon: u32, p: u32) -> (usize, u8) {
+    let extra = KEY_BITS - p;
+    let key = key(coupon);
+    let below = key & ((1 << extra) - 1);
+    let rank = if below != 0 {
+        below.leading_zeros() - (32 - extra) + 1
+    } else {
+        extra + (coupon & 63)
+    };
+    ((key >> extra) as usize, rank as u8)
+}
+
+/// The home slot of coupons for register `j` at precision `p`, in `W..T`: registers spread evenly
+/// over the main slots, but never before the slot holding the end of their dense image.
+#[inline]
+fn home(j: usize, p: u32, t: usize, w: usize) -> usize {
+    let spread = w + ((j as u64 * (t - w) as u64) >> p) as usize;
+    let image_end = (6 * j + 13) >> 3; // ⌈6(j + 1)/8⌉
+    let min = ((image_end + 3) >> 2) - 1;
+    if spread > min {
+        spread
+    } else {
+        min
+    }
+}
+
+/// The physical slot of logical position `l` (`W ≤ l < T + W`).
+#[inline]
+const fn physical(l: usize, t: usize) -> usize {
+    if l < t {
+        l
+    } else {
+        l - t
+    }
+}
+
+#[inline]
+fn read(bytes: &[u8], slot: usize) -> u32 {
+    let at = slot.wrapping_mul(4);
+    match bytes.get(at..at.wrapping_add(4)) {
+        Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    }
+}
+
+#[inline]
+fn write(bytes: &mut [u8], slot: usize, coupon: u32) {
+    let at = slot.wrapping_mul(4);
+    if let Some(dst) = bytes.get_mut(at..at.wrapping_add(4)) {
+        dst.copy_from_slice(&coupon.to_le_bytes());
+    }
+}
+
+/// What [`insert`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// A new key was stored.
+    Added,
+    /// The key was present with a lower rank, which was raised.
+    Raised,
+    /// The key was present with at least this rank: nothing changed.
+    Unchanged,
+    /// The key is new and there is no room for it (or `may_add` was false): nothing changed.
+    Full,
+}
+
+/// Inserts a coupon, keeping the maximum rank per key. A new key is only stored if `may_add`.
+pub(crate) fn insert(bytes: &mut [u8], p: u32, coupon: u32, may_add: bool) -> Outcome {
+    let (t, w) = (slots(bytes.len()), overflow_slots(bytes.len()));
+    let end = t + w;
+    let wanted = key(coupon);
+    let mut l = home(register_of(coupon, p).0, p, t, w);
+    loop {
+        if l >= end {
+            return Outcome::Full;
+        }
+        let here = read(bytes, physical(l, t));
+        if here == 0 {
+            if !may_add {
+                return Outcome::Full;
+            }
+            write(bytes, physical(l, t), coupon);
+            return Outcome::Added;
+        }
+        if key(here) == wanted {
+            if coupon & 63 > here & 63 {
+                write(bytes, physical(l, t), coupon);
+                return Outcome::Raised;
+            }
+            return Outcome::Unchanged;
+        }
+        if key(here) > wanted {
+            break;
+        }
+        l += 1;
+    }
+    if !may_add {
+        return Outcome::Full;
+    }
+    // The new coupon goes at `l`; shift the rest of the run one slot up into the next empty slot.
+    let mut empty = l + 1;
+    loop {
+        if empty >= end {
+            return Outcome::Full;
+        }
+        if read(bytes, physical(empty, t)) == 0 {
+            break;
+        }
+        empty += 1;
+    }
+    while empty > l {
+        let moved = read(bytes, physical(empty - 1, t));
+        write(bytes, physical(empty, t), moved);
+        empty -= 1;
+    }
+    write(bytes, physical(l, t), coupon);
+    Outcome::Added
+}
+
+/// Walks the slots in logical order, yielding coupons sorted by key.
+#[derive(Clone, Debug)]
+pub(crate) struct Cursor {
+    l: usize,
+    end: usize,
+    t: usize,
+}
+
+impl Cursor {
+    /// A cursor over the sparse form held in `len` bytes; `active = false` gives an empty cursor.
+    pub(crate) const fn new(len: usize, active: bool) -> Self {
+        let (t, w) = (slots(len), overflow_slots(len));
+        Self {
+            l: w,
+            end: if active { t + w } else { w },
+            t,
+        }
+    }
+
+    /// The next coupon without consuming it.
+    pub(crate) fn peek(&mut self, bytes: &[u8]) -> Option<u32> {
+        while self.l < self.end {
+            let c = read(bytes, physical(self.l, self.t));
+            if c != 0 {
+                return Some(c);
+            }
+            self.l += 1;
+        }
+        None
+    }
+
+    /// Consumes the coupon [`peek`](Self::peek) returned.
+    pub(crate) fn advance(&mut self) {
+        self.l += 1;
+    }
+
+    /// The next coupon.
+    pub(crate) fn next(&mut self, bytes: &[u8]) -> Option<u32> {
+        let c = self.peek(bytes)?;
+        self.advance();
+        Some(c)
+    }
+}
+
+/// Folds sorted coupons into registers and writes them with a [`PackedWriter`].
+struct Rebuild {
+    writer: PackedWriter,
+    current: Option<(usize, u8)>,
+    p: u32,
+}
+
+impl Rebuild {
+    fn feed(&mut self, bytes: &mut [u8], coupon: u32) {
+        let (j, rank) = register_of(coupon, self.p);
+        match self.current {
+            Some((cj, cr)) if cj == j => self.current = Some((j, cr.max(rank))),
+            Some((cj, cr)) => {
+                self.write(bytes, cj, cr);
+                self.current = Some((j, rank));
+            }
+            None => self.current = Some((j, rank)),
+        }
+    }
+
+    /// Writes register `j` (and the zero registers before it), unless the writer is already past it.
+    fn write(&mut self, bytes: &mut [u8], j: usize, rank: u8) {
+        self.writer.zeros_until(bytes, j);
+        if self.writer.next_register() == j {
+            self.writer.push(bytes, rank);
+        }
+    }
+
+    fn finish(mut self, bytes: &mut [u8], registers: usize) {
+        if let Some((cj, cr)) = self.current {
+            self.write(bytes, cj, cr);
+        }
+        self.writer.zeros_until(bytes, registers);
+    }
+}
+
+/// Rewrites the sparse form in `bytes` as packed dense registers at precision `p`, in place.
+pub(crate) fn to_dense(bytes: &mut [u8], p: u32) {
+    let (t, w) = (slots(bytes.len()), overflow_slots(bytes.len()));
+    let mut overflow = [0u32; MAX_OVERFLOW];
+    for (slot, o) in overflow.iter_mut().enumerate().take(w) {
+        *o = read(bytes, slot);
+    }
+    let mut rebuild = Rebuild {
+        writer: PackedWriter::new(),
+        current: None,
+        p,
+    };
+    for slot in w..t {
+        // Everything written so far lies below byte 4·slot (see the module docs).
+        let c = read(bytes, slot);
+        if c != 0 {
+            rebuild.feed(bytes, c);
+        }
+    }
+    for &c in overflow.iter().take(w).filter(|&&c| c != 0) {
+        rebuild.feed(bytes, c);
+    }
+    rebuild.finish(bytes, 1 << p);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dense_register(hash: u64, p: u32) -> (usize, u8) {
+        let idx = (hash >> (64 - p)) as usize;
+        let rank = (hash << p | 1 << (p - 1)).leading_zeros() + 1;
+        (idx, rank as u8)
+    }
+
+    #[test]
+    fn coupons_determine_the_dense_register_at_every_precision() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut hashes = vec![0, u64::MAX, 1, 1 << 38, 1 << 37, (1 << 38) - 1];
+        for _ in 0..2_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            hashes.push(x);
+            hashes.push(x >> (x & 63)); // many leading zeros
+            hashes.push(x & !((1u64 << 40) - 1)); // nothing after the key bits
+        }
+        for p in 4..=18 {
+            for &h in &hashes {
+                let c = coupon(h);
+                assert!(is_valid(c));
+                assert_eq!(register_of(c, p), dense_register(h, p), "p={p} h={h:#x}");
+            }
+        }
+        assert_eq!(coupon(0) & 63, MAX_COUPON_RANK);
+    }
+
+    #[test]
+    fn homes_allow_in_place_conversion_at_every_precision() {
+        for p in 4..=18u32 {
+            let bytes = 3usize << p >> 2;
+            let (t, w) = (slots(bytes), overflow_slots(bytes));
+            assert!(w < t && capacity(bytes) <= t);
+            let mut previous = 0;
+            for j in 0..1usize << p {
+                let h = home(j, p, t, w);
+                let image_end = (6 * j + 6).div_ceil(8);
+                assert!(4 * (h + 1) >= image_end, "p={p} j={j}");
+                assert!((w..t).contains(&h), "p={p} j={j} home={h}");
+                assert!(h >= previous, "homes are monotone");
+                previous = h;
+            }
+        }
+    }
+
+    #[test]
+    fn sparse_table_keeps_coupons_sorted_and_converts_in_place() {
+        let p = 10;
+        let mut bytes = [0u8; 768];
+        let mut reference = [0u8; 768];
+        let mut x = 0x1234_5678_9abc_def1u64;
+        let mut added = 0;
+        while added < capacity(768) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (j, r) = dense_register(x, p);
+            super::super::registers::raise(&mut reference, j, r);
+            match insert(&mut bytes, p, coupon(x), true) {
+                Outcome::Added => added += 1,
+                Outcome::Full => panic!("full at {added}"),
+                _ => {}
+            }
+            let mut cursor = Cursor::new(768, true);
+            let mut last = None;
+            let mut n = 0;
+            while let Some(c) = cursor.next(&bytes) {
+                assert!(last < Some(key(c)));
+                last = Some(key(c));
+                n += 1;
+            }
+            assert_eq!(n, added);
+        }
+        assert_eq!(insert(&mut bytes, p, coupon(x), true), Outcome::Unchanged);
+        to_dense(&mut bytes, p);
+        assert_eq!(bytes, reference);
+    }
+
+    #[test]
+    fn crowded_top_registers_use_the_overflow_slots_and_still_convert() {
+        // Every key maps to the last dense register: the worst case for the layout.
+        let p = 10;
+        let mut bytes = [0u8; 768];
+        let mut reference = [0u8; 768];
+        let mut stored = 0;
+        for i in 0..200u64 {
+            let h = (0x3ff << 54) | (i << 38) | (1 << (i % 30));
+            let (j, r) = dense_register(h, p);
+            assert_eq!(j, 1023);
+            super::super::registers::raise(&mut reference, j, r);
+            match insert(&mut bytes, p, coupon(h), true) {
+                Outcome::Added => stored += 1,
+                Outcome::Full => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        // Only the last main slot and the overflow slots can hold them.
+        assert_eq!(stored, 1 + overflow_slots(768));
+        to_dense(&mut bytes, p);
+        let mut expected = [0u8; 768];
+        let top = (0..200u64)
+            .take(stored)
+            .map(|i| dense_register((0x3ff << 54) | (i << 38) | (1 << (i % 30)), p).1)
+            .max()
+            .unwrap_or(0);
+        super::super::registers::raise(&mut expected, 1023, top);
+        assert_eq!(bytes, expected);
+        assert!(reference.iter().zip(&expected).all(|(r, e)| r >= e));
+    }
+}

@@ -6,6 +6,7 @@
 
 mod bloom;
 mod countmin;
+mod hll;
 mod keys;
 
-criterion::criterion_main!(bloom::benches, countmin::benches);
+criterion::criterion_main!(bloom::benches, countmin::benches, hll::benches);

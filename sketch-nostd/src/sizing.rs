@@ -337,6 +337,44 @@ pub const fn ss_capacity(epsilon: f64) -> usize {
     }
 }
 
+/// Bytes of packed 6-bit registers of a [`HyperLogLog`](crate::HyperLogLog) with precision `p`:
+/// `3·2^p/4`. Use it to spell the type for a computed precision.
+///
+/// ```
+/// use sketch_nostd::{sizing::{hll_bytes, hll_precision_for}, HyperLogLog};
+/// const P: u8 = hll_precision_for(0.01); // 1% relative standard error after merges
+/// let h = HyperLogLog::<P, { hll_bytes(P) }>::new();
+/// assert_eq!(P, 14);
+/// assert_eq!(hll_bytes(14), 12_288);
+/// # let _ = h;
+/// ```
+#[must_use]
+pub const fn hll_bytes(p: u8) -> usize {
+    3 << p >> 2
+}
+
+/// The smallest HyperLogLog precision in `4..=18` whose relative standard error after merges,
+/// 1.04/√(2^p), is at most `rse` (18 if none is; 4 for `rse` ≥ 26% or NaN).
+///
+/// ```
+/// use sketch_nostd::sizing::hll_precision_for;
+/// assert_eq!(hll_precision_for(0.033), 10);
+/// assert_eq!(hll_precision_for(0.02), 12);
+/// assert_eq!(hll_precision_for(0.0), 18);
+/// ```
+#[must_use]
+pub const fn hll_precision_for(rse: f64) -> u8 {
+    // 1.04/√m ≤ rse  ⇔  rse²·m ≥ 1.04²
+    if rse.is_nan() {
+        return 4;
+    }
+    let mut p = 4;
+    while p < 18 && rse * rse * ((1u32 << p) as f64) < 1.0816 {
+        p += 1;
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -400,42 +438,4 @@ mod tests {
             delta *= 1.7;
         }
     }
-}
-
-/// Bytes of packed 6-bit registers of a [`HyperLogLog`](crate::HyperLogLog) with precision `p`:
-/// `3·2^p/4`. Use it to spell the type for a computed precision.
-///
-/// ```
-/// use sketch_nostd::{sizing::{hll_bytes, hll_precision_for}, HyperLogLog};
-/// const P: u8 = hll_precision_for(0.01); // 1% relative standard error after merges
-/// let h = HyperLogLog::<P, { hll_bytes(P) }>::new();
-/// assert_eq!(P, 14);
-/// assert_eq!(hll_bytes(14), 12_288);
-/// # let _ = h;
-/// ```
-#[must_use]
-pub const fn hll_bytes(p: u8) -> usize {
-    3 << p >> 2
-}
-
-/// The smallest HyperLogLog precision in `4..=18` whose relative standard error after merges,
-/// 1.04/√(2^p), is at most `rse` (18 if none is; 4 for `rse` ≥ 26% or NaN).
-///
-/// ```
-/// use sketch_nostd::sizing::hll_precision_for;
-/// assert_eq!(hll_precision_for(0.033), 10);
-/// assert_eq!(hll_precision_for(0.02), 12);
-/// assert_eq!(hll_precision_for(0.0), 18);
-/// ```
-#[must_use]
-pub const fn hll_precision_for(rse: f64) -> u8 {
-    // 1.04/√m ≤ rse  ⇔  rse²·m ≥ 1.04²
-    if rse.is_nan() {
-        return 4;
-    }
-    let mut p = 4;
-    while p < 18 && rse * rse * ((1u32 << p) as f64) < 1.0816 {
-        p += 1;
-    }
-    p
 }

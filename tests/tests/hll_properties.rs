@@ -3,7 +3,7 @@
 //! are never NaN or negative whatever the register content.
 
 use proptest::prelude::*;
-use sketch_nostd::{hll::Estimator, FromPartsError, Hll10, Hll14, Hll4, Hll6};
+use sketch_nostd::{hll::Estimator, Hll10, Hll14, Hll4, Hll6, PartsError};
 
 /// A stream of hashes. Half of the streams are short enough for Hll10's sparse form (144 coupons),
 /// the others overflow it; some hashes have many leading zeros so high ranks occur.
@@ -180,7 +180,7 @@ proptest! {
         let bytes: [u8; 48] = bytes.try_into().expect("48 bytes");
         match Hll6::from_dense_registers(&bytes, 3, Some(1.0)) {
             Ok(h) => check_numbers(&h),
-            Err(FromPartsError::RegisterOutOfRange { value, max, .. }) => prop_assert!(value > max),
+            Err(PartsError::RegisterOutOfRange { value, max, .. }) => prop_assert!(value > max),
             Err(other) => prop_assert!(false, "unexpected {other:?}"),
         }
     }
@@ -216,19 +216,19 @@ fn invalid_martingale_states_are_rejected() {
     for bad in [f64::NAN, -1.0, f64::INFINITY] {
         assert_eq!(
             Hll14::from_dense_registers(&regs, 0, Some(bad)),
-            Err(FromPartsError::InvalidEstimatorState)
+            Err(PartsError::InvalidEstimatorState)
         );
     }
     let too_many = (0..=Hll10::SPARSE_CAPACITY as u32).map(|k| k << 6 | 1);
     assert_eq!(
         Hll10::from_coupons(too_many, 0, true),
-        Err(FromPartsError::TooManyCoupons {
+        Err(PartsError::TooManyCoupons {
             capacity: Hll10::SPARSE_CAPACITY
         })
     );
     assert_eq!(
         Hll10::from_coupons([5 << 6 | 40], 0, true),
-        Err(FromPartsError::InvalidCoupon {
+        Err(PartsError::InvalidCoupon {
             index: 0,
             coupon: 5 << 6 | 40
         })

@@ -313,8 +313,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     }
 
     /// Converts the sparse form to dense registers (in place; nothing changes if already dense).
-    /// Happens by itself when the sparse form fills up; merges and [`dense_registers`]
-    /// (Self::dense_registers) callers may want it earlier. The estimate stays the same: a single
+    /// Happens by itself when the sparse form fills up; callers of
+    /// [`dense_registers`](Self::dense_registers) may want it earlier. The estimate stays the same: a single
     /// stream's martingale estimator starts from the sparse count.
     ///
     /// ```
@@ -749,8 +749,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         &self.data
     }
 
-    /// A dense sketch from packed registers (as returned by [`dense_registers`]
-    /// (Self::dense_registers)), a seed, and the martingale estimate if the sketch is a single stream
+    /// A dense sketch from packed registers (as returned by
+    /// [`dense_registers`](Self::dense_registers)), a seed, and the martingale estimate if the sketch is a single stream
     /// (from [`martingale_estimate`](Self::martingale_estimate)).
     ///
     /// # Errors

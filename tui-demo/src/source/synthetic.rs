@@ -372,7 +372,7 @@ mod tests {
         let (mut la, mut lb) = (Vec::new(), Vec::new());
         let mut bursts = 0;
         let mut counts: HashMap<Vec<u8>, u32> = HashMap::new();
-        for _ in 0..600_000 {
+        for _ in 0..300_000 {
             la.clear();
             lb.clear();
             if let Some(SourceEvent::BurstStarted { .. }) = a.next_line(&mut la) {
@@ -387,11 +387,11 @@ mod tests {
             );
             *counts.entry(la.clone()).or_default() += 1;
         }
-        // The first burst starts within 3–5 s at the default 50k lines/s hint.
-        assert!(bursts >= 1, "no burst in 12 s of log");
+        // The first burst starts within 3–5 s (150k–250k lines) at the default 50k lines/s hint.
+        assert!(bursts >= 1, "no burst in 6 s of log");
         // Repeated lines exist (dedupe has work) but most lines are distinct enough.
         let distinct = counts.len();
-        assert!(distinct > 100_000 && distinct < 590_000, "{distinct}");
+        assert!(distinct > 50_000 && distinct < 290_000, "{distinct}");
         let top = counts.values().max().copied().unwrap_or(0);
         assert!(top > 1_000, "top line seen {top} times");
     }

@@ -131,7 +131,9 @@ fn keys_drive_the_live_view_and_q_restores_the_shell() {
     t.type_line(&format!("NO_COLOR=1 {BIN} --rate 20000; echo exit=$?"));
     let s = t.wait_for("the live view", is_live);
     for panel in [
+        "Distinct",
         "Heavy hitters",
+        "HLL registers",
         "Dedupe",
         "Micro filter",
         "Ingest",

@@ -18,8 +18,10 @@ use tui_demo::source::synthetic::Generator;
 use tui_demo::source::Batch;
 use tui_demo::ui::dedupe::DedupePanel;
 use tui_demo::ui::devices::DevicesPanel;
+use tui_demo::ui::distinct::DistinctPanel;
 use tui_demo::ui::heavy::HeavyPanel;
 use tui_demo::ui::micro::MicroPanel;
+use tui_demo::ui::registers::RegistersPanel;
 use tui_demo::ui::theme::Theme;
 use tui_demo::ui::throughput::ThroughputPanel;
 
@@ -265,6 +267,9 @@ fn whole_screen_at_standard_sizes() {
                 "200.0k lines",
                 "1:23",
                 "LIVE",
+                "Distinct",
+                "Heavy hitters",
+                "HLL registers",
                 "Dedupe",
                 "Micro filter",
                 "Ingest",
@@ -492,6 +497,81 @@ fn heavy_panel() {
     for (w, h) in TINY {
         let panel = HeavyPanel {
             stats: &hh,
+            theme: Theme { color: false },
+            focused: false,
+        };
+        draw(&panel, w, h);
+    }
+}
+
+#[test]
+fn distinct_panel() {
+    let s = fixture();
+    let d = s.distinct.clone().expect("HLL in the fixture");
+    for (w, h) in SIZES {
+        let panel = DistinctPanel {
+            stats: &d,
+            exact: &s.exact,
+            theme: Theme { color: true },
+            focused: false,
+        };
+        let screen = text(&draw(&panel, w, h));
+        assert_has(
+            &screen,
+            &[
+                "Distinct",
+                "HLL p=14",
+                "12.0 KiB",
+                "estimate",
+                "exact",
+                "error",
+                "within ±2σ",
+                "●",
+                "├",
+                "┤",
+                "2σ:",
+                "less",
+            ],
+        );
+        assert_has(&screen, &[&tui_demo::human::count(s.exact.distinct)]);
+        assert_has(&screen, &[&tui_demo::human::count_f(d.estimate)]);
+    }
+    for (w, h) in TINY {
+        let panel = DistinctPanel {
+            stats: &d,
+            exact: &s.exact,
+            theme: Theme { color: false },
+            focused: true,
+        };
+        draw(&panel, w, h);
+    }
+}
+
+#[test]
+fn registers_panel() {
+    let s = fixture();
+    let r = s.registers.clone().expect("registers in the fixture");
+    for (w, h) in SIZES {
+        let panel = RegistersPanel {
+            stats: &r,
+            theme: Theme { color: true },
+            focused: false,
+        };
+        let screen = text(&draw(&panel, w, h));
+        assert_has(
+            &screen,
+            &["HLL registers", "16,384 × 6 bits", "12.0 KiB", "█"],
+        );
+        // The value axis is labelled from 0.
+        let axis = screen.lines().rev().nth(1).unwrap();
+        assert!(
+            axis.trim_start_matches(['│', ' ']).starts_with('0'),
+            "{screen}"
+        );
+    }
+    for (w, h) in TINY {
+        let panel = RegistersPanel {
+            stats: &r,
             theme: Theme { color: false },
             focused: false,
         };

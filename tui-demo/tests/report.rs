@@ -87,6 +87,9 @@ fn json_report_on_awkward_input() {
     );
     assert_eq!(recent[5], "no newline at the end");
     assert_eq!(v["micro"]["lookups"], 10);
+    // Six distinct lines: the HyperLogLog is exact while sparse.
+    assert_eq!(v["distinct"]["estimate"].as_f64().unwrap().round(), 6.0);
+    assert_eq!(v["distinct"]["estimator"], "sparse");
 
     // The heavy hitters: "GET /a 200" four times, "GET /b 200" twice (CRLF or not), exactly.
     let rows = v["heavy"]["rows"].as_array().unwrap();

@@ -5,14 +5,16 @@ use std::collections::VecDeque;
 
 use sketch_nostd::countmin::Conservative;
 use sketch_nostd::hash::hash64;
-
+use sketch_nostd::hll::Estimator;
 use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
-use sketch_nostd::{Bloom, CountMin, MicroBloom};
+use sketch_nostd::{Bloom, CountMin, Hll14, MicroBloom};
 
 use super::SEED;
 use crate::exact::{Exact, Seen};
 use crate::human::printable;
-use crate::snapshot::{DedupeStats, HeavyRow, HeavyStats, MicroStats, Snapshot};
+use crate::snapshot::{
+    DedupeStats, DistinctStats, HeavyRow, HeavyStats, MicroStats, RegisterStats, Snapshot,
+};
 use crate::source::Batch;
 
 /// Distinct lines the dedupe filter is sized for.
@@ -29,6 +31,9 @@ pub const MICRO_K: u32 = 5;
 pub type Micro = MicroBloom<MICRO_K>;
 /// Distinct recent lines the micro filter stands in front of.
 pub const RING: usize = 8;
+
+/// The distinct counter: HyperLogLog with 2^14 registers (12 KiB, 0.81% standard error).
+pub type Distinct = Hll14;
 
 /// Count-min ε: estimates exceed the truth by at most ε·N (N = lines counted)...
 pub const CM_EPSILON: f64 = 0.001;
@@ -188,7 +193,7 @@ pub struct Engine {
     exact: Exact,
     totals: crate::snapshot::Totals,
     until_check: u32,
-
+    distinct: Box<Distinct>,
     frequency: Box<Frequency>,
     /// The heavy hitters: the `TOP_K` lines with the highest count-min estimates, replaced by
     /// min-replacement (SPEC.md: "on each event update, estimate, and replace the minimum").
@@ -214,7 +219,7 @@ impl Engine {
             exact: Exact::new(options.exact_cap),
             totals: crate::snapshot::Totals::default(),
             until_check: CHECK_EVERY,
-
+            distinct: Box::new(Distinct::with_seed(SEED)),
             frequency: Box::new(Frequency::with_seed(SEED)),
             hot: Vec::with_capacity(TOP_K),
             key_buf: Vec::new(),
@@ -257,7 +262,7 @@ impl Engine {
     pub fn line(&mut self, shown: &[u8], hash: u64, len: u64) {
         self.totals.lines += 1;
         let seen = self.exact.observe(hash, len);
-
+        self.distinct.insert_hash(hash);
         self.heavy(shown, hash);
         self.dedupe(shown, hash, seen);
         self.micro(hash);
@@ -379,6 +384,27 @@ impl Engine {
                 .map(|l| printable(l, RECENT_BYTES))
                 .collect(),
         };
+        let h = &self.distinct;
+        snap.distinct = Some(DistinctStats {
+            estimate: h.estimate(),
+            rse: h.relative_standard_error(),
+            lower: h.lower_bound(2),
+            upper: h.upper_bound(2),
+            estimator: estimator_name(h),
+            precision: Distinct::PRECISION,
+            bytes: std::mem::size_of::<Distinct>() as u64,
+        });
+        let mut counts = vec![0u32; usize::from(Distinct::MAX_RANK) + 1];
+        for r in h.registers() {
+            if let Some(c) = counts.get_mut(usize::from(r)) {
+                *c += 1;
+            }
+        }
+        snap.registers = Some(RegisterStats {
+            counts,
+            registers: Distinct::REGISTERS as u32,
+            bytes: (Distinct::REGISTERS * 6 / 8) as u64,
+        });
         let f = &self.frequency;
         let mut rows: Vec<HeavyRow> = self
             .hot
@@ -425,6 +451,15 @@ impl Engine {
     #[must_use]
     pub fn exact_count(&self, hash: u64) -> Option<u64> {
         self.exact.count(hash)
+    }
+}
+
+/// The name of the estimator a HyperLogLog answers with, in lower case.
+fn estimator_name(h: &Distinct) -> &'static str {
+    match h.estimator() {
+        Estimator::Sparse => "sparse",
+        Estimator::Martingale => "martingale",
+        Estimator::Histogram => "histogram",
     }
 }
 
@@ -503,7 +538,7 @@ mod tests {
     }
 
     #[test]
-    fn heavy_hitters_agree_with_the_exact_counts() {
+    fn distinct_and_heavy_hitters_agree_with_the_exact_counts() {
         use crate::source::synthetic::Generator;
         let mut e = Engine::new(EngineOptions::default());
         let mut g = Generator::new(11);
@@ -517,6 +552,20 @@ mod tests {
         e.apply(&b);
         let mut s = Snapshot::default();
         e.fill(&mut s);
+        let d = s.distinct.expect("HLL running");
+        let exact = s.exact.distinct as f64;
+        // The estimate is within 3σ of the truth: fails with probability < 0.3% for a random
+        // seed, and this seed is fixed.
+        assert!(
+            (d.estimate - exact).abs() <= 3.0 * d.rse * exact,
+            "{} vs {exact}",
+            d.estimate
+        );
+        assert!(d.lower <= d.estimate && d.estimate <= d.upper);
+        // 12,288 bytes of registers plus the seed and estimator state.
+        assert!(d.bytes > 12_288 && d.bytes <= 12_288 + 64, "{}", d.bytes);
+        let r = s.registers.expect("registers");
+        assert_eq!(r.counts.iter().map(|&c| u64::from(c)).sum::<u64>(), 16_384);
         let h = s.heavy.expect("count-min running");
         assert_eq!(h.total, 300_000);
         assert_eq!(h.rows.len(), 10);

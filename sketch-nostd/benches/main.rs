@@ -5,8 +5,14 @@
 #![allow(missing_docs)]
 
 mod bloom;
+mod counting;
 mod countmin;
 mod hll;
 mod keys;
 
-criterion::criterion_main!(bloom::benches, countmin::benches, hll::benches);
+criterion::criterion_main!(
+    bloom::benches,
+    countmin::benches,
+    counting::benches,
+    hll::benches
+);

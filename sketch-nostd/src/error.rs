@@ -6,6 +6,7 @@
 //!   sketch or a frame.
 //! * [`PartsError`]: raw parts (counters, entries, totals, registers, coupons, estimator state, as a
 //!   wire decoder hands them over) that no sequence of operations on a sketch could have produced.
+//! * [`RemoveError`]: a deletable filter refused to remove a key (it was definitely never inserted).
 
 use core::fmt;
 
@@ -42,6 +43,34 @@ impl fmt::Display for MergeError {
 }
 
 impl core::error::Error for MergeError {}
+
+/// Why a counting Bloom filter refused to remove a key. Nothing was changed.
+///
+/// ```
+/// use sketch_nostd::{CountingBloom, RemoveError};
+///
+/// let mut f = CountingBloom::<16, 4>::new();
+/// f.insert("present");
+/// assert_eq!(f.remove("never inserted"), Err(RemoveError::Absent));
+/// assert_eq!(f.remove("present"), Ok(()));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RemoveError {
+    /// One of the key's counters is zero: the key is definitely not in the filter, and decrementing
+    /// its other counters would take counts away from keys that are.
+    Absent,
+}
+
+impl fmt::Display for RemoveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Absent => f.write_str("the key is not in the filter; nothing was removed"),
+        }
+    }
+}
+
+impl core::error::Error for RemoveError {}
 
 /// Why raw parts were refused by a validating constructor such as
 /// [`CountMin::from_parts`](crate::CountMin::from_parts) or

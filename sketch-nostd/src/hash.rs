@@ -294,6 +294,31 @@ pub const fn reduce(x: u32, n: u32) -> u32 {
     ((x as u64 * n as u64) >> 32) as u32
 }
 
+/// A 32-bit integer mixer (MurmurHash3's `fmix32` finalizer): a fixed bijection on `u32` whose output
+/// bits each depend on every input bit. Two 32×32-bit multiplies, no 64-bit arithmetic.
+///
+/// The cuckoo filter uses it to hash a fingerprint into the offset of the fingerprint's other bucket
+/// (partial-key cuckoo hashing needs a hash of the fingerprint alone). It is part of the stable
+/// interface: changing it would move fingerprints between buckets.
+///
+/// ```
+/// use sketch_nostd::hash::mix32;
+/// assert_eq!(mix32(0), 0);
+/// assert_eq!(mix32(1), 0x514E_28B7);
+/// assert_ne!(mix32(2), mix32(3));
+/// ```
+#[inline]
+#[must_use]
+pub const fn mix32(x: u32) -> u32 {
+    let mut h = x;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^= h >> 16;
+    h
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,7 +63,8 @@ impl Widget for &DistinctPanel<'_> {
         }
         let w = inner.width as usize;
         let mut lines = Vec::new();
-        let narrow = w < 46;
+        let narrow = w < 44;
+        let roomy = w >= 62;
         let mut est = kv("estimate", count_f(s.estimate), t);
         est.push(Span::styled(
             if narrow {
@@ -118,10 +119,10 @@ impl Widget for &DistinctPanel<'_> {
             let exact_bytes = e.key_bytes.max(e.table_bytes);
             let mut v = vec![Span::styled(bytes(s.bytes), t.cost())];
             v.push(Span::styled(
-                if narrow {
-                    " vs "
-                } else {
+                if roomy {
                     " of sketch vs an exact set's "
+                } else {
+                    " vs "
                 },
                 t.dim(),
             ));

@@ -57,7 +57,12 @@ impl Widget for &RegistersPanel<'_> {
             .map(|(v, &c)| {
                 Bar::default()
                     .value(u64::from(c))
-                    .label(Line::from(v.to_string()))
+                    // Two-digit labels touch without a gap between bars: label every other value then.
+                    .label(Line::from(if gap == 0 && bar_width == 2 && v % 2 == 1 {
+                        String::new()
+                    } else {
+                        v.to_string()
+                    }))
                     .text_value(if bar_width >= 2 && gap > 0 && c > 0 {
                         short(f64::from(c))
                     } else {

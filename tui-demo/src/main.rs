@@ -117,6 +117,37 @@ fn restore() {
     }
 }
 
+/// Ends the process if the terminal goes away or a stop signal is not acted on.
+///
+/// crossterm 0.29's `event::poll` spins without returning once its terminal is gone (its unix
+/// event source retries a read that keeps returning 0 or EIO; crossterm issue #793), so the draw
+/// loop can neither see the signal flag nor fail a write. This thread checks five times a second:
+/// if stdout is no longer a terminal (hung up), or a stop signal came more than a second ago and
+/// the loop has not finished, it restores what it can and exits.
+fn watchdog(signalled: Arc<AtomicBool>) -> io::Result<()> {
+    std::thread::Builder::new()
+        .name("watchdog".into())
+        .spawn(move || {
+            let mut signal_seen: Option<Instant> = None;
+            loop {
+                std::thread::sleep(Duration::from_millis(200));
+                if !ACTIVE.load(Ordering::SeqCst) {
+                    return; // the live view is being left normally
+                }
+                let hung_up = !io::stdout().is_terminal();
+                if signalled.load(Ordering::Relaxed) {
+                    signal_seen.get_or_insert_with(Instant::now);
+                }
+                let stuck = signal_seen.is_some_and(|t| t.elapsed() > Duration::from_secs(1));
+                if hung_up || stuck {
+                    restore();
+                    std::process::exit(i32::from(hung_up));
+                }
+            }
+        })
+        .map(|_| ())
+}
+
 /// Restores the terminal when dropped, whatever path leaves the live view.
 struct Restore;
 
@@ -156,6 +187,7 @@ fn live(opts: &Options) -> io::Result<()> {
     ACTIVE.store(true, Ordering::SeqCst);
     let _restore = Restore;
     execute!(io::stdout(), EnterAlternateScreen, cursor::Hide)?;
+    watchdog(Arc::clone(&signalled))?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
 
     let mut app = App::new(synthetic.then_some(opts.live_rate()), Theme::from_env());

@@ -235,3 +235,29 @@ fn a_tiny_terminal_still_works() {
     t.keys(&["q"]);
     t.wait_for("the demo to exit", |s| s.contains("exit=0"));
 }
+
+#[test]
+fn a_vanished_terminal_ends_the_demo() {
+    // The pane's terminal disappears under the running demo (a closed window, a dropped ssh
+    // session): the demo must exit, not spin on a dead tty.
+    let t = Tmux::start("hangup", 100, 30);
+    t.type_line(&format!("{BIN}; echo exit=$?"));
+    t.wait_for("the live view", is_live);
+    let pid = t.child_pid().expect("the demo's pid");
+    let _ = t.run(&["kill-server"]);
+    let start = Instant::now();
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|s| !s.split(' ').nth(2).is_some_and(|state| state == "Z"))
+    };
+    while alive(pid) && start.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if alive(pid) {
+        // Do not leave it spinning after the test: it was started by this test.
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+        panic!("the demo (pid {pid}) still runs 15 s after its terminal went away");
+    }
+}

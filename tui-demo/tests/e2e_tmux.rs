@@ -248,7 +248,7 @@ fn a_vanished_terminal_ends_the_demo() {
     let start = Instant::now();
     let alive = |pid: u32| {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .is_ok_and(|s| !s.split(' ').nth(2).is_some_and(|state| state == "Z"))
+            .is_ok_and(|s| s.split(' ').nth(2).is_none_or(|state| state != "Z"))
     };
     while alive(pid) && start.elapsed() < Duration::from_secs(15) {
         std::thread::sleep(Duration::from_millis(100));

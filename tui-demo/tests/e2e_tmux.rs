@@ -14,6 +14,8 @@ const WAIT: Duration = Duration::from_secs(30);
 /// A tmux server of our own with one session running a plain shell.
 struct Tmux {
     socket: String,
+    /// The server's socket file, removed on drop.
+    socket_path: String,
 }
 
 impl Tmux {
@@ -25,8 +27,9 @@ impl Tmux {
                  (apt-get install tmux); scripts/test-all.sh does this in CI"
             ),
         }
-        let t = Self {
+        let mut t = Self {
             socket: format!("tui-demo-e2e-{name}-{}", std::process::id()),
+            socket_path: String::new(),
         };
         let _ = t.run(&["kill-server"]);
         let out = t.run(&[
@@ -46,6 +49,8 @@ impl Tmux {
             String::from_utf8_lossy(&out.stderr)
         );
         t.wait_for("the shell prompt", |s| s.contains("E2E>"));
+        let path = t.run(&["display-message", "-p", "#{socket_path}"]);
+        t.socket_path = String::from_utf8_lossy(&path.stdout).trim().to_string();
         t
     }
 
@@ -118,6 +123,10 @@ impl Tmux {
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.run(&["kill-server"]);
+        // The server's socket file can outlive a killed server: remove it too.
+        if !self.socket_path.is_empty() {
+            let _ = std::fs::remove_file(&self.socket_path);
+        }
     }
 }
 

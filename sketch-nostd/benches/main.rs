@@ -7,6 +7,7 @@
 mod bloom;
 mod counting;
 mod countmin;
+mod cuckoo;
 mod hll;
 mod keys;
 
@@ -14,5 +15,6 @@ criterion::criterion_main!(
     bloom::benches,
     countmin::benches,
     counting::benches,
+    cuckoo::benches,
     hll::benches
 );

@@ -7,6 +7,7 @@
 //! * [`PartsError`]: raw parts (counters, entries, totals, registers, coupons, estimator state, as a
 //!   wire decoder hands them over) that no sequence of operations on a sketch could have produced.
 //! * [`RemoveError`]: a deletable filter refused to remove a key (it was definitely never inserted).
+//! * [`CapacityError`]: a cuckoo filter is too full to take another key (nothing was changed).
 
 use core::fmt;
 
@@ -71,6 +72,30 @@ impl fmt::Display for RemoveError {
 }
 
 impl core::error::Error for RemoveError {}
+
+/// A cuckoo filter is too full to take another key. The filter was left exactly as it was: every
+/// key inserted before is still there.
+///
+/// ```
+/// use sketch_nostd::{CapacityError, CuckooFilter};
+///
+/// // One bucket of 4 slots plus the one-entry victim slot.
+/// let mut f = CuckooFilter::<1, u8>::new();
+/// let results: Vec<_> = (0..10u32).map(|k| f.insert(&k)).collect();
+/// assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 5);
+/// assert_eq!(results[9], Err(CapacityError));
+/// assert!((0..5u32).all(|k| f.contains(&k)));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CapacityError;
+
+impl fmt::Display for CapacityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the filter is full; the key was not inserted and nothing was changed")
+    }
+}
+
+impl core::error::Error for CapacityError {}
 
 /// Why raw parts were refused by a validating constructor such as
 /// [`CountMin::from_parts`](crate::CountMin::from_parts) or
@@ -149,6 +174,9 @@ pub enum PartsError {
     },
     /// An estimator state that no sketch can be in (a negative, infinite or NaN estimate).
     InvalidEstimatorState,
+    /// A cuckoo filter's victim entry names a bucket past the end of the filter or holds the empty
+    /// fingerprint 0.
+    BadVictim,
 }
 
 impl fmt::Display for PartsError {
@@ -182,6 +210,7 @@ impl fmt::Display for PartsError {
                 write!(f, "more sparse coupons than the capacity of {capacity}")
             }
             Self::InvalidEstimatorState => f.write_str("invalid estimator state"),
+            Self::BadVictim => f.write_str("the cuckoo victim entry is out of range or empty"),
         }
     }
 }

@@ -28,7 +28,9 @@
 //! assert!(Plays::EPSILON <= 0.001 && Plays::DELTA <= 0.01);
 //! ```
 //!
-//! Counting Bloom filters take [`counting_words_for`] (four bits per Bloom bit) and [`k_for`].
+//! Counting Bloom filters take [`counting_words_for`] (four bits per Bloom bit) and [`k_for`]; cuckoo
+//! filters take [`cuckoo_buckets_for`] at a load of at most [`CUCKOO_MAX_LOAD`], and
+//! [`cuckoo_fp_rate`] gives their false-positive rate.
 //!
 //! The float helpers here ([`ln`], [`exp`]) are `const` re-implementations accurate to a few ULP,
 //! because `f64::ln` is neither `const` nor available in `core`.
@@ -270,6 +272,66 @@ pub const fn counting_words_for(n: u64, p: f64) -> usize {
     } else {
         words as usize
     }
+}
+
+/// The load a [`CuckooFilter`](crate::CuckooFilter) with four-slot buckets reliably reaches before
+/// inserts start to fail (Fan et al. report 95%; the tests measure the first failure above it).
+pub const CUCKOO_MAX_LOAD: f64 = 0.95;
+
+/// Buckets (the `BUCKETS` parameter of [`CuckooFilter`](crate::CuckooFilter)) for `n` keys at `load`:
+/// ⌈n / (4·load)⌉, at least 1. `load` is clamped to `(0, 1]`; use [`CUCKOO_MAX_LOAD`] for the
+/// smallest filter that still takes all `n` inserts, less to leave room.
+///
+/// Bits per key: `16 / load` with 16-bit fingerprints (16.8 at 0.95), `8 / load` with 8-bit ones.
+///
+/// ```
+/// use sketch_nostd::sizing::{cuckoo_buckets_for, CUCKOO_MAX_LOAD};
+/// assert_eq!(cuckoo_buckets_for(1_000, CUCKOO_MAX_LOAD), 264);
+/// assert_eq!(cuckoo_buckets_for(1_000, 0.5), 500);
+/// assert_eq!(cuckoo_buckets_for(0, 0.95), 1);
+/// assert_eq!(cuckoo_buckets_for(10, 7.0), 3); // load clamped to 1
+/// ```
+#[must_use]
+pub const fn cuckoo_buckets_for(n: u64, load: f64) -> usize {
+    let load = if load > 1.0 { 1.0 } else { clamp_p(load) };
+    let b = ceil_u64(n as f64 / (4.0 * load));
+    if b == 0 {
+        1
+    } else if b > usize::MAX as u64 {
+        usize::MAX
+    } else {
+        b as usize
+    }
+}
+
+/// False-positive rate of a cuckoo filter with `fingerprint_bits`-bit fingerprints, four-slot buckets
+/// and `load` (fraction of slots used): 1 − (1 − 1/(2^f − 1))^(8·load), about 8·load/2^f.
+///
+/// ```
+/// use sketch_nostd::sizing::cuckoo_fp_rate;
+/// assert!((cuckoo_fp_rate(8, 1.0) - 0.0309).abs() < 0.0001);   // 8/255, less overlaps
+/// assert!((cuckoo_fp_rate(16, 0.95) - 0.000116).abs() < 0.000001);
+/// assert_eq!(cuckoo_fp_rate(16, 0.0), 0.0);
+/// ```
+#[must_use]
+pub const fn cuckoo_fp_rate(fingerprint_bits: u32, load: f64) -> f64 {
+    let load = if load > 1.0 {
+        1.0
+    } else if load > 0.0 {
+        load
+    } else {
+        return 0.0;
+    };
+    let bits = if fingerprint_bits > 63 {
+        63
+    } else {
+        fingerprint_bits
+    };
+    let values = ((1u64 << bits) - 1) as f64;
+    if values < 1.0 {
+        return 1.0;
+    }
+    1.0 - exp(8.0 * load * ln(1.0 - 1.0 / values))
 }
 
 /// Counters per row of a [`CountMin`](crate::CountMin) whose overestimate is at most `ε·N` (with

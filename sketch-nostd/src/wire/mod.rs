@@ -72,6 +72,7 @@
 //!
 //! [postcard]: https://docs.rs/postcard
 
+mod bits;
 mod bloom;
 pub(crate) mod codec;
 mod countmin;

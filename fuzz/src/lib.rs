@@ -2,6 +2,7 @@
 //! and whatever decodes must re-encode within its size bound and decode to the same value.
 
 use sketch_nostd::countmin::Conservative;
+use sketch_nostd::hll::{Hll10, Hll14, Hll4};
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
 use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
 
@@ -61,6 +62,9 @@ pub fn decode(data: &[u8]) {
     decoder::<CountMin<16, 3, u16>>(data);
     decoder::<CountMin<8, 2, u8, Conservative>>(data);
     decoder::<CountMin<4, 4, u64>>(data);
+    decoder::<Hll4>(data);
+    decoder::<Hll10>(data);
+    decoder::<Hll14>(data);
 
     // Encoders: sketches whose content comes from the input (sparse inputs give sparse filters).
     let seed = data
@@ -88,6 +92,24 @@ pub fn decode(data: &[u8]) {
     if let Ok(cm) = CountMin::<16, 3, u16>::from_parts(cm, seed, u64::MAX) {
         round_trip(&cm);
     }
+    // HLL: keys from the input (sparse, then dense), and registers straight from it.
+    let mut h = Hll10::with_seed(seed);
+    for chunk in data.chunks(2) {
+        h.insert(chunk);
+        if h.coupon_count() % 7 == 3 {
+            round_trip(&h);
+        }
+    }
+    round_trip(&h);
+    h.to_dense();
+    round_trip(&h);
+    let mut regs = [0u8; 12];
+    for (i, r) in regs.iter_mut().enumerate() {
+        *r = data.get(i).copied().unwrap_or(0);
+    }
+    if let Ok(h) = Hll4::from_dense_registers(&regs, seed, None) {
+        round_trip(&h);
+    }
 }
 
 /// Checks one frame's sketch as every type a host might try.
@@ -103,6 +125,9 @@ fn sketch_of(raw: &RawFrame<'_>) {
         frame_round_trip(&f);
     }
     if let Ok(f) = raw.to_frame::<CountMin<16, 3, u16>>() {
+        frame_round_trip(&f);
+    }
+    if let Ok(f) = raw.to_frame::<Hll10>() {
         frame_round_trip(&f);
     }
 }

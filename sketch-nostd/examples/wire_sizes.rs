@@ -6,8 +6,9 @@
 //! "frame" adds the device id (1 byte here), sequence number (1), CRC-32 (4), COBS overhead and the
 //! delimiter.
 
+use sketch_nostd::hll::{Hll10, Hll14};
 use sketch_nostd::wire::{self, Frame, Wire};
-use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
+use sketch_nostd::{Bloom, CountMin, HyperLogLog, MicroBloom, MicroBloom32};
 
 /// The body encoding chosen, named from the tag byte after the envelope.
 fn body_name(bytes: &[u8], tag_names: &[&str]) -> String {
@@ -77,6 +78,59 @@ fn count_min_rows<const W: usize, const D: usize>(label: &str, ns: &[u64]) {
     }
 }
 
+/// HLL state byte, then the tag.
+fn hll_body(bytes: &[u8]) -> String {
+    let Ok(h) = wire::peek(bytes) else {
+        return "?".into();
+    };
+    let varint_len = |v: u64| (64 - (v | 1).leading_zeros() as usize).div_ceil(7);
+    let at = 4 + varint_len(h.params()[0]) + varint_len(h.seed);
+    let state = bytes.get(at).copied().unwrap_or(0);
+    let dense = state & 1 != 0;
+    let tag_at = at + 1 + if dense && state & 2 != 0 { 8 } else { 0 };
+    let names: &[&str] = if dense {
+        &["dense: packed", "dense: register list", "dense: compact"]
+    } else {
+        &["sparse: Rice coupons", "sparse: raw coupons"]
+    };
+    bytes
+        .get(tag_at)
+        .and_then(|&t| names.get(usize::from(t)))
+        .map_or_else(|| "?".into(), |s| (*s).into())
+}
+
+fn hll_rows<const P: u8, const BYTES: usize>(label: &str, ns: &[u64]) {
+    for &n in ns {
+        let mut h = HyperLogLog::<P, BYTES>::with_seed(7);
+        for i in 0..n {
+            h.insert(&i);
+        }
+        let mut dense = h.clone();
+        dense.to_dense();
+        for (sketch, what) in [(&h, ""), (&dense, " (after `to_dense`)")] {
+            if what.is_empty() || h.is_sparse() {
+                let mut buf = vec![0u8; Frame::<HyperLogLog<P, BYTES>>::MAX_ENCODED_LEN];
+                let bytes = wire::encode(sketch, &mut buf).unwrap().to_vec();
+                let frame_len = Frame {
+                    device: 1,
+                    seq: 1,
+                    sketch: sketch.clone(),
+                }
+                .encode(&mut buf)
+                .unwrap()
+                .len();
+                println!(
+                    "| {label}{what} | {n} | {} | {} | {} | {frame_len} | {} |",
+                    size_of::<HyperLogLog<P, BYTES>>(),
+                    bytes.len(),
+                    hll_body(&bytes),
+                    HyperLogLog::<P, BYTES>::MAX_ENCODED_LEN,
+                );
+            }
+        }
+    }
+}
+
 fn main() {
     println!("| sketch | keys | memory (B) | encoded (B) | body | frame (B) | max encoded (B) |");
     println!("| --- | ---: | ---: | ---: | --- | ---: | ---: |");
@@ -85,6 +139,12 @@ fn main() {
         &[0, 10, 100, 1_000, 5_000, 10_000],
     );
     bloom_rows::<16, 4>("`Bloom<16, 4>` (1 Kibit)", &[0, 10, 50, 200]);
+    hll_rows::<14, 12_288>(
+        "`Hll14`",
+        &[0, 100, 1_000, 2_000, 10_000, 100_000, 1_000_000],
+    );
+    hll_rows::<10, 768>("`Hll10`", &[0, 100, 1_000, 10_000, 100_000]);
+    let _ = (Hll10::new(), Hll14::new());
     count_min_rows::<272, 5>(
         "`CountMin<272, 5, u32>` (ε = 1%, δ = 1%)",
         &[0, 10, 100, 1_000, 10_000],

@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use sketch_nostd::countmin::Conservative;
+use sketch_nostd::hll::{Hll10, Hll14, Hll4};
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
 use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
 
@@ -135,6 +136,9 @@ fn decode_everything(bytes: &[u8]) {
     let _ = wire::decode::<CountMin<16, 3, u16>>(bytes);
     let _ = wire::decode::<CountMin<8, 2, u8, Conservative>>(bytes);
     let _ = wire::decode::<CountMin<4, 4, u64>>(bytes);
+    let _ = wire::decode::<Hll4>(bytes);
+    let _ = wire::decode::<Hll10>(bytes);
+    let _ = wire::decode::<Hll14>(bytes);
     let _ = postcard::from_bytes::<Bloom<8, 3>>(bytes);
     let _ = postcard::from_bytes::<MicroBloom<3>>(bytes);
     let _ = RawFrame::decode(&mut bytes.to_vec());
@@ -183,6 +187,18 @@ proptest! {
         let bytes = [&[0x53, 0x4b, 1, 5, 16, 3, 2, 0, 7, 0xe8, 0x07, tag][..], &tail].concat();
         decode_everything(&bytes);
         consistent::<CountMin<16, 3, u16>>(&bytes)?;
+    }
+
+    #[test]
+    fn random_hll_bodies_never_panic(
+        tail in proptest::collection::vec(any::<u8>(), 0..300), state in 0u8..5, tag in 0u8..4,
+    ) {
+        // Hll10, seed 7, then a state byte and a tag (the martingale, when present, is in the tail).
+        let bytes = [&[0x53, 0x4b, 1, 4, 10, 7, state, tag][..], &tail].concat();
+        decode_everything(&bytes);
+        consistent::<Hll10>(&bytes)?;
+        let bytes = [&[0x53, 0x4b, 1, 4, 4, 7, state, tag][..], &tail].concat();
+        consistent::<Hll4>(&bytes)?;
     }
 
     #[test]

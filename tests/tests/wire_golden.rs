@@ -6,6 +6,7 @@
 //! The keys are fixed, so the sketches' contents are too (hashing is pinned by the foundation).
 
 use sketch_nostd::countmin::Conservative;
+use sketch_nostd::hll::{Hll10, Hll4};
 use sketch_nostd::wire::{self, Frame, Wire};
 use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
 
@@ -160,6 +161,75 @@ fn count_min_empty_small_dense() {
         "count-min u8 conservative",
         &conservative,
         "534b010508020101003c0009060609030606000309060900030900",
+    );
+}
+
+#[test]
+fn hyperloglog_empty_small_dense() {
+    golden("hll empty", &Hll10::with_seed(7), "534b01040a07020100");
+    let mut h = Hll10::with_seed(7);
+    for k in 0..5u32 {
+        h.insert(&k);
+    }
+    golden(
+        "hll small (sparse coupons)",
+        &h,
+        "534b01040a0702000517dc663d7f113a3d3785054acb6bb044dbd20a",
+    );
+    let mut few = h.clone();
+    few.to_dense();
+    golden(
+        "hll small after to_dense (register list)",
+        &few,
+        "534b01040a07030a00800c000014400105073c7afe6df2563955",
+    );
+    for k in 5..20_000u32 {
+        h.insert(&k);
+    }
+    golden(
+        "hll dense (compact)",
+        &h,
+        "
+            534b01040a0703b4b8e9963b48d3400206017956436a697325236d9d8d5a361b
+            6a0e2ad390da44c0d069c9c60ce958cf26666e85da766265ada1270debe809ee
+            c9b3f3b13ab895dd567acaf6d91d435d6db4a4a4ab4c1a917ea849c5b3a74147
+            d00dd5e49c7e569ba49f09b543d4871dba07ce6368d718f796cc8c64c228a74a
+            599a34b2b5cca1dbb68d92b1c50db6595bf57942188ba94ee9d16952d8ff3307
+            ac89cd644d9aca4eeb54cdd133dbd51060e3b1676d99a685a72bb6293f6cc6d5
+            edd16d62b74d15b6ddc311c78fab8a136ae5b3aad83dda49f1d9ad5b357a56a9
+            67aaf10c27ad6c6ae154af8f53ea56ef569d36296db6a782db628642d126fdb4
+            a44ca6da43996e571cb1b2fa03ab8ed6da23539b16ecaeb64a736a9b0fd8a6eb
+            029d1b122db0bbc5ca79543ba4d253b66df3440d361a96ba9adad519b139aa05
+            11d693b6763b5a507b5279c22205339e6e0b66d2c0d926e5f453b24e3b3420a9
+            4a5b041b09b9719e551a0a5153c0f5a42a9d4346ac4b67db588bec6a9bb33b38
+            252eae98aacd51
+        ",
+    );
+    h.merge(&few).unwrap();
+    golden(
+        "hll dense merged (no martingale)",
+        &h,
+        "
+            534b01040a07010206017956436a697325236d9d8d5a361b6a0e2ad390da44c0
+            d069c9c60ce958cf26666e85da766265ada1270debe809eec9b3f3b13ab895dd
+            567acaf6d91d435d6db4a4a4ab4c1a917ea849c5b3a74147d00dd5e49c7e569b
+            a49f09b543d4871dba07ce6368d718f796cc8c64c228a74a599a34b2b5cca1db
+            b68d92b1c50db6595bf57942188ba94ee9d16952d8ff3307ac89cd644d9aca4e
+            eb54cdd133dbd51060e3b1676d99a685a72bb6293f6cc6d5edd16d62b74d15b6
+            ddc311c78fab8a136ae5b3aad83dda49f1d9ad5b357a56a967aaf10c27ad6c6a
+            e154af8f53ea56ef569d36296db6a782db628642d126fdb4a44ca6da43996e57
+            1cb1b2fa03ab8ed6da23539b16ecaeb64a736a9b0fd8a6eb029d1b122db0bbc5
+            ca79543ba4d253b66df3440d361a96ba9adad519b139aa0511d693b6763b5a50
+            7b5279c22205339e6e0b66d2c0d926e5f453b24e3b3420a94a5b041b09b9719e
+            551a0a5153c0f5a42a9d4346ac4b67db588bec6a9bb33b38252eae98aacd51
+        ",
+    );
+    // Spread-out registers: the packed form is smallest.
+    let packed = Hll4::from_dense_registers(&[0x5a; 12], 3, None).unwrap();
+    golden(
+        "hll4 packed",
+        &packed,
+        "534b0104040301005a5a5a5a5a5a5a5a5a5a5a5a",
     );
 }
 

@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use sketch_nostd::countmin::Conservative;
+use sketch_nostd::hll::{Hll10, Hll12, Hll4};
 use sketch_nostd::wire::{self, Frame, SketchKind, Wire};
 use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32, WireError};
 
@@ -85,7 +86,106 @@ fn count_min() -> impl Strategy<Value = Cm> {
         })
 }
 
+/// Packs 6-bit register values, least significant bit first.
+fn pack<const BYTES: usize>(values: &[u8]) -> [u8; BYTES] {
+    let mut out = [0u8; BYTES];
+    for (i, &v) in values.iter().enumerate() {
+        let (byte, shift) = (6 * i / 8, 6 * i % 8);
+        let w = u16::from(v & 63) << shift;
+        out[byte] |= w as u8;
+        if let Some(b) = out.get_mut(byte + 1) {
+            *b |= (w >> 8) as u8;
+        }
+    }
+    out
+}
+
+/// Dense HLL registers: zero with probability `zero_pct`%, else near `center` (as a real sketch's
+/// registers are) or anywhere in range.
+fn hll_registers(n: usize, max: u8) -> impl Strategy<Value = Vec<u8>> {
+    (
+        proptest::collection::vec(any::<u16>(), n),
+        0u32..=100,
+        0u8..20,
+        any::<bool>(),
+    )
+        .prop_map(move |(raw, zero_pct, center, spread)| {
+            raw.iter()
+                .map(|&r| {
+                    if u32::from(r % 100) < zero_pct {
+                        0
+                    } else if spread {
+                        (r >> 7) as u8 % (max + 1)
+                    } else {
+                        (center + (r >> 7) as u8 % 4).min(max)
+                    }
+                })
+                .collect()
+        })
+}
+
 proptest! {
+    #[test]
+    fn hll_of_keys_round_trips(n in 0u32..4_000, seed in 0u64..4, merge_at in 0u32..4_000) {
+        let (mut a, mut b) = (Hll10::with_seed(seed), Hll12::with_seed(seed));
+        let mut other = Hll10::with_seed(seed);
+        for i in 0..n {
+            a.insert(&i);
+            b.insert(&i);
+            if i >= merge_at {
+                other.insert(&(i ^ 0x5555));
+            }
+        }
+        round_trip(&a)?;
+        round_trip(&b)?;
+        a.merge(&other).unwrap();
+        round_trip(&a)?;
+    }
+
+    #[test]
+    fn hll_dense_registers_round_trip(
+        regs in hll_registers(1024, 55), hip in proptest::option::of(0.0f64..1e12), seed in any::<u64>(),
+    ) {
+        let h = Hll10::from_dense_registers(&pack::<768>(&regs), seed, hip).unwrap();
+        round_trip(&h)?;
+    }
+
+    #[test]
+    fn hll4_registers_round_trip(regs in hll_registers(16, 61), seed in any::<u64>()) {
+        round_trip(&Hll4::from_dense_registers(&pack::<12>(&regs), seed, Some(1.5)).unwrap())?;
+    }
+
+    #[test]
+    fn hll_coupons_round_trip(
+        keys in proptest::collection::btree_map(0u32..1 << 26, 1u32..=39, 0..144),
+        single in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        let coupons = keys.iter().map(|(&k, &r)| k << 6 | r);
+        let h = Hll10::from_coupons(coupons, seed, single).unwrap();
+        round_trip(&h)?;
+    }
+
+    #[test]
+    fn hll_merge_after_transport_equals_merge_before(
+        n in 0u32..3_000, m in 0u32..3_000, seed in 0u64..3,
+    ) {
+        let (mut a, mut b) = (Hll12::with_seed(seed), Hll12::with_seed(seed));
+        for i in 0..n {
+            a.insert(&i);
+        }
+        for i in 0..m {
+            b.insert(&(i + n / 2));
+        }
+        let mut before = a.clone();
+        before.merge(&b).unwrap();
+        let mut buf = vec![0u8; Hll12::MAX_ENCODED_LEN];
+        let mut after: Hll12 = wire::decode(wire::encode(&a, &mut buf).unwrap()).unwrap();
+        after.merge(&wire::decode(wire::encode(&b, &mut buf).unwrap()).unwrap()).unwrap();
+        prop_assert!(after == before);
+        prop_assert_eq!(after.estimate().to_bits(), before.estimate().to_bits());
+    }
+
     #[test]
     fn count_min_round_trips(cm in count_min()) {
         round_trip(&cm)?;
@@ -393,6 +493,83 @@ fn count_min_rejections_are_typed() {
         wire::decode::<CountMin<4, 2, u8>>(&body).map(|c| c.cells()[0][0]),
         Ok(200)
     );
+}
+
+#[test]
+fn hll_rejections_are_typed() {
+    // Hll4 (P = 4, registers at most 61), seed 3, dense, not single stream, packed.
+    let header = [0x53, 0x4b, 1, 4, 4, 3, 1, 0];
+    let packed = |regs: &[u8]| [&header[..], &pack::<12>(regs)].concat();
+    let mut regs = [1u8; 16];
+    assert!(wire::decode::<Hll4>(&packed(&regs)).is_ok());
+    regs[5] = 62;
+    assert_eq!(
+        wire::decode::<Hll4>(&packed(&regs)),
+        Err(WireError::BadRegister {
+            index: 5,
+            value: 62
+        })
+    );
+    assert_eq!(
+        wire::decode::<Hll10>(&packed(&regs)),
+        Err(WireError::WrongParameter {
+            name: "P",
+            expected: 10,
+            found: 4
+        })
+    );
+    // Unknown state bits and tags.
+    let mut bad = packed(&[1; 16]);
+    bad[6] = 0x81;
+    assert!(matches!(
+        wire::decode::<Hll4>(&bad),
+        Err(WireError::BadEncoding { .. })
+    ));
+    bad[6] = 1;
+    bad[7] = 9;
+    assert!(matches!(
+        wire::decode::<Hll4>(&bad),
+        Err(WireError::BadEncoding { .. })
+    ));
+    // A single-stream sketch with a NaN martingale estimate.
+    let nan = [
+        &[0x53, 0x4b, 1, 4, 4, 3, 3][..],
+        &f64::NAN.to_bits().to_le_bytes(),
+        &[0],
+        &[0; 12],
+    ]
+    .concat();
+    assert!(matches!(
+        wire::decode::<Hll4>(&nan),
+        Err(WireError::Inconsistent { .. })
+    ));
+    // Sparse: raw coupons out of order, a rank of 0, more than the sparse form holds.
+    let sparse = |coupons: &[u32]| {
+        let mut v = vec![0x53, 0x4b, 1, 4, 10, 3, 0, 1, coupons.len() as u8];
+        for c in coupons {
+            v.extend_from_slice(&c.to_le_bytes());
+        }
+        v
+    };
+    assert!(wire::decode::<Hll10>(&sparse(&[1 << 6 | 1, 2 << 6 | 1])).is_ok());
+    assert!(matches!(
+        wire::decode::<Hll10>(&sparse(&[2 << 6 | 1, 1 << 6 | 1])),
+        Err(WireError::Inconsistent { .. })
+    ));
+    assert!(matches!(
+        wire::decode::<Hll10>(&sparse(&[1 << 6])),
+        Err(WireError::BadRegister { index: 0, .. })
+    ));
+    let mut too_many = sparse(&[]);
+    too_many[8] = 0x91; // 145 (varint 91 01): the sparse form of Hll10 holds 144
+    too_many.push(0x01);
+    assert!(matches!(
+        wire::decode::<Hll10>(&too_many),
+        Err(WireError::Inconsistent { .. })
+    ));
+    let mut short = sparse(&[1 << 6 | 1, 2 << 6 | 1]);
+    short.pop();
+    assert_eq!(wire::decode::<Hll10>(&short), Err(WireError::Truncated));
 }
 
 #[test]

@@ -150,7 +150,11 @@ pub fn list_bits(items: impl Iterator<Item = (u64, u64)>, k: u32) -> u64 {
 }
 
 /// The Rice parameter giving the shortest list: near log2 of the mean gap, checked on both sides.
-pub fn best_list_k<I: Iterator<Item = (u64, u64)>>(items: impl Fn() -> I, count: u64, span: u64) -> u32 {
+pub fn best_list_k<I: Iterator<Item = (u64, u64)>>(
+    items: impl Fn() -> I,
+    count: u64,
+    span: u64,
+) -> u32 {
     let mean = span / count.max(1);
     let guess = (63 - (mean | 1).leading_zeros()).min(MAX_RICE_K);
     let mut best = (u64::MAX, guess);
@@ -179,8 +183,76 @@ pub fn write_list<S: Sink>(
     w.finish()
 }
 
-/// Reads `count` items of a sorted list with indices below `limit` and values in `1..=max_value`,
-/// handing each to `f`.
+/// Reads a sorted list written by [`write_list`] item by item: `count` items with indices below
+/// `limit` and values in `1..=max_value`. After the last item it checks the padding.
+pub struct ListReader<'a, R: Source> {
+    bits: BitReader<'a, R>,
+    remaining: u64,
+    next: u64,
+    k: u32,
+    limit: u64,
+    max_value: u64,
+}
+
+impl<'a, R: Source> ListReader<'a, R> {
+    pub fn new(
+        r: &'a mut R,
+        count: u64,
+        k: u32,
+        limit: u64,
+        max_value: u64,
+    ) -> Result<Self, WireError> {
+        if k > MAX_RICE_K {
+            return Err(WireError::BadEncoding {
+                what: "Rice parameter out of range",
+            });
+        }
+        if count > limit {
+            return Err(WireError::BadEncoding {
+                what: "more list entries than indices",
+            });
+        }
+        Ok(Self {
+            bits: BitReader::new(r),
+            remaining: count,
+            next: 0,
+            k,
+            limit,
+            max_value,
+        })
+    }
+
+    /// The next `(index, value)`, or `None` after the last.
+    pub fn next_item(&mut self) -> Result<Option<(u64, u64)>, WireError> {
+        if self.remaining == 0 {
+            return Ok(None);
+        }
+        self.remaining -= 1;
+        let room = self
+            .limit
+            .checked_sub(self.next + 1)
+            .ok_or(WireError::BadEncoding {
+                what: "list index past the end",
+            })?;
+        let index = self.next + self.bits.rice(self.k, room)?;
+        let value = 1 + self.bits.unary(self.max_value.saturating_sub(1))?;
+        self.next = index + 1;
+        Ok(Some((index, value)))
+    }
+
+    /// Checks that every item was read and the padding is zero.
+    pub fn finish(self) -> Result<(), WireError> {
+        if self.remaining != 0 {
+            return Err(WireError::BadEncoding {
+                what: "list not read to the end",
+            });
+        }
+        self.bits.finish()
+    }
+}
+
+/// Reads a whole list, handing each item to `f`.
+#[cfg(test)]
 pub fn read_list<R: Source>(
     r: &mut R,
     count: u64,
@@ -189,23 +261,11 @@ pub fn read_list<R: Source>(
     max_value: u64,
     mut f: impl FnMut(u64, u64) -> Result<(), WireError>,
 ) -> Result<(), WireError> {
-    if k > MAX_RICE_K {
-        return Err(WireError::BadEncoding {
-            what: "Rice parameter out of range",
-        });
-    }
-    let mut bits = BitReader::new(r);
-    let mut next = 0u64;
-    for _ in 0..count {
-        let room = limit.checked_sub(next + 1).ok_or(WireError::BadEncoding {
-            what: "more list entries than indices",
-        })?;
-        let index = next + bits.rice(k, room)?;
-        let value = 1 + bits.unary(max_value.saturating_sub(1))?;
+    let mut list = ListReader::new(r, count, k, limit, max_value)?;
+    while let Some((index, value)) = list.next_item()? {
         f(index, value)?;
-        next = index + 1;
     }
-    bits.finish()
+    list.finish()
 }
 
 #[cfg(test)]

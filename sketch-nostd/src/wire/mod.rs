@@ -77,6 +77,7 @@ mod bloom;
 pub(crate) mod codec;
 mod countmin;
 mod frame;
+mod hll;
 
 pub use frame::{Frame, FrameDecoder, RawFrame};
 
@@ -109,6 +110,8 @@ pub enum SketchKind {
     MicroBloom = 2,
     /// [`MicroBloom32`](crate::MicroBloom32): parameter `K`; the seed must equal `SEED`.
     MicroBloom32 = 3,
+    /// [`HyperLogLog`](crate::HyperLogLog): parameter `P` (the byte count follows from it).
+    HyperLogLog = 4,
     /// [`CountMin`](crate::CountMin): parameters `W`, `D`, `COUNTER_BYTES` (1, 2, 4 or 8) and
     /// `CONSERVATIVE` (0 for standard update, 1 for conservative).
     CountMin = 5,
@@ -126,6 +129,7 @@ impl SketchKind {
             1 => Some(Self::Bloom),
             2 => Some(Self::MicroBloom),
             3 => Some(Self::MicroBloom32),
+            4 => Some(Self::HyperLogLog),
             5 => Some(Self::CountMin),
             _ => None,
         }
@@ -142,6 +146,7 @@ impl SketchKind {
             Self::Bloom => "Bloom",
             Self::MicroBloom => "MicroBloom",
             Self::MicroBloom32 => "MicroBloom32",
+            Self::HyperLogLog => "HyperLogLog",
             Self::CountMin => "CountMin",
         }
     }
@@ -156,6 +161,7 @@ impl SketchKind {
         match self {
             Self::Bloom => &["WORDS", "K"],
             Self::MicroBloom | Self::MicroBloom32 => &["K"],
+            Self::HyperLogLog => &["P"],
             Self::CountMin => &["W", "D", "COUNTER_BYTES", "CONSERVATIVE"],
         }
     }

@@ -1,0 +1,426 @@
+//! Encoding of [`HyperLogLog`]: the sparse form's exact coupons, or the dense registers, each in the
+//! smallest of a few encodings. Decoding rebuilds exactly the same sketch (coupons, registers,
+//! estimator state).
+
+use super::bits::{
+    best_list_k, bytes_for, list_bits, rice_len, write_list, BitReader, BitWriter, ListReader,
+};
+use super::codec::{envelope_max_len, serde_via_wire, varint_len, Codec, Sink, Source};
+use super::{SketchKind, Wire};
+use crate::error::{FromPartsError, WireError};
+use crate::hll::HyperLogLog;
+
+/// State bit: the sketch is dense (registers), not sparse (coupons).
+const DENSE: u8 = 1;
+/// State bit: the sketch is a single stream (its martingale estimate is valid).
+const SINGLE_STREAM: u8 = 2;
+
+/// Sparse body tag: coupons as a Rice-coded list of (26-bit index, rank).
+const COUPONS_RICE: u8 = 0;
+/// Sparse body tag: coupons as 4 little-endian bytes each.
+const COUPONS_RAW: u8 = 1;
+
+/// Dense body tag: the packed 6-bit registers as they are in memory.
+const PACKED: u8 = 0;
+/// Dense body tag: the non-zero registers as a Rice-coded list of (index, value).
+const REGISTER_LIST: u8 = 1;
+/// Dense body tag: every register as a Rice code of its zigzagged distance from a base value.
+const COMPACT: u8 = 2;
+
+/// Index bits of a coupon (the top 26 bits of the hash).
+const COUPON_KEY_BITS: u32 = 26;
+/// The largest coupon rank.
+const MAX_COUPON_RANK: u64 = 39;
+/// The largest Rice parameter the compact dense form uses.
+const MAX_COMPACT_K: u32 = 7;
+
+fn coupon_item(c: u32) -> (u64, u64) {
+    (u64::from(c >> 6), u64::from(c & 63))
+}
+
+/// Register `i` of packed 6-bit registers (bits `6i..6i + 6`, least significant first).
+fn register(packed: &[u8], i: usize) -> u8 {
+    let (byte, shift) = (6 * i / 8, 6 * i % 8);
+    let lo = u16::from(packed.get(byte).copied().unwrap_or(0));
+    let hi = u16::from(packed.get(byte + 1).copied().unwrap_or(0));
+    ((lo | hi << 8) >> shift) as u8 & 63
+}
+
+/// Sets register `i`, which must be zero, to `v`.
+fn set_register(packed: &mut [u8], i: usize, v: u8) {
+    let (byte, shift) = (6 * i / 8, 6 * i % 8);
+    let w = u16::from(v & 63) << shift;
+    if let Some(b) = packed.get_mut(byte) {
+        *b |= w as u8;
+    }
+    if let Some(b) = packed.get_mut(byte + 1) {
+        *b |= (w >> 8) as u8;
+    }
+}
+
+fn zigzag(d: i64) -> u64 {
+    if d >= 0 {
+        (d as u64) << 1
+    } else {
+        ((-d as u64) << 1) - 1
+    }
+}
+
+fn unzigzag(z: u64) -> i64 {
+    if z & 1 == 0 {
+        (z >> 1) as i64
+    } else {
+        -(((z + 1) >> 1) as i64)
+    }
+}
+
+fn parts_error(e: FromPartsError) -> WireError {
+    match e {
+        FromPartsError::RegisterOutOfRange { index, value, .. } => WireError::BadRegister {
+            index: index as u32,
+            value: u64::from(value),
+        },
+        FromPartsError::InvalidCoupon { index, coupon } => WireError::BadRegister {
+            index: index as u32,
+            value: u64::from(coupon),
+        },
+        FromPartsError::UnsortedCoupons { .. } => WireError::Inconsistent {
+            what: "HLL coupons out of order",
+        },
+        FromPartsError::TooManyCoupons { .. } => WireError::Inconsistent {
+            what: "more HLL coupons than the sparse form holds",
+        },
+        _ => WireError::Inconsistent {
+            what: "invalid HLL estimator state",
+        },
+    }
+}
+
+impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
+    fn write_coupons<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        let count = self.coupon_count() as u64;
+        let items = || self.coupons().map(coupon_item);
+        let k = best_list_k(items, count, 1 << COUPON_KEY_BITS);
+        let rice = 1 + bytes_for(list_bits(items(), k));
+        let raw = 4 * count;
+        if rice <= raw {
+            s.byte(COUPONS_RICE)?;
+            s.varint(count)?;
+            s.byte(k as u8)?;
+            write_list(s, k, items())
+        } else {
+            s.byte(COUPONS_RAW)?;
+            s.varint(count)?;
+            for c in self.coupons() {
+                for b in c.to_le_bytes() {
+                    s.byte(b)?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    fn write_registers<S: Sink>(packed: &[u8; BYTES], s: &mut S) -> Result<(), S::Error> {
+        let n = Self::REGISTERS;
+        let reg = |i: usize| register(packed, i);
+        let mut hist = [0u64; 64];
+        for i in 0..n {
+            if let Some(h) = hist.get_mut(usize::from(reg(i))) {
+                *h += 1;
+            }
+        }
+        // The non-zero registers as a list.
+        let count = n as u64 - hist[0];
+        let items = || {
+            (0..n).filter_map(move |i| {
+                let v = reg(i);
+                (v != 0).then_some((i as u64, u64::from(v)))
+            })
+        };
+        let list_k = best_list_k(items, count, n as u64);
+        let list = varint_len(count) as u64 + 1 + bytes_for(list_bits(items(), list_k));
+        // Every register relative to the best base, with the best Rice parameter.
+        let (mut compact_bits, mut base, mut compact_k) = (u64::MAX, 0u8, 0u32);
+        for b in 0..=Self::MAX_RANK {
+            for k in 0..=MAX_COMPACT_K {
+                let bits = hist
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &c)| c > 0)
+                    .map(|(v, &c)| c * rice_len(zigzag(v as i64 - i64::from(b)), k))
+                    .sum();
+                if bits < compact_bits {
+                    (compact_bits, base, compact_k) = (bits, b, k);
+                }
+            }
+        }
+        let compact = 2 + bytes_for(compact_bits);
+        let packed_len = BYTES as u64;
+        if packed_len <= list && packed_len <= compact {
+            s.byte(PACKED)?;
+            for &b in packed {
+                s.byte(b)?;
+            }
+            Ok(())
+        } else if list <= compact {
+            s.byte(REGISTER_LIST)?;
+            s.varint(count)?;
+            s.byte(list_k as u8)?;
+            write_list(s, list_k, items())
+        } else {
+            s.byte(COMPACT)?;
+            s.byte(base)?;
+            s.byte(compact_k as u8)?;
+            let mut w = BitWriter::new(s);
+            for i in 0..n {
+                w.rice(zigzag(i64::from(reg(i)) - i64::from(base)), compact_k)?;
+            }
+            w.finish()
+        }
+    }
+
+    fn read_coupons<R: Source>(r: &mut R, seed: u64, single: bool) -> Result<Self, WireError> {
+        let tag = r.byte()?;
+        let count = r.varint()?;
+        if count > Self::SPARSE_CAPACITY as u64 {
+            return Err(WireError::Inconsistent {
+                what: "more HLL coupons than the sparse form holds",
+            });
+        }
+        let mut err = None;
+        let sketch = match tag {
+            COUPONS_RICE => {
+                let k = u32::from(r.byte()?);
+                let mut list = ListReader::new(r, count, k, 1 << COUPON_KEY_BITS, MAX_COUPON_RANK)?;
+                let coupons = core::iter::from_fn(|| match list.next_item() {
+                    Ok(item) => item.map(|(key, rank)| (key as u32) << 6 | rank as u32),
+                    Err(e) => {
+                        err = Some(e);
+                        None
+                    }
+                });
+                let sketch = Self::from_coupons(coupons, seed, single);
+                if let Some(e) = err {
+                    return Err(e);
+                }
+                let sketch = sketch.map_err(parts_error)?;
+                list.finish()?;
+                sketch
+            }
+            COUPONS_RAW => {
+                let mut left = count;
+                let coupons = core::iter::from_fn(|| {
+                    left = left.checked_sub(1)?;
+                    let mut b = [0u8; 4];
+                    for x in &mut b {
+                        match r.byte() {
+                            Ok(v) => *x = v,
+                            Err(e) => {
+                                err = Some(e);
+                                return None;
+                            }
+                        }
+                    }
+                    Some(u32::from_le_bytes(b))
+                });
+                let sketch = Self::from_coupons(coupons, seed, single);
+                if let Some(e) = err {
+                    return Err(e);
+                }
+                sketch.map_err(parts_error)?
+            }
+            _ => {
+                return Err(WireError::BadEncoding {
+                    what: "unknown HLL sparse encoding",
+                })
+            }
+        };
+        if sketch.coupon_count() as u64 != count {
+            // from_coupons stopped early: only when the input ended, which `err` reported.
+            return Err(WireError::Truncated);
+        }
+        Ok(sketch)
+    }
+
+    fn read_registers<R: Source>(r: &mut R, seed: u64, single: bool) -> Result<Self, WireError> {
+        let martingale = if single {
+            Some(f64::from_bits(r.u64_le()?))
+        } else {
+            None
+        };
+        let n = Self::REGISTERS;
+        let max = Self::MAX_RANK;
+        let mut packed = [0u8; BYTES];
+        match r.byte()? {
+            PACKED => {
+                for b in packed.iter_mut() {
+                    *b = r.byte()?;
+                }
+            }
+            REGISTER_LIST => {
+                let count = r.varint()?;
+                let k = u32::from(r.byte()?);
+                let mut list = ListReader::new(r, count, k, n as u64, u64::from(max))?;
+                while let Some((i, v)) = list.next_item()? {
+                    set_register(&mut packed, i as usize, v as u8);
+                }
+                list.finish()?;
+            }
+            COMPACT => {
+                let base = r.byte()?;
+                let k = u32::from(r.byte()?);
+                if base > max || k > MAX_COMPACT_K {
+                    return Err(WireError::BadEncoding {
+                        what: "HLL compact base or Rice parameter out of range",
+                    });
+                }
+                let mut bits = BitReader::new(r);
+                for i in 0..n {
+                    let v = i64::from(base) + unzigzag(bits.rice(k, 2 * 64)?);
+                    if !(0..=i64::from(max)).contains(&v) {
+                        return Err(WireError::BadRegister {
+                            index: i as u32,
+                            value: v as u64,
+                        });
+                    }
+                    set_register(&mut packed, i, v as u8);
+                }
+                bits.finish()?;
+            }
+            _ => {
+                return Err(WireError::BadEncoding {
+                    what: "unknown HLL dense encoding",
+                })
+            }
+        }
+        Self::from_dense_registers(&packed, seed, martingale).map_err(parts_error)
+    }
+}
+
+impl<const P: u8, const BYTES: usize> Codec for HyperLogLog<P, BYTES> {
+    fn wire_seed(&self) -> u64 {
+        self.seed()
+    }
+
+    fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        let single = if self.is_single_stream() {
+            SINGLE_STREAM
+        } else {
+            0
+        };
+        match self.dense_registers() {
+            None => {
+                s.byte(single)?;
+                self.write_coupons(s)
+            }
+            Some(packed) => {
+                s.byte(DENSE | single)?;
+                if single != 0 {
+                    let m = self.martingale_estimate().unwrap_or(0.0);
+                    s.u64_le(m.to_bits())?;
+                }
+                Self::write_registers(packed, s)
+            }
+        }
+    }
+
+    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+        let state = r.byte()?;
+        if state & !(DENSE | SINGLE_STREAM) != 0 {
+            return Err(WireError::BadEncoding {
+                what: "unknown HLL state bits",
+            });
+        }
+        let single = state & SINGLE_STREAM != 0;
+        if state & DENSE != 0 {
+            Self::read_registers(r, seed, single)
+        } else {
+            Self::read_coupons(r, seed, single)
+        }
+    }
+}
+
+/// The longest body: the state byte plus the larger of the dense bound (martingale, tag, packed
+/// registers) and the sparse bound (tag, count, raw coupons); the encoder never writes more than
+/// these fallbacks.
+const fn body_max(bytes: usize, sparse_capacity: usize) -> usize {
+    let dense = 8 + 1 + bytes;
+    let sparse = 1 + varint_len(sparse_capacity as u64) + 4 * sparse_capacity;
+    1 + if dense > sparse { dense } else { sparse }
+}
+
+impl<const P: u8, const BYTES: usize> Wire for HyperLogLog<P, BYTES> {
+    const KIND: SketchKind = SketchKind::HyperLogLog;
+    const PARAMS: &'static [(&'static str, u64)] = &[("P", P as u64)];
+    const MAX_ENCODED_LEN: usize =
+        envelope_max_len(Self::PARAMS) + body_max(BYTES, Self::SPARSE_CAPACITY);
+}
+
+serde_via_wire!(impl[const P: u8, const BYTES: usize] HyperLogLog<P, BYTES>);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hll::{Hll14, Hll4};
+    use crate::wire::{decode, encode, encoded_len};
+
+    fn round_trip<const P: u8, const BYTES: usize>(h: &HyperLogLog<P, BYTES>) -> usize {
+        let mut buf = [0u8; 13_000];
+        let bytes = encode(h, &mut buf).unwrap();
+        assert!(bytes.len() <= HyperLogLog::<P, BYTES>::MAX_ENCODED_LEN);
+        assert_eq!(bytes.len(), encoded_len(h));
+        let back = decode::<HyperLogLog<P, BYTES>>(bytes).unwrap();
+        assert!(back == *h);
+        assert_eq!(back.estimate().to_bits(), h.estimate().to_bits());
+        bytes.len()
+    }
+
+    #[test]
+    fn packing_matches_the_sketch() {
+        let mut h = Hll4::new();
+        h.to_dense();
+        for i in 0..40u32 {
+            h.insert(&i);
+        }
+        let packed = h.dense_registers().unwrap();
+        let mut rebuilt = [0u8; 12];
+        for (i, v) in h.registers().enumerate() {
+            assert_eq!(register(packed, i), v);
+            set_register(&mut rebuilt, i, v);
+        }
+        assert_eq!(&rebuilt, packed);
+        for d in -70..70 {
+            assert_eq!(unzigzag(zigzag(d)), d);
+        }
+    }
+
+    #[test]
+    fn every_state_round_trips_within_the_size_targets() {
+        let mut h = Hll14::with_seed(9);
+        assert!(round_trip(&h) < 16);
+        for i in 0..100u32 {
+            h.insert(&i);
+        }
+        round_trip(&h);
+        // The same registers once dense: a register list.
+        let mut d = h.clone();
+        d.to_dense();
+        assert!(round_trip(&d) <= 283);
+        for i in 100..1_000u32 {
+            h.insert(&i);
+        }
+        round_trip(&h);
+        let mut d = h.clone();
+        d.to_dense();
+        assert!(round_trip(&d) <= 1_903);
+        for i in 1_000..200_000u32 {
+            h.insert(&i);
+        }
+        assert!(!h.is_sparse());
+        assert!(round_trip(&h) <= 12_300);
+        let mut merged = h.clone();
+        merged.merge(&d).unwrap();
+        assert!(!merged.is_single_stream());
+        round_trip(&merged);
+    }
+}

@@ -14,7 +14,7 @@ use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::{self, SerializeTuple};
 
 use super::{SketchKind, Wire, FORMAT_VERSION, MAGIC};
-use crate::error::WireError;
+use crate::error::{PartsError, WireError};
 
 /// Where an encoder writes its elements.
 pub trait Sink {
@@ -284,6 +284,32 @@ pub fn deserialize<'de, T: Wire, D: de::Deserializer<'de>>(deserializer: D) -> R
     deserializer
         .deserialize_tuple(usize::MAX, SketchVisitor::<T>::new())?
         .map_err(de::Error::custom)
+}
+
+/// Maps a validating constructor's refusal onto the wire error that names the problem.
+pub fn parts_error(e: PartsError) -> WireError {
+    let what = match e {
+        PartsError::RegisterOutOfRange { index, value, .. } => {
+            return WireError::BadRegister {
+                index: index as u32,
+                value: u64::from(value),
+            }
+        }
+        PartsError::InvalidCoupon { index, coupon } => {
+            return WireError::BadRegister {
+                index: index as u32,
+                value: u64::from(coupon),
+            }
+        }
+        PartsError::RowAboveTotal { .. } => "a count-min row adds up to more than the total",
+        PartsError::UnsortedCoupons { .. } => "HLL coupons out of order",
+        PartsError::TooManyCoupons { .. } => "more HLL coupons than the sparse form holds",
+        PartsError::InvalidEstimatorState => "invalid HLL estimator state",
+        PartsError::DuplicateKey { .. } => "a key is listed twice",
+        PartsError::BadCount { .. } => "a listed count is impossible",
+        PartsError::LengthMismatch { .. } => "more entries than the sketch holds",
+    };
+    WireError::Inconsistent { what }
 }
 
 /// Maps postcard's errors onto ours.

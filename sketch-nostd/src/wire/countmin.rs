@@ -1,9 +1,11 @@
 //! Encoding of [`CountMin`].
 
-use super::codec::{envelope_max_len, serde_via_wire, varint_len, Codec, Sink, Source};
+use super::codec::{
+    envelope_max_len, parts_error, serde_via_wire, varint_len, Codec, Sink, Source,
+};
 use super::{SketchKind, Wire};
 use crate::countmin::{Counter, UpdatePolicy, UpdateRule};
-use crate::error::{PartsError, WireError};
+use crate::error::WireError;
 use crate::CountMin;
 
 /// Body tag: every counter in its fixed width, little-endian, row-major.
@@ -127,14 +129,7 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> Codec for Coun
                 })
             }
         }
-        Self::from_parts(cells, seed, total).map_err(|e| match e {
-            PartsError::RowAboveTotal { .. } => WireError::Inconsistent {
-                what: "a count-min row adds up to more than the total",
-            },
-            _ => WireError::Inconsistent {
-                what: "count-min parts rejected",
-            },
-        })
+        Self::from_parts(cells, seed, total).map_err(parts_error)
     }
 }
 

@@ -5,9 +5,11 @@
 use super::bits::{
     best_list_k, bytes_for, list_bits, rice_len, write_list, BitReader, BitWriter, ListReader,
 };
-use super::codec::{envelope_max_len, serde_via_wire, varint_len, Codec, Sink, Source};
+use super::codec::{
+    envelope_max_len, parts_error, serde_via_wire, varint_len, Codec, Sink, Source,
+};
 use super::{SketchKind, Wire};
-use crate::error::{FromPartsError, WireError};
+use crate::error::WireError;
 use crate::hll::HyperLogLog;
 
 /// State bit: the sketch is dense (registers), not sparse (coupons).
@@ -71,28 +73,6 @@ fn unzigzag(z: u64) -> i64 {
         (z >> 1) as i64
     } else {
         -(((z + 1) >> 1) as i64)
-    }
-}
-
-fn parts_error(e: FromPartsError) -> WireError {
-    match e {
-        FromPartsError::RegisterOutOfRange { index, value, .. } => WireError::BadRegister {
-            index: index as u32,
-            value: u64::from(value),
-        },
-        FromPartsError::InvalidCoupon { index, coupon } => WireError::BadRegister {
-            index: index as u32,
-            value: u64::from(coupon),
-        },
-        FromPartsError::UnsortedCoupons { .. } => WireError::Inconsistent {
-            what: "HLL coupons out of order",
-        },
-        FromPartsError::TooManyCoupons { .. } => WireError::Inconsistent {
-            what: "more HLL coupons than the sparse form holds",
-        },
-        _ => WireError::Inconsistent {
-            what: "invalid HLL estimator state",
-        },
     }
 }
 

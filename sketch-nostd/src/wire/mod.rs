@@ -53,6 +53,23 @@
 //!     `i / 64`.
 //! * [`MicroBloom`](crate::MicroBloom) / [`MicroBloom32`](crate::MicroBloom32): the word, 8 or 4
 //!   little-endian bytes.
+//! * [`HyperLogLog`](crate::HyperLogLog): a state byte (bit 0: dense, bit 1: single stream; the other
+//!   bits 0), then
+//!   * sparse: a tag byte, the number of coupons (varint, at most `SPARSE_CAPACITY`), and either `0`
+//!     a Rice-coded list (a Rice parameter byte `k`, then per coupon, in increasing order, the gap to
+//!     the previous 26-bit index as a Rice code and `rank − 1` in unary) or `1` each coupon as 4
+//!     little-endian bytes, whichever is smaller;
+//!   * dense: for a single stream the martingale estimate (an `f64`, 8 little-endian bytes), then a
+//!     tag byte and the smallest of `0` the packed 6-bit registers as in memory, `1` the non-zero
+//!     registers as a Rice-coded list (count varint, `k`, then index gaps in Rice and `value − 1` in
+//!     unary), and `2` every register as the Rice code of its zigzagged distance from a base value
+//!     (base byte, `k` byte, then the codes).
+//!
+//!   Bit streams are packed least significant bit first and padded with zero bits to a whole byte.
+//!   A Rice code of `v` with parameter `k` is `v >> k` in unary (ones ended by a zero) followed by
+//!   the low `k` bits of `v`. A register above `65 − P` is [`WireError::BadRegister`]; coupons out of
+//!   order, too many of them, or a NaN martingale estimate are [`WireError::Inconsistent`]. Decoding
+//!   rebuilds exactly the sketch that was encoded, estimator state included.
 //! * [`CountMin`](crate::CountMin): the total `N` (varint), then a tag byte and the smaller of
 //!   * `0` dense: every counter, row after row, in its own width (`COUNTER_BYTES`), little-endian;
 //!   * `1` zero runs: pairs (`zeros`, `literals`) of varints, each followed by `literals` counters as

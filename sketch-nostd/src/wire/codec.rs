@@ -308,6 +308,7 @@ pub fn parts_error(e: PartsError) -> WireError {
         PartsError::DuplicateKey { .. } => "a key is listed twice",
         PartsError::BadCount { .. } => "a listed count is impossible",
         PartsError::LengthMismatch { .. } => "more entries than the sketch holds",
+        PartsError::BadVictim => "the cuckoo victim entry is out of range or empty",
     };
     WireError::Inconsistent { what }
 }

@@ -60,7 +60,7 @@ const RECENT: usize = 8;
 /// Bytes kept per recent line.
 const RECENT_BYTES: usize = 240;
 /// The filter's fill is checked every this many lines (a popcount over 15k words, a few µs).
-const CHECK_EVERY: u32 = 1_024;
+const CHECK_EVERY: u32 = 4_096;
 
 /// Settings of an engine.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -237,15 +237,10 @@ impl Engine {
         for (bytes, line) in batch.iter() {
             self.totals.crlf += u64::from(line.crlf);
             self.totals.long += u64::from(line.long.is_some());
-            if std::str::from_utf8(bytes).is_err() {
-                self.totals.non_utf8 += 1;
-            }
+            self.totals.non_utf8 += u64::from(!line.utf8);
             if self.options.key.is_whole_line() {
-                let (hash, len) = match line.long {
-                    Some(l) => (l.hash, l.len),
-                    None => (hash64(bytes, SEED), bytes.len() as u64),
-                };
-                self.line(bytes, hash, len);
+                let len = line.long.map_or(bytes.len() as u64, |l| l.len);
+                self.line(bytes, line.hash, len);
             } else {
                 // Fields come from the bytes kept: for a streamed long line, its first 256.
                 if !self.options.key.extract(bytes, &mut key) {

@@ -17,7 +17,7 @@ use super::{Batch, Control, Line, LongLine, SourceMsg, SHOWN_MAX};
 use crate::ingest::SEED;
 
 /// Size of one read buffer, and so of one batch; also the length above which a line is streamed.
-pub const CHUNK: usize = 256 * 1024;
+pub const CHUNK: usize = 64 * 1024;
 
 /// A line being streamed because it did not fit in one chunk.
 struct Streaming {
@@ -73,15 +73,11 @@ impl Streaming {
             ..Batch::default()
         };
         batch.data = self.shown;
-        batch.lines.push(Line {
-            start: 0,
-            end: batch.data.len() as u32,
-            crlf,
-            long: Some(LongLine {
-                hash: self.hasher.finish(),
-                len,
-            }),
-        });
+        let hash = self.hasher.finish();
+        let mut line = Line::new(&batch.data, 0, batch.data.len(), crlf);
+        line.hash = hash;
+        line.long = Some(LongLine { hash, len });
+        batch.lines.push(line);
         batch
     }
 }
@@ -92,12 +88,7 @@ fn split(data: Vec<u8>, input_bytes: u64) -> Batch {
     let mut start = 0usize;
     let mut push = |start: usize, end: usize| {
         let crlf = end > start && data.get(end - 1) == Some(&b'\r');
-        lines.push(Line {
-            start: start as u32,
-            end: (end - usize::from(crlf)) as u32,
-            crlf,
-            long: None,
-        });
+        lines.push(Line::new(&data, start, end - usize::from(crlf), crlf));
     };
     for nl in memchr_iter(b'\n', &data) {
         push(start, nl);
@@ -105,12 +96,7 @@ fn split(data: Vec<u8>, input_bytes: u64) -> Batch {
     }
     if start < data.len() {
         // The final line of the input, without a newline: its last `\r` stays part of it.
-        lines.push(Line {
-            start: start as u32,
-            end: data.len() as u32,
-            crlf: false,
-            long: None,
-        });
+        lines.push(Line::new(&data, start, data.len(), false));
     }
     Batch {
         data,

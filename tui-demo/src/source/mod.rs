@@ -35,6 +35,28 @@ pub struct Line {
     /// Set for a line too long to hold: `data[start..end]` is only its first [`SHOWN_MAX`] bytes and
     /// the hash of the whole line was computed while it streamed past.
     pub long: Option<LongLine>,
+    /// `hash64(line, ingest::SEED)` of the whole line, computed on the source's thread so that
+    /// ingest only updates sketches.
+    pub hash: u64,
+    /// The bytes kept are valid UTF-8.
+    pub utf8: bool,
+}
+
+impl Line {
+    /// A line of `data[start..end]`, with its hash and UTF-8 check.
+    #[must_use]
+    pub fn new(data: &[u8], start: usize, end: usize, crlf: bool) -> Self {
+        let bytes = data.get(start..end).unwrap_or_default();
+        Self {
+            start: start as u32,
+            end: end as u32,
+            crlf,
+            long: None,
+            hash: sketch_nostd::hash::hash64(bytes, crate::ingest::SEED),
+            // Most log lines are ASCII, which is checked a word at a time.
+            utf8: bytes.is_ascii() || std::str::from_utf8(bytes).is_ok(),
+        }
+    }
 }
 
 /// The whole-line hash and length of a line whose bytes were not kept.
@@ -72,14 +94,10 @@ impl Batch {
 
     /// Appends a complete line.
     pub fn push(&mut self, bytes: &[u8]) {
-        let start = self.data.len() as u32;
+        let start = self.data.len();
         self.data.extend_from_slice(bytes);
-        self.lines.push(Line {
-            start,
-            end: self.data.len() as u32,
-            crlf: false,
-            long: None,
-        });
+        let line = Line::new(&self.data, start, self.data.len(), false);
+        self.lines.push(line);
         self.input_bytes += bytes.len() as u64 + 1;
     }
 

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use sketch_nostd::wire::Frame;
 
 use crate::human::{bytes, count};
-use crate::ingest::fleet::{DeviceFreq, DeviceSeen, DEVICE_SEED};
+use crate::ingest::fleet::{DeviceDistinct, DeviceFreq, DeviceSeen, DEVICE_SEED};
 use crate::source::synthetic::Generator;
 use crate::source::zipf::Rng;
 
@@ -62,6 +62,8 @@ struct Device {
     seen: Box<DeviceSeen>,
     /// How often each line was seen.
     freq: Box<DeviceFreq>,
+    /// How many distinct lines it saw.
+    distinct: Box<DeviceDistinct>,
     seq: u32,
     next_send: Instant,
     owed: f64,
@@ -75,6 +77,7 @@ impl Device {
             self.log.next_line(&mut self.line);
             self.seen.insert(self.line.as_slice());
             self.freq.increment(self.line.as_slice());
+            self.distinct.insert(self.line.as_slice());
         }
         if self.seen.estimated_fp_rate() > 0.01 {
             self.seen.clear();
@@ -108,6 +111,7 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
             log: base.fork(o.seed ^ (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
             seen: Box::new(DeviceSeen::with_seed(DEVICE_SEED)),
             freq: Box::new(DeviceFreq::with_seed(DEVICE_SEED)),
+            distinct: Box::new(DeviceDistinct::with_seed(DEVICE_SEED)),
             seq: 0,
             // Stagger the first sends over one period.
             next_send: start + o.period.mul_f64((i as f64 + 1.0) / f64::from(o.devices)),
@@ -116,8 +120,12 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
         });
     }
     let mut rng = Rng::new(o.seed ^ 0xc0ff_ee00);
-    let mut buf =
-        vec![0u8; Frame::<DeviceSeen>::MAX_ENCODED_LEN.max(Frame::<DeviceFreq>::MAX_ENCODED_LEN)];
+    let mut buf = vec![
+        0u8;
+        Frame::<DeviceSeen>::MAX_ENCODED_LEN
+            .max(Frame::<DeviceFreq>::MAX_ENCODED_LEN)
+            .max(Frame::<DeviceDistinct>::MAX_ENCODED_LEN)
+    ];
     let mut totals = EmitTotals::default();
     let deadline = o.seconds.map(|s| start + Duration::from_secs_f64(s));
     let interactive = io::stderr().is_terminal();
@@ -155,6 +163,14 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
             .encode(&mut buf)
             .map(|b| b.len());
             send(o, d, &buf, freq, &mut rng, &mut totals);
+            let distinct = Frame {
+                device: d.id,
+                seq: d.seq,
+                sketch: (*d.distinct).clone(),
+            }
+            .encode(&mut buf)
+            .map(|b| b.len());
+            send(o, d, &buf, distinct, &mut rng, &mut totals);
         }
         if interactive && now >= next_status {
             next_status = now + Duration::from_secs(1);

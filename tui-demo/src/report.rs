@@ -91,6 +91,10 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
         let stats = fleet.stats(Instant::now());
         snap.totals.lines = stats.ok + stats.bad;
         snap.totals.bytes = stats.bytes;
+        if let Some((d, r)) = stats.merged_distinct.clone() {
+            snap.distinct = Some(d);
+            snap.registers = Some(r);
+        }
         snap.devices = Some(stats);
     }
     let secs = elapsed.as_secs_f64().max(1e-9);
@@ -314,16 +318,26 @@ fn write_fleet(
         bytes(f.freq_bytes),
         count(f.bound_merged)
     )?;
+    if let Some(d) = &s.distinct {
+        writeln!(
+            w,
+            "distinct lines over all devices: {} (HLL p={} merged by register max, ±{} 1σ); the sum of the devices' own counts is {}",
+            count_f(d.estimate),
+            d.precision,
+            percent(d.rse),
+            count_f(d.sum_of_parts.unwrap_or(0.0))
+        )?;
+    }
     writeln!(w)?;
     writeln!(
         w,
-        "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>12} {:>10}",
-        "device", "from", "ok", "bad", "lost", "bytes", "lines", "held"
+        "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>12} {:>10} {:>10}",
+        "device", "from", "ok", "bad", "lost", "bytes", "lines", "distinct", "held"
     )?;
     for r in &f.rows {
         writeln!(
             w,
-            "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>12} {:>10}",
+            "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>12} {:>10} {:>10}",
             r.id,
             r.addr,
             count(r.ok),
@@ -331,6 +345,7 @@ fn write_fleet(
             count(r.lost),
             bytes(r.bytes),
             r.lines.map_or("-".into(), count),
+            r.distinct.map_or("-".into(), count_f),
             r.held.map_or("-".into(), count_f)
         )?;
     }
@@ -524,6 +539,7 @@ pub fn to_json(s: &Snapshot) -> Obj {
                                     .int("bytes", r.bytes)
                                     .num("held", r.held.unwrap_or(0.0))
                                     .int("lines", r.lines.unwrap_or(0))
+                                    .num("distinct", r.distinct.unwrap_or(0.0))
                             })
                             .collect(),
                     )
@@ -540,6 +556,7 @@ pub fn to_json(s: &Snapshot) -> Obj {
                     .str("estimator", h.estimator)
                     .int("precision", u64::from(h.precision))
                     .int("bytes", h.bytes)
+                    .num("sum_of_parts", h.sum_of_parts.unwrap_or(f64::NAN))
             }),
         )
         .raw_opt(

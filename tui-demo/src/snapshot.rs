@@ -125,6 +125,8 @@ pub struct DistinctStats {
     pub precision: u8,
     /// Memory of the sketch.
     pub bytes: u64,
+    /// Device mode: the sum of the devices' own estimates (what adding counts would claim).
+    pub sum_of_parts: Option<f64>,
 }
 
 /// The HyperLogLog's registers, as a histogram of their values.
@@ -195,6 +197,8 @@ pub struct DeviceRow {
     pub held: Option<f64>,
     /// Lines it counted (its count-min total N).
     pub lines: Option<u64>,
+    /// Distinct lines it saw (its HyperLogLog estimate).
+    pub distinct: Option<f64>,
 }
 
 /// Device mode: the fleet and its merged view.
@@ -228,6 +232,10 @@ pub struct FleetStats {
     pub bound_merged: u64,
     /// Bytes of one device count-min (and of the merged one).
     pub freq_bytes: u64,
+    /// Bytes of one device HyperLogLog (and of the merged one).
+    pub distinct_bytes: u64,
+    /// The merged HyperLogLog: distinct lines over all devices, and its registers.
+    pub merged_distinct: Option<(DistinctStats, RegisterStats)>,
 }
 
 /// Everything the UI draws, as of one moment.

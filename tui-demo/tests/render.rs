@@ -403,6 +403,7 @@ fn devices_panel() {
             &[
                 "Devices",
                 "11.7 KiB",
+                "HLL 3.0 KiB",
                 "frames",
                 "4 ok",
                 "1 refused",

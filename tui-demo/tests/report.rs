@@ -349,6 +349,15 @@ fn device_mode_end_to_end_over_loopback_udp() {
         v["lines"], sent,
         "in device mode the input counted is datagrams"
     );
+    // Distinct lines over the fleet: the merged HyperLogLog never exceeds the sum of the parts.
+    let merged = v["distinct"]["estimate"].as_f64().unwrap();
+    let sum = v["distinct"]["sum_of_parts"].as_f64().unwrap();
+    assert!(merged > 0.0 && merged <= sum * 1.01, "{merged} vs {sum}");
+    assert!(d["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["distinct"].as_f64().unwrap() > 0.0));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use sketch_nostd::countmin::Conservative;
 use sketch_nostd::hash::hash64;
 use sketch_nostd::hll::Estimator;
 use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
-use sketch_nostd::{Bloom, CountMin, Hll14, MicroBloom};
+use sketch_nostd::{Bloom, CountMin, Hll14, HyperLogLog, MicroBloom};
 
 use super::SEED;
 use crate::exact::{Exact, Seen};
@@ -379,27 +379,9 @@ impl Engine {
                 .map(|l| printable(l, RECENT_BYTES))
                 .collect(),
         };
-        let h = &self.distinct;
-        snap.distinct = Some(DistinctStats {
-            estimate: h.estimate(),
-            rse: h.relative_standard_error(),
-            lower: h.lower_bound(2),
-            upper: h.upper_bound(2),
-            estimator: estimator_name(h),
-            precision: Distinct::PRECISION,
-            bytes: std::mem::size_of::<Distinct>() as u64,
-        });
-        let mut counts = vec![0u32; usize::from(Distinct::MAX_RANK) + 1];
-        for r in h.registers() {
-            if let Some(c) = counts.get_mut(usize::from(r)) {
-                *c += 1;
-            }
-        }
-        snap.registers = Some(RegisterStats {
-            counts,
-            registers: Distinct::REGISTERS as u32,
-            bytes: (Distinct::REGISTERS * 6 / 8) as u64,
-        });
+        let (distinct, registers) = hll_stats(&self.distinct);
+        snap.distinct = Some(distinct);
+        snap.registers = Some(registers);
         let f = &self.frequency;
         let mut rows: Vec<HeavyRow> = self
             .hot
@@ -449,13 +431,37 @@ impl Engine {
     }
 }
 
-/// The name of the estimator a HyperLogLog answers with, in lower case.
-fn estimator_name(h: &Distinct) -> &'static str {
-    match h.estimator() {
-        Estimator::Sparse => "sparse",
-        Estimator::Martingale => "martingale",
-        Estimator::Histogram => "histogram",
+/// The figures of any HyperLogLog: its estimate with bounds, and its register histogram.
+#[must_use]
+pub fn hll_stats<const P: u8, const BYTES: usize>(
+    h: &HyperLogLog<P, BYTES>,
+) -> (DistinctStats, RegisterStats) {
+    let distinct = DistinctStats {
+        estimate: h.estimate(),
+        rse: h.relative_standard_error(),
+        lower: h.lower_bound(2),
+        upper: h.upper_bound(2),
+        estimator: match h.estimator() {
+            Estimator::Sparse => "sparse",
+            Estimator::Martingale => "martingale",
+            Estimator::Histogram => "histogram",
+        },
+        precision: HyperLogLog::<P, BYTES>::PRECISION,
+        bytes: std::mem::size_of::<HyperLogLog<P, BYTES>>() as u64,
+        sum_of_parts: None,
+    };
+    let mut counts = vec![0u32; usize::from(HyperLogLog::<P, BYTES>::MAX_RANK) + 1];
+    for r in h.registers() {
+        if let Some(c) = counts.get_mut(usize::from(r)) {
+            *c += 1;
+        }
     }
+    let registers = RegisterStats {
+        counts,
+        registers: HyperLogLog::<P, BYTES>::REGISTERS as u32,
+        bytes: BYTES as u64,
+    };
+    (distinct, registers)
 }
 
 #[cfg(test)]

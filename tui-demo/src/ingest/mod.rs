@@ -310,6 +310,10 @@ impl Ingest {
             // In device mode the input is datagrams: they are what "lines" count.
             snap.totals.lines = stats.ok + stats.bad;
             snap.totals.bytes = stats.bytes;
+            if let Some((d, r)) = stats.merged_distinct.clone() {
+                snap.distinct = Some(d);
+                snap.registers = Some(r);
+            }
             snap.devices = Some(stats);
         }
         if let Ok(mut latest) = self.latest.lock() {

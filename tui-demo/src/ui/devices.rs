@@ -26,10 +26,11 @@ impl Widget for &DevicesPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (s, t) = (self.stats, self.theme);
         let cost = format!(
-            "{} × (Bloom {} + count-min {})",
+            "{} × (Bloom {} + count-min {} + HLL {})",
             s.rows.len(),
             bytes(s.seen_bytes),
-            bytes(s.freq_bytes)
+            bytes(s.freq_bytes),
+            bytes(s.distinct_bytes)
         );
         let inner = framed(panel_block("Devices", &cost, t, self.focused), area, buf);
         if inner.is_empty() {
@@ -88,7 +89,7 @@ impl Widget for &DevicesPanel<'_> {
         };
         lines.push(Line::from(Span::styled(
             format!(
-                "{:>6} {}{:>6} {:>6} {:>5} {:>5} {:>7} {:>6} {:>7}",
+                "{:>6} {}{:>6} {:>6} {:>5} {:>5} {:>7} {:>6} {:>8}",
                 "device",
                 from("from"),
                 "seen",
@@ -97,7 +98,7 @@ impl Widget for &DevicesPanel<'_> {
                 "lost",
                 "lines",
                 "share",
-                "held"
+                "distinct"
             ),
             t.dim(),
         )));
@@ -128,7 +129,7 @@ impl Widget for &DevicesPanel<'_> {
                     r.lines.map_or("-".into(), |n| short(n as f64))
                 )),
                 Span::raw(format!("{share:>6} ")),
-                Span::raw(format!("{:>7}", r.held.map_or("-".into(), short))),
+                Span::raw(format!("{:>8}", r.distinct.map_or("-".into(), short))),
             ]));
         }
         if s.rows.is_empty() {

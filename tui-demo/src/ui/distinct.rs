@@ -79,6 +79,10 @@ impl Widget for &DistinctPanel<'_> {
         // The exact count while the table is complete; past the cap it is only a lower bound.
         let exact = (e.cap > 0 && !e.capped).then_some(e.distinct as f64);
         let mut ex = match (e.cap, e.capped) {
+            (0, _) if s.sum_of_parts.is_some() => vec![Span::styled(
+                "exact    none: the host sees sketches, not lines",
+                t.dim(),
+            )],
             (0, _) => vec![Span::styled("exact    off (--exact-cap 0)", t.dim())],
             (_, true) => {
                 let mut v = kv("exact   ", format!("≥{}", count(e.distinct)), t);
@@ -130,6 +134,18 @@ impl Widget for &DistinctPanel<'_> {
             if let Some(ratio) = exact_bytes.checked_div(s.bytes) {
                 v.push(Span::styled(format!(": {}× less", count(ratio)), t.good()));
             }
+            lines.push(Line::from(v));
+        }
+        if let Some(sum) = s.sum_of_parts {
+            let mut v = kv("sum of the devices' counts", count_f(sum), t);
+            v.push(Span::styled(
+                if narrow {
+                    " (merged: shared once)"
+                } else {
+                    ": the merge counts shared lines once"
+                },
+                t.dim(),
+            ));
             lines.push(Line::from(v));
         }
         Paragraph::new(lines).render(inner, buf);

@@ -1,8 +1,6 @@
 //! Cardinality estimators: Ertl's improved histogram estimator, the martingale (HIP) estimator's
 //! state, linear counting for the sparse form, and the standard errors of each.
 
-use super::registers::Histogram;
-
 /// α∞ = 1 / (2 ln 2), the limit of the HyperLogLog bias constant α_m for large m.
 const ALPHA_INF: f64 = 0.721_347_520_444_481_7;
 
@@ -65,7 +63,7 @@ fn tau(x: f64) -> f64 {
 /// The σ and τ terms replace linear counting and the large-range correction: the estimate is nearly
 /// unbiased from 0 to far beyond 2^64/m without empirical bias tables or a switch-over point. Ertl
 /// evaluates the middle sum Horner-style from the full histogram; the sketch keeps it up to date
-/// instead ([`ChangeProbability`]), so an estimate costs O(1) rather than a pass over the registers.
+/// instead ([`RegisterSums`]), so an estimate costs O(1) rather than a pass over the registers.
 pub(crate) fn improved_estimate(zeros: f64, middle: f64, maxed: f64, p: u32) -> f64 {
     let m = f64::from(1u32 << p);
     if zeros >= m {
@@ -74,14 +72,6 @@ pub(crate) fn improved_estimate(zeros: f64, middle: f64, maxed: f64, p: u32) -> 
     let two_pow_minus_q = 1.0 / (1u64 << (64 - p)) as f64;
     let z = m * sigma(zeros / m) + middle + m * tau(1.0 - maxed / m) * two_pow_minus_q;
     clamp(ALPHA_INF * m * m / z)
-}
-
-/// [`improved_estimate`] from a histogram of register values.
-pub(crate) fn histogram_estimate(hist: &Histogram, p: u32) -> f64 {
-    let q = 64 - p as usize;
-    let count = |k: usize| f64::from(hist.get(k).copied().unwrap_or(0));
-    let sums = ChangeProbability::from_histogram(hist, p);
-    improved_estimate(count(0), sums.middle(hist[0]), count(q + 1), p)
 }
 
 /// Linear counting with `buckets` buckets of which `occupied` are non-empty: `−b·ln(1 − occupied/b)`.
@@ -122,37 +112,43 @@ pub(crate) fn clamp(x: f64) -> f64 {
 const TWO_POW_MINUS_31: f64 = 1.0 / (1u64 << 31) as f64;
 const TWO_POW_MINUS_63: f64 = 1.0 / (1u64 << 63) as f64;
 
-/// The exact sum Σ_j P(a new hash raises register j) = Σ_j 2^−M_j (0 for a register at its maximum
-/// q + 1), split in two fixed-point integers so that it never accumulates rounding error: `lo` holds
-/// the terms of registers below 32 in units of 2^−31, `hi` the others in units of 2^−63. Both stay
-/// below 2^50, so they also convert to `f64` exactly.
+/// Everything the estimators need to know about the dense registers, kept up to date as registers
+/// change so that no estimate has to read them:
 ///
-/// The martingale estimator adds `m / sum` (one over the probability that the next distinct key
-/// changes the sketch) each time a register changes.
+/// * the exact sum Σ_j 2^−M_j (0 for a register at its maximum q + 1, which can never change): the
+///   probability that a new distinct key changes the sketch is this sum over m. It is split in two
+///   fixed-point integers so that it never accumulates rounding error: `lo` holds the terms of
+///   registers below 32 in units of 2^−31, `hi` the others in units of 2^−63. Both stay below 2^50,
+///   so they also convert to `f64` exactly;
+/// * the numbers of registers at 0 and at the maximum q + 1 (C₀ and C_{q+1} in Ertl's notation).
+///
+/// The martingale estimator adds `m / sum` each time a register changes; Ertl's estimator uses
+/// C₀, C_{q+1} and the sum without the C₀ zero registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ChangeProbability {
+pub(crate) struct RegisterSums {
     lo: u64,
     hi: u64,
+    zeros: u32,
+    maxed: u32,
 }
 
-impl ChangeProbability {
-    /// The sum for `m = 2^p` registers at zero.
+impl RegisterSums {
+    /// The sums over no register at all (start of [`add`](Self::add)).
+    pub(crate) const NONE: Self = Self {
+        lo: 0,
+        hi: 0,
+        zeros: 0,
+        maxed: 0,
+    };
+
+    /// The sums for `m = 2^p` registers at zero.
     pub(crate) const fn empty(p: u32) -> Self {
         Self {
             lo: (1u64 << p) << 31,
             hi: 0,
+            zeros: 1 << p,
+            maxed: 0,
         }
-    }
-
-    /// The sum for the registers counted in `hist`.
-    pub(crate) fn from_histogram(hist: &Histogram, p: u32) -> Self {
-        let mut sum = Self { lo: 0, hi: 0 };
-        for (value, &count) in (0u8..).zip(hist.iter()) {
-            let (lo, hi) = Self::term(value, p);
-            sum.lo = sum.lo.saturating_add(lo.saturating_mul(u64::from(count)));
-            sum.hi = sum.hi.saturating_add(hi.saturating_mul(u64::from(count)));
-        }
-        sum
     }
 
     /// The contribution `(lo, hi)` of one register holding `value`.
@@ -168,27 +164,52 @@ impl ChangeProbability {
         }
     }
 
-    /// Accounts for one register going from `old` to `new`.
+    /// Counts one more register holding `value`.
+    #[inline]
+    pub(crate) fn add(&mut self, value: u8, p: u32) {
+        let (lo, hi) = Self::term(value, p);
+        self.lo = self.lo.saturating_add(lo);
+        self.hi = self.hi.saturating_add(hi);
+        if value == 0 {
+            self.zeros += 1;
+        }
+        if u32::from(value) > 64 - p {
+            self.maxed += 1;
+        }
+    }
+
+    /// Accounts for one register going from `old` to `new` (`old < new`).
     #[inline]
     pub(crate) fn replace(&mut self, old: u8, new: u8, p: u32) {
         let (old_lo, old_hi) = Self::term(old, p);
         let (new_lo, new_hi) = Self::term(new, p);
         self.lo = self.lo.wrapping_sub(old_lo).wrapping_add(new_lo);
         self.hi = self.hi.wrapping_sub(old_hi).wrapping_add(new_hi);
+        if old == 0 {
+            self.zeros = self.zeros.saturating_sub(1);
+        }
+        if u32::from(new) > 64 - p {
+            self.maxed += 1;
+        }
     }
 
-    /// Σ 2^−M_j over the registers that are neither 0 nor at the maximum, given the number of zero
-    /// registers (each contributes exactly 2^31 units to `lo`).
-    #[inline]
-    pub(crate) fn middle(self, zeros: u32) -> f64 {
-        let lo = self.lo.saturating_sub(u64::from(zeros) << 31);
-        lo as f64 * TWO_POW_MINUS_31 + self.hi as f64 * TWO_POW_MINUS_63
+    /// Number of registers at 0.
+    pub(crate) const fn zeros(&self) -> u32 {
+        self.zeros
     }
 
-    /// Σ_j 2^−M_j as a float.
+    /// Σ_j 2^−M_j as a float: m times the probability that a new distinct key changes the sketch.
     #[inline]
-    pub(crate) fn value(self) -> f64 {
+    pub(crate) fn change_sum(&self) -> f64 {
         self.lo as f64 * TWO_POW_MINUS_31 + self.hi as f64 * TWO_POW_MINUS_63
+    }
+
+    /// Ertl's improved estimate for these registers.
+    pub(crate) fn improved_estimate(&self, p: u32) -> f64 {
+        // The zero registers contribute exactly 2^31 units each to `lo`.
+        let lo = self.lo.saturating_sub(u64::from(self.zeros) << 31);
+        let middle = lo as f64 * TWO_POW_MINUS_31 + self.hi as f64 * TWO_POW_MINUS_63;
+        improved_estimate(f64::from(self.zeros), middle, f64::from(self.maxed), p)
     }
 }
 
@@ -213,6 +234,23 @@ mod tests {
             .map(|k| (1.0 - x.powf(0.5f64.powi(k))).powi(2) * 0.5f64.powi(k))
             .sum();
         assert!((tau(x) - (1.0 - x - series) / 3.0).abs() < 1e-15);
+    }
+
+    type Histogram = [u32; 64];
+
+    /// Sums from a histogram of register values.
+    fn sums(hist: &Histogram, p: u32) -> RegisterSums {
+        let mut s = RegisterSums::NONE;
+        for (value, &count) in (0u8..).zip(hist) {
+            for _ in 0..count {
+                s.add(value, p);
+            }
+        }
+        s
+    }
+
+    fn histogram_estimate(hist: &Histogram, p: u32) -> f64 {
+        sums(hist, p).improved_estimate(p)
     }
 
     /// Ertl's Algorithm 6 verbatim, as an oracle for the incremental form.
@@ -268,18 +306,22 @@ mod tests {
     #[test]
     fn change_probability_is_exact() {
         let p = 14;
-        let mut s = ChangeProbability::empty(p);
-        assert_eq!(s.value(), 16_384.0);
+        let mut s = RegisterSums::empty(p);
+        assert_eq!(s.change_sum(), 16_384.0);
         s.replace(0, 1, p);
-        assert_eq!(s.value(), 16_383.5);
+        assert_eq!(s.change_sum(), 16_383.5);
         s.replace(1, 40, p);
         s.replace(0, 51, p); // q + 1 = 51 contributes nothing
-        assert_eq!(s.value(), 16_382.0 + 2f64.powi(-40));
+        assert_eq!(s.change_sum(), 16_382.0 + 2f64.powi(-40));
+        assert_eq!((s.zeros, s.maxed), (16_382, 1));
         let mut hist = [0u32; 64];
         hist[0] = 16_382;
         hist[40] = 1;
         hist[51] = 1;
-        assert_eq!(ChangeProbability::from_histogram(&hist, p), s);
+        assert_eq!(sums(&hist, p), s);
+        let mut empty = [0u32; 64];
+        empty[0] = 16_384;
+        assert_eq!(sums(&empty, p), RegisterSums::empty(p));
     }
 
     #[test]

@@ -57,8 +57,7 @@ use core::fmt;
 
 use crate::error::{check_seeds, MergeError, PartsError};
 use crate::hash::{hash64, Key};
-use estimator::{ChangeProbability, HISTOGRAM_RSE_SQRT_M, MARTINGALE_RSE_SQRT_M, MAX_ESTIMATE};
-use registers::Histogram;
+use estimator::{RegisterSums, HISTOGRAM_RSE_SQRT_M, MARTINGALE_RSE_SQRT_M, MAX_ESTIMATE};
 
 /// Which estimator a [`HyperLogLog`] answers with; see [`HyperLogLog::estimator`].
 ///
@@ -122,14 +121,11 @@ pub struct HyperLogLog<const P: u8, const BYTES: usize> {
     seed: u64,
     /// The martingale estimate (dense, single stream only).
     hip: f64,
-    /// Σ_j 2^−M_j, exact (dense only; kept for an empty sketch while sparse).
-    change: ChangeProbability,
+    /// Σ_j 2^−M_j (exact) and the numbers of zero and maximal registers (dense only; those of an
+    /// empty sketch while sparse).
+    sums: RegisterSums,
     /// Number of coupons (sparse only).
     coupons: u32,
-    /// Number of registers at 0 (dense only; `m` while sparse).
-    zeros: u32,
-    /// Number of registers at the maximum `65 − P` (dense only; 0 while sparse).
-    maxed: u32,
     dense: bool,
     single_stream: bool,
 }
@@ -214,10 +210,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
             data: [0; BYTES],
             seed,
             hip: 0.0,
-            change: ChangeProbability::empty(Self::P32),
+            sums: RegisterSums::empty(Self::P32),
             coupons: 0,
-            zeros: 1 << Self::PRECISION,
-            maxed: 0,
             dense: false,
             single_stream: true,
         }
@@ -279,18 +273,12 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         if self.single_stream {
             // The probability that a new distinct key changes the sketch, before this change, is
             // Σ/m; the martingale estimator adds its inverse.
-            let sum = self.change.value();
+            let sum = self.sums.change_sum();
             if sum > 0.0 {
                 self.hip = (self.hip + Self::M / sum).min(MAX_ESTIMATE);
             }
         }
-        self.change.replace(old, rank, Self::P32);
-        if old == 0 {
-            self.zeros = self.zeros.saturating_sub(1);
-        }
-        if rank >= Self::MAX_RANK {
-            self.maxed += 1;
-        }
+        self.sums.replace(old, rank, Self::P32);
         true
     }
 
@@ -339,11 +327,15 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
 
     /// Recomputes the estimator state from the dense registers (one pass).
     fn refresh(&mut self) {
-        let mut hist: Histogram = [0; registers::VALUES];
-        registers::histogram(&self.data, &mut hist);
-        self.change = ChangeProbability::from_histogram(&hist, Self::P32);
-        self.zeros = hist.first().copied().unwrap_or(0);
-        self.maxed = hist.get(usize::from(Self::MAX_RANK)).copied().unwrap_or(0);
+        self.sums = Self::sums_of(registers::iter(&self.data));
+    }
+
+    fn sums_of(values: impl Iterator<Item = u8>) -> RegisterSums {
+        let mut sums = RegisterSums::NONE;
+        for v in values {
+            sums.add(v, Self::P32);
+        }
+        sums
     }
 
     /// `true` while the sketch keeps exact coupons rather than dense registers.
@@ -469,20 +461,9 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     #[must_use]
     pub fn histogram_estimate(&self) -> f64 {
         if self.dense {
-            estimator::improved_estimate(
-                f64::from(self.zeros),
-                self.change.middle(self.zeros),
-                f64::from(self.maxed),
-                Self::P32,
-            )
+            self.sums.improved_estimate(Self::P32)
         } else {
-            let mut hist: Histogram = [0; registers::VALUES];
-            for r in self.registers() {
-                if let Some(h) = hist.get_mut(usize::from(r)) {
-                    *h += 1;
-                }
-            }
-            estimator::histogram_estimate(&hist, Self::P32)
+            Self::sums_of(self.registers()).improved_estimate(Self::P32)
         }
     }
 
@@ -578,7 +559,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// The number of distinct keys certainly counted: coupons while sparse, non-zero registers else.
     fn certain_count(&self) -> f64 {
         if self.dense {
-            Self::M - f64::from(self.zeros)
+            Self::M - f64::from(self.sums.zeros())
         } else {
             f64::from(self.coupons)
         }
@@ -647,8 +628,9 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         self.hip = 0.0;
         if other.dense {
             self.to_dense();
-            registers::max_assign(&mut self.data, &other.data);
-            self.refresh();
+            let mut sums = RegisterSums::NONE;
+            registers::max_assign(&mut self.data, &other.data, |v| sums.add(v, Self::P32));
+            self.sums = sums;
         } else {
             let mut cursor = sparse::Cursor::new(BYTES, true);
             while let Some(coupon) = cursor.next(&other.data) {

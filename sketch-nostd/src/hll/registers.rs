@@ -12,12 +12,6 @@
 //! Every function here tolerates any slice length and any index: a register past the end reads as 0
 //! and cannot be written, so no input makes them panic.
 
-/// One past the largest register value that fits in 6 bits.
-pub(crate) const VALUES: usize = 64;
-
-/// A histogram of register values: `hist[v]` is the number of registers holding `v`.
-pub(crate) type Histogram = [u32; VALUES];
-
 /// The register values of one 3-byte group, `[r0, r1, r2, r3]`.
 #[inline]
 fn unpack_group(a: u8, b: u8, c: u8) -> [u8; 4] {
@@ -92,46 +86,9 @@ pub(crate) fn iter(bytes: &[u8]) -> impl Iterator<Item = u8> + '_ {
     })
 }
 
-/// Counts register values into `hist` (which is cleared first).
-///
-/// Two interleaved partial histograms keep consecutive increments of the same counter apart, which
-/// roughly halves the time of this loop on out-of-order CPUs; it is the whole cost of the histogram
-/// estimator.
-pub(crate) fn histogram(bytes: &[u8], hist: &mut Histogram) {
-    let mut second: Histogram = [0; VALUES];
-    *hist = [0; VALUES];
-    for g in bytes.chunks_exact(6) {
-        if let [a, b, c, d, e, f] = *g {
-            let x = u64::from(a)
-                | u64::from(b) << 8
-                | u64::from(c) << 16
-                | u64::from(d) << 24
-                | u64::from(e) << 32
-                | u64::from(f) << 40;
-            hist[(x & 63) as usize] += 1;
-            second[(x >> 6 & 63) as usize] += 1;
-            hist[(x >> 12 & 63) as usize] += 1;
-            second[(x >> 18 & 63) as usize] += 1;
-            hist[(x >> 24 & 63) as usize] += 1;
-            second[(x >> 30 & 63) as usize] += 1;
-            hist[(x >> 36 & 63) as usize] += 1;
-            second[(x >> 42 & 63) as usize] += 1;
-        }
-    }
-    for g in bytes.chunks_exact(6).remainder().chunks_exact(3) {
-        if let [a, b, c] = *g {
-            for r in unpack_group(a, b, c) {
-                second[usize::from(r)] += 1;
-            }
-        }
-    }
-    for (h, s) in hist.iter_mut().zip(second) {
-        *h += s;
-    }
-}
-
-/// Register-wise maximum: `ours[i] = max(ours[i], theirs[i])` for every register.
-pub(crate) fn max_assign(ours: &mut [u8], theirs: &[u8]) {
+/// Register-wise maximum: `ours[i] = max(ours[i], theirs[i])` for every register, calling `visit`
+/// with each resulting value in order (so the caller can recount in the same pass).
+pub(crate) fn max_assign(ours: &mut [u8], theirs: &[u8], mut visit: impl FnMut(u8)) {
     for (o, t) in ours.chunks_exact_mut(3).zip(theirs.chunks_exact(3)) {
         if let ([a, b, c], [x, y, z]) = (&mut *o, t) {
             let mine = unpack_group(*a, *b, *c);
@@ -139,6 +96,7 @@ pub(crate) fn max_assign(ours: &mut [u8], theirs: &[u8]) {
             let mut out = [0; 4];
             for ((r, m), t) in out.iter_mut().zip(mine).zip(other) {
                 *r = m.max(t);
+                visit(*r);
             }
             [*a, *b, *c] = pack_group(out);
         }
@@ -238,18 +196,6 @@ mod tests {
     }
 
     #[test]
-    fn histogram_counts_every_register() {
-        let mut bytes = [0u8; 27]; // 36 registers: 4 groups of 6 bytes plus one of 3
-        for i in 0..36 {
-            raise(&mut bytes, i, (i % 5) as u8);
-        }
-        let mut hist = [0; VALUES];
-        histogram(&bytes, &mut hist);
-        assert_eq!(&hist[..6], &[8, 7, 7, 7, 7, 0]);
-        assert_eq!(hist.iter().sum::<u32>(), 36);
-    }
-
-    #[test]
     fn writer_matches_raise_and_max_assign_is_registerwise() {
         let mut a = [0u8; 24];
         let mut w = PackedWriter::new();
@@ -262,7 +208,9 @@ mod tests {
         let mut c = [0u8; 24];
         raise(&mut c, 3, 9);
         raise(&mut c, 31, 40);
-        max_assign(&mut c, &b);
+        let mut seen = Vec::new();
+        max_assign(&mut c, &b, |r| seen.push(r));
+        assert!(seen.iter().copied().eq(iter(&c)));
         assert_eq!(get(&c, 3), 17);
         assert_eq!(get(&c, 31), 40);
         assert_eq!(iter(&c).filter(|&r| r != 0).count(), 2);

@@ -2,7 +2,7 @@
 //! estimator, bounds, and merge.
 
 use crate::keys::u64_keys;
-use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
 use sketch_nostd::{hash::hash64, Hll14};
 use std::hint::black_box;
 
@@ -42,18 +42,23 @@ fn insert(c: &mut Criterion) {
             }
         })
     });
-    // A fresh dense sketch: every insert changes a register and updates the martingale estimate.
+    // A fresh dense sketch: most inserts change a register and update the martingale estimate.
     group.bench_function(
         BenchmarkId::from_parameter("dense, empty (u64 keys)"),
         |b| {
-            b.iter(|| {
-                let mut h = Hll14::with_seed(1);
-                h.to_dense();
-                for k in &keys {
-                    h.insert(black_box(k));
-                }
-                h.estimate()
-            })
+            b.iter_batched_ref(
+                || {
+                    let mut h = Hll14::with_seed(1);
+                    h.to_dense();
+                    h
+                },
+                |h| {
+                    for k in &keys {
+                        h.insert(black_box(k));
+                    }
+                },
+                BatchSize::SmallInput,
+            )
         },
     );
     let few = &keys[..2_000];
@@ -106,6 +111,7 @@ fn merge(c: &mut Criterion) {
     let a = filled(1_000_000, 0);
     let other = filled(1_000_000, 500_000);
     let sparse = filled(2_000, 10_000_000);
+    let other_sparse = filled(2_000, 20_000_000);
     group.bench_function(BenchmarkId::from_parameter("dense into dense"), |b| {
         let mut target = a.clone();
         b.iter(|| target.merge(black_box(&other)))
@@ -116,6 +122,20 @@ fn merge(c: &mut Criterion) {
             let mut target = a.clone();
             b.iter(|| target.merge(black_box(&sparse)))
         },
+    );
+    group.bench_function(
+        BenchmarkId::from_parameter("sparse (2000) into sparse (2000)"),
+        |b| {
+            b.iter_batched_ref(
+                || sparse.clone(),
+                |target| target.merge(black_box(&other_sparse)),
+                BatchSize::SmallInput,
+            )
+        },
+    );
+    group.bench_function(
+        BenchmarkId::from_parameter("to_dense (2000 coupons)"),
+        |b| b.iter_batched_ref(|| sparse.clone(), |h| h.to_dense(), BatchSize::SmallInput),
     );
     group.finish();
 }

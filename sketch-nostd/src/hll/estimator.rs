@@ -164,18 +164,20 @@ impl RegisterSums {
         }
     }
 
-    /// Counts one more register holding `value`.
+    /// Counts one more register holding `value` (below 64). Branch-free: this runs once per
+    /// register when a merge or a load recounts them. At most 2^18 registers contribute at most
+    /// 2^31 units each, so the sums cannot overflow.
     #[inline]
     pub(crate) fn add(&mut self, value: u8, p: u32) {
-        let (lo, hi) = Self::term(value, p);
-        self.lo = self.lo.saturating_add(lo);
-        self.hi = self.hi.saturating_add(hi);
-        if value == 0 {
-            self.zeros += 1;
-        }
-        if u32::from(value) > 64 - p {
-            self.maxed += 1;
-        }
+        let v = u32::from(value & 63);
+        let q = 64 - p;
+        // 2^(31 − v) for v < 32, else 0; 2^(63 − v) for 32 ≤ v ≤ q, else 0.
+        let lo = (1u64 << 31) >> v.min(32);
+        let hi = ((1u64 << 63) >> v) & 0u64.wrapping_sub(u64::from(v >= 32 && v <= q));
+        self.lo = self.lo.wrapping_add(lo);
+        self.hi = self.hi.wrapping_add(hi);
+        self.zeros += u32::from(v == 0);
+        self.maxed += u32::from(v > q);
     }
 
     /// Accounts for one register going from `old` to `new` (`old < new`).
@@ -201,7 +203,8 @@ impl RegisterSums {
     /// Σ_j 2^−M_j as a float: m times the probability that a new distinct key changes the sketch.
     #[inline]
     pub(crate) fn change_sum(&self) -> f64 {
-        self.lo as f64 * TWO_POW_MINUS_31 + self.hi as f64 * TWO_POW_MINUS_63
+        // Both are below 2^51: the signed conversion is exact and cheaper than the unsigned one.
+        (self.lo as i64) as f64 * TWO_POW_MINUS_31 + (self.hi as i64) as f64 * TWO_POW_MINUS_63
     }
 
     /// Ertl's improved estimate for these registers.

@@ -318,16 +318,23 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
             return;
         }
         let start = self.sparse_estimate();
-        sparse::to_dense(&mut self.data, Self::P32);
         self.dense = true;
-        self.coupons = 0;
         self.hip = if self.single_stream { start } else { 0.0 };
+        if self.coupons == 0 {
+            // No coupon: every slot is 0, and so is every register.
+            self.sums = RegisterSums::empty(Self::P32);
+            return;
+        }
+        sparse::to_dense(&mut self.data, Self::P32);
+        self.coupons = 0;
         self.refresh();
     }
 
     /// Recomputes the estimator state from the dense registers (one pass).
     fn refresh(&mut self) {
-        self.sums = Self::sums_of(registers::iter(&self.data));
+        let mut sums = RegisterSums::NONE;
+        registers::for_each(&self.data, |v| sums.add(v, Self::P32));
+        self.sums = sums;
     }
 
     fn sums_of(values: impl Iterator<Item = u8>) -> RegisterSums {

@@ -503,13 +503,13 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
     #[inline]
     pub fn add_hash_with(&mut self, hash: u64, count: u64, rule: UpdateRule) -> u64 {
         self.total = self.total.saturating_add(count);
-        let probe = Probe::new(hash);
+        let columns = Self::columns(Probe::new(hash));
         match rule {
             UpdateRule::Standard => {
                 let c = C::from_u64(count);
                 let mut min = C::MAX;
-                for (i, row) in (0..).zip(self.cells.iter_mut()) {
-                    if let Some(cell) = row.get_mut(reduce(probe.nth(i), Self::W32) as usize) {
+                for (row, &column) in self.cells.iter_mut().zip(&columns) {
+                    if let Some(cell) = row.get_mut(column) {
                         *cell = cell.saturating_inc(c);
                         min = min.min(*cell);
                     }
@@ -517,20 +517,12 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
                 min.to_u64()
             }
             UpdateRule::Conservative => {
-                // Two passes over the same D counters: find the minimum, then raise the ones below
-                // `min + count` to it. Columns are computed once.
-                let mut columns = [0usize; D];
-                let mut min = C::MAX;
-                for ((i, row), column) in (0..).zip(self.cells.iter()).zip(columns.iter_mut()) {
-                    *column = reduce(probe.nth(i), Self::W32) as usize;
-                    if let Some(&cell) = row.get(*column) {
-                        min = min.min(cell);
-                    }
-                }
-                let new = C::from_u64(min.to_u64().saturating_add(count));
-                for (row, &column) in self.cells.iter_mut().zip(columns.iter()) {
+                // Raise the key's counters that are below `min + count` to it. Branch-free: which
+                // counters rise is unpredictable.
+                let new = C::from_u64(self.min_at(&columns).to_u64().saturating_add(count));
+                for (row, &column) in self.cells.iter_mut().zip(&columns) {
                     if let Some(cell) = row.get_mut(column) {
-                        *cell = (*cell).max(new); // branch-free: which counters rise is random
+                        *cell = (*cell).max(new);
                     }
                 }
                 new.to_u64()
@@ -564,18 +556,29 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
     #[inline]
     #[must_use]
     pub fn estimate_hash(&self, hash: u64) -> u64 {
-        self.estimate_probe(Probe::new(hash))
+        self.min_at(&Self::columns(Probe::new(hash))).to_u64()
     }
 
+    /// The key's column in each row: probe `i` of its hash, reduced to `0..W`.
     #[inline]
-    fn estimate_probe(&self, probe: Probe) -> u64 {
+    fn columns(probe: Probe) -> [usize; D] {
+        let mut columns = [0; D];
+        for (i, column) in (0u32..).zip(columns.iter_mut()) {
+            *column = reduce(probe.nth(i), Self::W32) as usize;
+        }
+        columns
+    }
+
+    /// The smallest counter at the given columns.
+    #[inline]
+    fn min_at(&self, columns: &[usize; D]) -> C {
         let mut min = C::MAX;
-        for (i, row) in (0..).zip(self.cells.iter()) {
-            if let Some(&cell) = row.get(reduce(probe.nth(i), Self::W32) as usize) {
+        for (row, &column) in self.cells.iter().zip(columns) {
+            if let Some(&cell) = row.get(column) {
                 min = min.min(cell);
             }
         }
-        min.to_u64()
+        min
     }
 
     /// `true` if a counter or `N` has reached its maximum: from then on estimates of the keys counted

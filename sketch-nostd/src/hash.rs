@@ -36,6 +36,7 @@ use xxhash_rust::xxh3::{xxh3_64_with_seed, Xxh3};
 /// | `bool` | one byte, 0 or 1 |
 /// | `char` | the `u32` scalar value, little-endian |
 /// | `&T` | whatever `T` hashes |
+/// | `heapless::String<N>`, `heapless::Vec<u8, N>` | the bytes, as `str` and `[u8]` |
 ///
 /// Implement it for your own types by handing over a stable encoding (fixed field order, fixed-width
 /// little-endian integers, no padding, no pointers):
@@ -119,6 +120,26 @@ impl Key for isize {
     #[inline]
     fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
         (*self as i64).with_key_bytes(f)
+    }
+}
+
+/// A `heapless::String` hashes as its `str`.
+impl<L: heapless::LenType, S: heapless::string::StringStorage + ?Sized> Key
+    for heapless::string::StringInner<L, S>
+{
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self.as_bytes())
+    }
+}
+
+/// A `heapless::Vec<u8, N>` hashes as its bytes.
+impl<L: heapless::LenType, S: heapless::vec::VecStorage<u8> + ?Sized> Key
+    for heapless::vec::VecInner<u8, L, S>
+{
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self.as_slice())
     }
 }
 
@@ -332,6 +353,10 @@ mod tests {
         assert_eq!(hash64(&-5isize, 9), hash64(&-5i64, 9));
         assert_eq!(hash64(&'é', 0), hash64(&0xE9u32, 0));
         assert_eq!(hash64(&true, 0), hash64(&1u8, 0));
+        let s: heapless::String<8> = heapless::String::try_from("abc").unwrap();
+        assert_eq!(hash64(&s, 3), hash64("abc", 3));
+        let v: heapless::Vec<u8, 8> = heapless::Vec::from_slice(b"abc").unwrap();
+        assert_eq!(hash64(&v, 3), hash64("abc", 3));
     }
 
     #[test]

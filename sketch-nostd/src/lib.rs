@@ -10,6 +10,7 @@
 //! | "is it there?", with delete | [`CountingBloom`] | false positives only, as a Bloom filter with one 4-bit counter per bit; removing a key that was never inserted can cause false negatives |
 //! | "is it there?", with delete, smaller | [`CuckooFilter`] | false positives only, ≈ 8·load/2^f with f-bit fingerprints (3.1% for `u8`, 0.012% for `u16` when full); inserts fail (changing nothing) above ~95% load; removing a never-inserted key can cause false negatives |
 //! | "how often?" | [`CountMin`] | overestimates only, by at most ε·N with probability 1 − δ (N = total count) |
+//! | "what is hot?" | [`TopK`] (count-min + heap), [`SpaceSaving`] | listed counts never under; Space-Saving's at most N/K over |
 //! | "how many distinct?" | [`HyperLogLog`] ([`Hll10`], [`Hll12`], [`Hll14`], …) | ≈ 1.04/√m relative (0.81% in 12 KB), 0.83/√m for a single stream, near-exact below ~2,000 |
 //!
 //! Hashing ([`hash`]) is xxh3-64 over a canonical byte encoding of each key ([`Key`]), so a sketch
@@ -50,8 +51,15 @@ pub mod hash;
 pub mod hll;
 pub mod micro;
 pub mod sizing;
+pub mod spacesaving;
+pub mod topk;
+mod tracker;
 #[cfg(feature = "serde")]
 pub mod wire;
+
+/// The `heapless` crate (0.9) whose `String<N>` and `Vec<u8, N>` hold the keys of [`TopK`] and
+/// [`SpaceSaving`] (see [`OwnedKey`]), re-exported so that the versions always match.
+pub use heapless;
 
 pub use bloom::Bloom;
 pub use counting::CountingBloom;
@@ -66,3 +74,5 @@ pub use hll::{
     Hll9, HyperLogLog,
 };
 pub use micro::{MicroBloom, MicroBloom32};
+pub use spacesaving::SpaceSaving;
+pub use topk::{OwnedKey, TopK};

@@ -404,7 +404,7 @@ pub const fn cm_delta(depth: usize) -> f64 {
     exp(-(depth as f64))
 }
 
-/// Counters a Space-Saving summary needs so that every count it reports is at
+/// Counters a [`SpaceSaving`](crate::SpaceSaving) summary needs so that every count it reports is at
 /// most `ε·N` above the truth and every key more frequent than `ε·N` is listed: ⌈1/ε⌉, at least 1
 /// (`usize::MAX` for `ε ≤ 0` or NaN).
 ///

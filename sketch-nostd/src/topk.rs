@@ -1,0 +1,601 @@
+//! Heavy hitters, "what is hot?": a count-min sketch with a min-heap of the `K` keys it estimates
+//! highest, in fixed memory.
+//!
+//! On every event [`TopK`] updates its sketch, reads the key's new estimate, and replaces the
+//! heap's smallest entry if the estimate is larger (SPEC.md): O(D + log K) per event, with an O(1)
+//! expected hash-index lookup to find a key already in the heap. Keys are stored owned, without a
+//! heap allocation ([`OwnedKey`]). For the same memory, [`SpaceSaving`](crate::SpaceSaving) often
+//! lists the top keys with tighter counts; see its docs for the comparison.
+
+use core::fmt;
+
+use crate::countmin::{Conservative, CountMin, Counter, UpdatePolicy};
+use crate::error::{check_seeds, MergeError, PartsError};
+use crate::hash::{hash64, Key};
+use crate::tracker::Tracker;
+
+/// A key type that heavy-hitter summaries can store by value, and the borrowed form it is looked up
+/// and hashed by.
+///
+/// | stored `Self` | looked up as `Borrowed` | a key that does not fit |
+/// | --- | --- | --- |
+/// | `u8`…`u128`, `i8`…`i128`, `usize`, `isize`, `bool`, `char` | the same type | — |
+/// | `[u8; N]` | `[u8; N]` | — |
+/// | `heapless::String<N>` | `str` | longer than `N` bytes |
+/// | `heapless::Vec<u8, N>` | `[u8]` | longer than `N` bytes |
+///
+/// **A key longer than its slot** is still counted in full (the sketch hashes the whole key), but it
+/// is never listed: [`from_borrowed`](Self::from_borrowed) returns `None`, the summary skips it and
+/// counts the event in its `overlong()` counter, so a slot that is too small shows up instead of
+/// silently merging long keys that share a prefix. To group long keys by a prefix on purpose, cut them
+/// before adding them.
+///
+/// Hashing goes through `Borrowed`, so the stored and the borrowed form of a key hash the same.
+///
+/// ```
+/// use sketch_nostd::OwnedKey;
+/// type Line = heapless::String<8>;
+/// assert_eq!(Line::from_borrowed("GET /").unwrap().as_borrowed(), "GET /");
+/// assert!(Line::from_borrowed("GET /index.html").is_none()); // 15 bytes do not fit in 8
+/// assert_eq!(u32::from_borrowed(&7), Some(7));
+/// ```
+pub trait OwnedKey: Clone {
+    /// The borrowed form keys are passed in as (`str` for strings, `[u8]` for byte vectors, the type
+    /// itself for integers and arrays).
+    type Borrowed: Key + PartialEq + ?Sized;
+
+    /// An owned copy of `key`, or `None` if it does not fit.
+    ///
+    /// ```
+    /// use sketch_nostd::OwnedKey;
+    /// assert!(heapless::Vec::<u8, 2>::from_borrowed(&[1, 2, 3][..]).is_none());
+    /// ```
+    fn from_borrowed(key: &Self::Borrowed) -> Option<Self>;
+
+    /// The stored key in its borrowed form.
+    ///
+    /// ```
+    /// use sketch_nostd::OwnedKey;
+    /// assert_eq!([1u8, 2].as_borrowed(), &[1, 2]);
+    /// ```
+    fn as_borrowed(&self) -> &Self::Borrowed;
+}
+
+macro_rules! owned_by_value {
+    ($($t:ty),*) => {$(
+        impl OwnedKey for $t {
+            type Borrowed = $t;
+            #[inline]
+            fn from_borrowed(key: &$t) -> Option<Self> {
+                Some(*key)
+            }
+            #[inline]
+            fn as_borrowed(&self) -> &$t {
+                self
+            }
+        }
+    )*};
+}
+owned_by_value!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, bool, char);
+
+impl<const N: usize> OwnedKey for [u8; N] {
+    type Borrowed = [u8; N];
+    #[inline]
+    fn from_borrowed(key: &[u8; N]) -> Option<Self> {
+        Some(*key)
+    }
+    #[inline]
+    fn as_borrowed(&self) -> &[u8; N] {
+        self
+    }
+}
+
+impl<const N: usize, L: heapless::LenType> OwnedKey for heapless::String<N, L> {
+    type Borrowed = str;
+    #[inline]
+    fn from_borrowed(key: &str) -> Option<Self> {
+        Self::try_from(key).ok()
+    }
+    #[inline]
+    fn as_borrowed(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl<const N: usize, L: heapless::LenType> OwnedKey for heapless::Vec<u8, N, L> {
+    type Borrowed = [u8];
+    #[inline]
+    fn from_borrowed(key: &[u8]) -> Option<Self> {
+        Self::from_slice(key).ok()
+    }
+    #[inline]
+    fn as_borrowed(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+/// The `K` keys with the highest count-min estimates, beside a `CountMin<W, D, C, U>` that counts
+/// every key (conservative update by default, whose estimates of heavy keys are nearly exact).
+///
+/// * [`add`](Self::add) costs one hash, `D` counter updates, an O(1) expected index lookup and an
+///   O(log K) heap step. Keys whose estimate cannot enter the list stop after the sketch update.
+/// * Listed counts are the key's estimate at its last event: never below its true count (up to
+///   `C::MAX`), and above it only by what the sketch overestimated then. A key can be missing if it
+///   was estimated below the list's minimum when its events came, which the sketch's error makes rare
+///   for keys well above [`min_count`](Self::min_count).
+/// * Memory: `size_of` is the sketch, plus per key the key, a `C` count, a 32-bit fingerprint and
+///   four `u16` links (20 bytes for `u32` keys and counts), plus 16 bytes of length and counter,
+///   each part rounded to its alignment. `TopK<u32, 10, 2719, 5>` is 54,616 bytes, all but 216 of
+///   them the sketch; see [`SpaceSaving`](crate::SpaceSaving) for a summary without a sketch.
+///
+/// ```
+/// use sketch_nostd::{sizing::{cm_depth, cm_width}, TopK};
+///
+/// // The 3 most requested paths, counted in a 272 × 5 sketch (ε = 1%, δ = 1%).
+/// let mut hot = TopK::<heapless::String<32>, 3, { cm_width(0.01) }, { cm_depth(0.01) }>::new();
+/// for (path, n) in [("/", 50), ("/login", 20), ("/api/items", 35), ("/favicon.ico", 5)] {
+///     for _ in 0..n {
+///         hot.increment(path);
+///     }
+/// }
+/// let top: Vec<(&str, u64)> = hot.sorted().iter().map(|(k, c)| (k.as_str(), *c)).collect();
+/// assert_eq!(top, [("/", 50), ("/api/items", 35), ("/login", 20)]);
+/// assert_eq!(hot.estimate("/favicon.ico"), 5); // still counted by the sketch
+/// ```
+///
+/// A key longer than its slot is counted but not listed, and the summary says so:
+///
+/// ```
+/// use sketch_nostd::TopK;
+/// let mut hot = TopK::<heapless::String<4>, 2, 64, 3>::new();
+/// hot.add("a very long line", 10);
+/// hot.add("ok", 1);
+/// assert_eq!(hot.estimate("a very long line"), 10);
+/// assert_eq!(hot.sorted().len(), 1);
+/// assert_eq!(hot.overlong(), 1);
+/// ```
+#[derive(Clone)]
+pub struct TopK<
+    T: OwnedKey,
+    const K: usize,
+    const W: usize,
+    const D: usize,
+    C: Counter = u32,
+    U: UpdatePolicy = Conservative,
+> {
+    sketch: CountMin<W, D, C, U>,
+    top: Tracker<T, C, (), K>,
+    overlong: u64,
+}
+
+impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U: UpdatePolicy>
+    TopK<T, K, W, D, C, U>
+{
+    /// An empty summary with seed 0.
+    ///
+    /// ```
+    /// let top = sketch_nostd::TopK::<u64, 10, 256, 4>::new();
+    /// assert!(top.is_empty());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self::with_seed(0)
+    }
+
+    /// An empty summary whose sketch hashes with `seed`. Only summaries with equal seeds merge.
+    ///
+    /// ```
+    /// let top = sketch_nostd::TopK::<u64, 10, 256, 4>::with_seed(3);
+    /// assert_eq!(top.sketch().seed(), 3);
+    /// ```
+    #[must_use]
+    pub const fn with_seed(seed: u64) -> Self {
+        Self {
+            sketch: CountMin::with_seed(seed),
+            top: Tracker::new(),
+            overlong: 0,
+        }
+    }
+
+    /// A summary from its raw parts: the sketch, the listed keys with their counts (any order), and
+    /// the [`overlong`](Self::overlong) counter, as returned by [`sketch`](Self::sketch) and
+    /// [`entries`](Self::entries).
+    ///
+    /// Fails with [`PartsError::LengthMismatch`] for more than `K` entries,
+    /// [`PartsError::DuplicateKey`] for a key listed twice, and [`PartsError::BadCount`] for a
+    /// count above the sketch's estimate of its key (a listed count is an earlier estimate, and
+    /// estimates never fall).
+    ///
+    /// ```
+    /// use sketch_nostd::{PartsError, TopK};
+    /// let mut a = TopK::<u32, 4, 64, 3>::with_seed(1);
+    /// for k in [1, 2, 2, 3, 3, 3] { a.increment(&k); }
+    /// let entries = a.entries().map(|(k, c)| (*k, c));
+    /// let b = TopK::<u32, 4, 64, 3>::from_parts(a.sketch().clone(), entries, a.overlong())?;
+    /// assert_eq!(a.sorted(), b.sorted());
+    /// let bad = TopK::<u32, 4, 64, 3>::from_parts(a.sketch().clone(), [(3, 4)], 0);
+    /// assert_eq!(bad.err(), Some(PartsError::BadCount { index: 0 }));
+    /// # Ok::<(), PartsError>(())
+    /// ```
+    pub fn from_parts(
+        sketch: CountMin<W, D, C, U>,
+        entries: impl IntoIterator<Item = (T, u64)>,
+        overlong: u64,
+    ) -> Result<Self, PartsError> {
+        let mut top = Tracker::new();
+        let mut entries = entries.into_iter();
+        for (index, (key, count)) in entries.by_ref().enumerate() {
+            let hash = hash64(key.as_borrowed(), sketch.seed());
+            if count > sketch.estimate_hash(hash) {
+                return Err(PartsError::BadCount { index });
+            }
+            let fp = Tracker::<T, C, (), K>::fingerprint(hash);
+            if top.find(fp, key.as_borrowed()).is_some() {
+                return Err(PartsError::DuplicateKey { index });
+            }
+            if top.push(key, fp, C::from_u64(count), ()).is_err() {
+                return Err(PartsError::LengthMismatch {
+                    expected: K,
+                    found: index + 1 + entries.count(),
+                });
+            }
+        }
+        Ok(Self {
+            sketch,
+            top,
+            overlong,
+        })
+    }
+
+    /// The count-min sketch that counts every key.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u32, 2, 64, 3>::new();
+    /// top.add(&9, 4);
+    /// assert_eq!(top.sketch().total(), 4);
+    /// ```
+    #[must_use]
+    pub const fn sketch(&self) -> &CountMin<W, D, C, U> {
+        &self.sketch
+    }
+
+    /// Adds `count` occurrences of `key` and returns its new estimate. The key enters the list if
+    /// there is room or if its estimate is above the smallest listed count (which it replaces). A key
+    /// too long for its slot is counted but not listed, and [`overlong`](Self::overlong) goes up.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u32, 1, 64, 3>::new();
+    /// top.add(&1, 5);
+    /// top.add(&2, 3);
+    /// assert_eq!(top.sorted().as_slice(), [(&1, 5)]);
+    /// top.add(&2, 3); // estimate 6 > 5: replaces key 1
+    /// assert_eq!(top.sorted().as_slice(), [(&2, 6)]);
+    /// ```
+    #[inline]
+    pub fn add(&mut self, key: &T::Borrowed, count: u64) -> u64 {
+        let hash = hash64(key, self.sketch.seed());
+        let estimate = self.sketch.add_hash(hash, count);
+        if count > 0 {
+            self.offer(key, hash, C::from_u64(estimate));
+        }
+        estimate
+    }
+
+    /// Adds one occurrence of `key` and returns its new estimate.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<char, 3, 64, 3>::new();
+    /// top.increment(&'x');
+    /// assert_eq!(top.increment(&'x'), 2);
+    /// ```
+    #[inline]
+    pub fn increment(&mut self, key: &T::Borrowed) -> u64 {
+        self.add(key, 1)
+    }
+
+    /// Lists `key` with `count` if it is listed already, there is room, or `count` beats the minimum.
+    #[inline]
+    fn offer(&mut self, key: &T::Borrowed, hash: u64, count: C) {
+        // A listed key's count is an earlier estimate, so at most `count`: if `count` does not beat
+        // the minimum, the key is either not listed or listed with exactly `count` already.
+        if self.top.is_full() && self.top.min().is_some_and(|min| count <= min) {
+            return;
+        }
+        let fp = Tracker::<T, C, (), K>::fingerprint(hash);
+        if let Some(slot) = self.top.find(fp, key) {
+            self.top.raise(slot, count, ());
+            return;
+        }
+        let Some(owned) = T::from_borrowed(key) else {
+            self.overlong = self.overlong.saturating_add(1);
+            return;
+        };
+        if let Err(owned) = self.top.push(owned, fp, count, ()) {
+            self.top.replace_min(owned, fp, count, ());
+        }
+    }
+
+    /// The key's count-min estimate (listed or not).
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u32, 2, 64, 3>::new();
+    /// top.add(&5, 7);
+    /// assert_eq!(top.estimate(&5), 7);
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn estimate(&self, key: &T::Borrowed) -> u64 {
+        self.sketch.estimate(key)
+    }
+
+    /// The listed keys with their counts, largest first (ties in no particular order).
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
+    /// top.add(&1, 1);
+    /// top.add(&2, 9);
+    /// assert_eq!(top.sorted().as_slice(), [(&2, 9), (&1, 1)]);
+    /// ```
+    #[must_use]
+    pub fn sorted(&self) -> heapless::Vec<(&T, u64), K> {
+        self.top
+            .sorted()
+            .iter()
+            .map(|e| (&e.key, e.count.to_u64()))
+            .collect()
+    }
+
+    /// The listed keys with their counts, in storage order (for encoding; see
+    /// [`from_parts`](Self::from_parts)).
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
+    /// top.add(&1, 4);
+    /// assert_eq!(top.entries().collect::<Vec<_>>(), [(&1, 4)]);
+    /// ```
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = (&T, u64)> + '_ {
+        self.top
+            .entries()
+            .iter()
+            .map(|e| (&e.key, e.count.to_u64()))
+    }
+
+    /// Number of listed keys, at most `K`.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
+    /// top.increment(&1);
+    /// assert_eq!(top.len(), 1);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.top.len()
+    }
+
+    /// `true` if no key is listed.
+    ///
+    /// ```
+    /// assert!(sketch_nostd::TopK::<u8, 2, 64, 3>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.top.len() == 0
+    }
+
+    /// The smallest listed count once the list is full: the estimate a new key must beat. `None`
+    /// while there is room.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
+    /// top.add(&1, 3);
+    /// assert_eq!(top.min_count(), None);
+    /// top.add(&2, 8);
+    /// assert_eq!(top.min_count(), Some(3));
+    /// ```
+    #[must_use]
+    pub fn min_count(&self) -> Option<u64> {
+        if self.top.is_full() {
+            self.top.min().map(Counter::to_u64)
+        } else {
+            None
+        }
+    }
+
+    /// Events whose key was too long for its slot and so could not be listed (they are counted in
+    /// the sketch). Saturates at `u64::MAX`.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<heapless::Vec<u8, 2>, 2, 64, 3>::new();
+    /// top.increment(&[1, 2, 3][..]);
+    /// assert_eq!(top.overlong(), 1);
+    /// ```
+    #[must_use]
+    pub const fn overlong(&self) -> u64 {
+        self.overlong
+    }
+
+    /// `N`, the total of all counts added.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
+    /// top.add(&1, 3);
+    /// assert_eq!(top.total(), 3);
+    /// ```
+    #[must_use]
+    pub const fn total(&self) -> u64 {
+        self.sketch.total()
+    }
+
+    /// Halves the sketch and every listed count (aging; see [`CountMin::halve`]). The order of the
+    /// list is kept.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
+    /// top.add(&1, 9);
+    /// top.halve();
+    /// assert_eq!(top.sorted().as_slice(), [(&1, 4)]);
+    /// ```
+    pub fn halve(&mut self) {
+        self.sketch.halve();
+        self.top.update_all(|_, c, ()| (c.halved(), ()));
+    }
+
+    /// Empties the sketch and the list and resets [`overlong`](Self::overlong), keeping the seed.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
+    /// top.add(&1, 9);
+    /// top.clear();
+    /// assert!(top.is_empty() && top.total() == 0);
+    /// ```
+    pub fn clear(&mut self) {
+        self.sketch.clear();
+        self.top.clear();
+        self.overlong = 0;
+    }
+
+    /// Adds `other` to this summary: the sketches merge cell by cell, and the list becomes the `K`
+    /// highest of the keys listed by either. A key's count is the smallest of the upper bounds known
+    /// for it (its count on each side, or that side's estimate where it was not listed, added; and the
+    /// merged sketch's estimate), so it is never below the key's true total. A key listed by neither
+    /// side is not listed after the merge, even if the two streams together make it heavy. Fails,
+    /// leaving `self` unchanged, if the seeds differ.
+    ///
+    /// ```
+    /// use sketch_nostd::TopK;
+    /// let (mut a, mut b) = (TopK::<u32, 2, 256, 4>::with_seed(5), TopK::<u32, 2, 256, 4>::with_seed(5));
+    /// a.add(&1, 10);
+    /// a.add(&2, 4);
+    /// b.add(&3, 12);
+    /// b.add(&2, 3);
+    /// a.merge(&b)?;
+    /// assert_eq!(a.sorted().as_slice(), [(&3, 12), (&1, 10)]);
+    /// assert_eq!(a.estimate(&2), 7);
+    /// assert!(a.merge(&TopK::with_seed(6)).is_err());
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
+        check_seeds(self.sketch.seed(), other.sketch.seed())?;
+        let seed = self.sketch.seed();
+        // An upper bound of a key's count in `other`: its listed count, else `other`'s estimate.
+        let theirs = |key: &T::Borrowed, hash: u64| -> u64 {
+            let fp = Tracker::<T, C, (), K>::fingerprint(hash);
+            match other.top.find(fp, key).and_then(|s| other.top.get(s)) {
+                Some(e) => e.count.to_u64(),
+                None => other.sketch.estimate_hash(hash),
+            }
+        };
+        // 1. Our keys: our count plus theirs.
+        self.top.update_all(|key, c, ()| {
+            let key = key.as_borrowed();
+            let sum = c.to_u64().saturating_add(theirs(key, hash64(key, seed)));
+            (C::from_u64(sum), ())
+        });
+        // 2. Their keys we do not list: their count plus our (pre-merge) estimate.
+        for e in other.top.entries() {
+            let key = e.key.as_borrowed();
+            let hash = hash64(key, seed);
+            let fp = Tracker::<T, C, (), K>::fingerprint(hash);
+            if self.top.find(fp, key).is_some() {
+                continue;
+            }
+            let count = e
+                .count
+                .saturating_inc(C::from_u64(self.sketch.estimate_hash(hash)));
+            if self.top.is_full() && self.top.min().is_some_and(|min| count <= min) {
+                continue;
+            }
+            if let Err(key) = self.top.push(e.key.clone(), fp, count, ()) {
+                self.top.replace_min(key, fp, count, ());
+            }
+        }
+        // 3. The sketches, then each count capped by the merged estimate.
+        self.sketch.merge(&other.sketch)?;
+        let sketch = &self.sketch;
+        self.top.update_all(|key, c, ()| {
+            let estimate = C::from_u64(sketch.estimate(key.as_borrowed()));
+            (c.min(estimate), ())
+        });
+        self.overlong = self.overlong.saturating_add(other.overlong);
+        Ok(())
+    }
+}
+
+impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U: UpdatePolicy>
+    Default for TopK<T, K, W, D, C, U>
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Shows the list and the sketch's shape, not its counters.
+impl<T, const K: usize, const W: usize, const D: usize, C, U> fmt::Debug for TopK<T, K, W, D, C, U>
+where
+    T: OwnedKey + fmt::Debug,
+    C: Counter,
+    U: UpdatePolicy,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TopK")
+            .field("top", &self.sorted())
+            .field("overlong", &self.overlong)
+            .field("sketch", &self.sketch)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::countmin::Standard;
+    use core::mem::size_of;
+
+    #[test]
+    fn size_is_sketch_plus_entries() {
+        // Per entry: u32 key + u32 count + u32 fingerprint + two u16 links = 16 bytes, plus a u16 in
+        // the heap and a u16 bucket head; the entries' Vec length, and the overlong counter.
+        type T10 = TopK<u32, 10, 2719, 5>;
+        let sketch = size_of::<CountMin<2719, 5>>();
+        assert_eq!(size_of::<T10>(), sketch + 10 * 16 + 8 + 2 * 10 * 2 + 8);
+        assert_eq!(size_of::<T10>(), 54_616);
+        assert_eq!(
+            size_of::<TopK<u64, 4, 64, 2, u16, Standard>>(),
+            size_of::<CountMin<64, 2, u16>>() + 4 * 24 + 8 + 16 + 8
+        );
+    }
+
+    #[test]
+    fn list_tracks_the_heaviest_and_stays_consistent() {
+        let mut top = TopK::<u32, 8, 512, 4>::with_seed(2);
+        let mut x = 7u32;
+        for i in 0..20_000u32 {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            // Key k with probability ∝ 1/(k+1) (roughly): small keys dominate.
+            let key = (x >> 16) % (1 + (x >> 8) % 200);
+            top.increment(&key);
+            if i % 1000 == 0 {
+                top.top.check();
+            }
+        }
+        top.top.check();
+        let sorted = top.sorted();
+        assert_eq!(sorted.len(), 8);
+        for (k, c) in sorted.iter() {
+            assert_eq!(*c, top.estimate(k), "key {k}: listed {c}");
+        }
+        let keys: Vec<u32> = sorted.iter().map(|(k, _)| **k).collect();
+        assert_eq!(&keys[..3], [0, 1, 2]);
+    }
+
+    #[test]
+    fn halve_keeps_the_heap_order() {
+        let mut top = TopK::<u32, 4, 64, 3>::new();
+        for k in 0..10u32 {
+            top.add(&k, u64::from(k * k + 1));
+        }
+        top.halve();
+        top.top.check();
+        assert_eq!(top.sorted()[0], (&9, 41));
+    }
+}

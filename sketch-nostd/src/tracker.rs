@@ -1,0 +1,389 @@
+//! A fixed-capacity min-heap of keyed counts with a hash index: the shared core of [`TopK`] and
+//! [`SpaceSaving`].
+//!
+//! Entries live in stable slots (a `heapless::Vec`, never moved once written). The heap orders slot
+//! numbers by count, smallest first, and each slot remembers its heap position so that a count can be
+//! raised in O(log K). The index is a chained hash table with `K` buckets (load factor at most 1):
+//! `heads[bucket]` is the first slot of a bucket and each slot links to the next, so finding a key
+//! costs O(1) expected. Slot numbers are `u16`, so `K` is below 65,535.
+//!
+//! [`TopK`]: crate::TopK
+//! [`SpaceSaving`]: crate::SpaceSaving
+
+use crate::countmin::Counter;
+use crate::hash::reduce;
+use crate::topk::OwnedKey;
+
+/// "No slot": the end of a bucket's chain.
+const NIL: u16 = u16::MAX;
+
+/// One tracked key.
+#[derive(Clone, Debug)]
+pub(crate) struct Entry<T, C, X> {
+    pub(crate) key: T,
+    pub(crate) count: C,
+    /// Per-entry payload: the Space-Saving error, `()` for top-k.
+    pub(crate) extra: X,
+    /// High half of the key's hash: its bucket and a quick inequality test.
+    fp: u32,
+    /// Position of this slot in the heap.
+    pos: u16,
+    /// Next slot in the same bucket, or [`NIL`].
+    next: u16,
+}
+
+/// Up to `K` keys with counts, the smallest count on top.
+#[derive(Clone, Debug)]
+pub(crate) struct Tracker<T, C, X, const K: usize> {
+    slots: heapless::Vec<Entry<T, C, X>, K>,
+    /// `heap[..len]`: slot numbers in min-heap order of their counts.
+    heap: [u16; K],
+    /// First slot of each bucket, or [`NIL`].
+    heads: [u16; K],
+}
+
+impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
+    /// Checked at compile time: `K` fits the `u16` slot numbers.
+    const K32: u32 = {
+        assert!(
+            K > 0,
+            "a heavy-hitter summary tracks at least one key (K > 0)"
+        );
+        assert!(
+            K < NIL as usize,
+            "a heavy-hitter summary tracks at most 65,534 keys"
+        );
+        K as u32
+    };
+
+    pub(crate) const fn new() -> Self {
+        let _ = Self::K32;
+        Self {
+            slots: heapless::Vec::new(),
+            heap: [NIL; K],
+            heads: [NIL; K],
+        }
+    }
+
+    /// The fingerprint of a 64-bit key hash: its high half (the low half picks count-min columns).
+    #[inline]
+    pub(crate) const fn fingerprint(hash: u64) -> u32 {
+        (hash >> 32) as u32
+    }
+
+    #[inline]
+    fn bucket(fp: u32) -> usize {
+        reduce(fp, Self::K32) as usize
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub(crate) fn is_full(&self) -> bool {
+        self.slots.is_full()
+    }
+
+    /// The entries, in slot order (neither sorted nor heap order).
+    pub(crate) fn entries(&self) -> &[Entry<T, C, X>] {
+        &self.slots
+    }
+
+    /// The smallest count, if any key is tracked.
+    #[inline]
+    pub(crate) fn min(&self) -> Option<C> {
+        self.count_at(0)
+    }
+
+    /// The slot holding `key` (whose hash has fingerprint `fp`).
+    #[inline]
+    pub(crate) fn find(&self, fp: u32, key: &T::Borrowed) -> Option<u16> {
+        let mut s = *self.heads.get(Self::bucket(fp))?;
+        while let Some(entry) = self.slots.get(usize::from(s)) {
+            if entry.fp == fp && entry.key.as_borrowed() == key {
+                return Some(s);
+            }
+            s = entry.next;
+        }
+        None
+    }
+
+    pub(crate) fn get(&self, slot: u16) -> Option<&Entry<T, C, X>> {
+        self.slots.get(usize::from(slot))
+    }
+
+    /// Sets a slot's count and payload; the count must not be below the old one.
+    #[inline]
+    pub(crate) fn raise(&mut self, slot: u16, count: C, extra: X) {
+        if let Some(e) = self.slots.get_mut(usize::from(slot)) {
+            e.count = count;
+            e.extra = extra;
+            let pos = usize::from(e.pos);
+            self.sift_down(pos);
+        }
+    }
+
+    /// Adds a key that is not tracked yet, if there is room; gives it back if full.
+    pub(crate) fn push(&mut self, key: T, fp: u32, count: C, extra: X) -> Result<(), T> {
+        let slot = self.slots.len();
+        let pos = slot; // the heap and the slots have the same length
+        let bucket = Self::bucket(fp);
+        let (Some(head), Some(heap_pos)) =
+            (self.heads.get(bucket).copied(), self.heap.get_mut(pos))
+        else {
+            return Err(key);
+        };
+        let entry = Entry {
+            key,
+            count,
+            extra,
+            fp,
+            pos: pos as u16,
+            next: head,
+        };
+        if let Err(entry) = self.slots.push(entry) {
+            return Err(entry.key);
+        }
+        *heap_pos = slot as u16;
+        if let Some(h) = self.heads.get_mut(bucket) {
+            *h = slot as u16;
+        }
+        self.sift_up(pos);
+        Ok(())
+    }
+
+    /// Replaces the key with the smallest count by a key that is not tracked yet.
+    pub(crate) fn replace_min(&mut self, key: T, fp: u32, count: C, extra: X) {
+        let Some(&slot) = self.heap.first() else {
+            return;
+        };
+        if usize::from(slot) >= self.slots.len() {
+            return;
+        }
+        self.unlink(slot);
+        let bucket = Self::bucket(fp);
+        let head = self.heads.get(bucket).copied().unwrap_or(NIL);
+        if let Some(e) = self.slots.get_mut(usize::from(slot)) {
+            e.key = key;
+            e.count = count;
+            e.extra = extra;
+            e.fp = fp;
+            e.next = head;
+        }
+        if let Some(h) = self.heads.get_mut(bucket) {
+            *h = slot;
+        }
+        self.sift_down(0);
+    }
+
+    /// Removes `slot` from its bucket's chain (the slot itself stays in place).
+    fn unlink(&mut self, slot: u16) {
+        let Some(entry) = self.slots.get(usize::from(slot)) else {
+            return;
+        };
+        let (bucket, next) = (Self::bucket(entry.fp), entry.next);
+        let Some(head) = self.heads.get_mut(bucket) else {
+            return;
+        };
+        if *head == slot {
+            *head = next;
+            return;
+        }
+        let mut s = *head;
+        while let Some(e) = self.slots.get_mut(usize::from(s)) {
+            if e.next == slot {
+                e.next = next;
+                return;
+            }
+            s = e.next;
+        }
+    }
+
+    /// Applies `f` to every entry's count and payload, then restores the heap order.
+    pub(crate) fn update_all(&mut self, mut f: impl FnMut(&T, C, X) -> (C, X)) {
+        for e in self.slots.iter_mut() {
+            (e.count, e.extra) = f(&e.key, e.count, e.extra);
+        }
+        for pos in (0..self.slots.len() / 2).rev() {
+            self.sift_down(pos);
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.slots.clear();
+        self.heap = [NIL; K];
+        self.heads = [NIL; K];
+    }
+
+    /// The entries sorted by count, largest first; ties by fingerprint, so the order depends only on
+    /// the contents.
+    pub(crate) fn sorted(&self) -> heapless::Vec<&Entry<T, C, X>, K> {
+        let mut v: heapless::Vec<&Entry<T, C, X>, K> = self.slots.iter().collect();
+        v.sort_unstable_by(|a, b| b.count.cmp(&a.count).then(a.fp.cmp(&b.fp)));
+        v
+    }
+
+    /// The count of the slot at heap position `pos`.
+    #[inline]
+    fn count_at(&self, pos: usize) -> Option<C> {
+        let slot = *self.heap.get(..self.slots.len())?.get(pos)?;
+        Some(self.slots.get(usize::from(slot))?.count)
+    }
+
+    /// Moves the entry at heap position `pos` up while its parent's count is larger.
+    fn sift_up(&mut self, mut pos: usize) {
+        let Some(heap) = self.heap.get_mut(..self.slots.len()) else {
+            return;
+        };
+        let slots = &mut self.slots;
+        let count = |slots: &heapless::Vec<Entry<T, C, X>, K>, s: u16| {
+            slots.get(usize::from(s)).map(|e| e.count)
+        };
+        let Some(&moving) = heap.get(pos) else {
+            return;
+        };
+        let Some(c) = count(slots, moving) else {
+            return;
+        };
+        // Shift larger parents down into the hole, then drop the entry into it.
+        while pos > 0 {
+            let parent = (pos - 1) / 2;
+            let Some(&ps) = heap.get(parent) else {
+                break;
+            };
+            if count(slots, ps).is_none_or(|pc| pc <= c) {
+                break;
+            }
+            Self::place(heap, slots, pos, ps);
+            pos = parent;
+        }
+        Self::place(heap, slots, pos, moving);
+    }
+
+    /// Moves the entry at heap position `pos` down while a child's count is smaller.
+    ///
+    /// Bottom-up (Floyd): the hole first runs down to a leaf along the smaller children, then the
+    /// entry climbs back to its place. A replaced minimum (new count just above the old smallest)
+    /// belongs near the leaves, so the climb is short, and the descent has no data-dependent exit.
+    fn sift_down(&mut self, pos: usize) {
+        let Some(heap) = self.heap.get_mut(..self.slots.len()) else {
+            return;
+        };
+        let slots = &mut self.slots;
+        let count = |slots: &heapless::Vec<Entry<T, C, X>, K>, s: u16| {
+            slots.get(usize::from(s)).map_or(C::MAX, |e| e.count)
+        };
+        let Some(&moving) = heap.get(pos) else {
+            return;
+        };
+        let c = count(slots, moving);
+        let mut hole = pos;
+        loop {
+            let left = 2 * hole + 1;
+            let Some(&ls) = heap.get(left) else {
+                break;
+            };
+            let lc = count(slots, ls);
+            // The smaller child, chosen without a branch: ties between children are common (many
+            // keys share the smallest counts), so a branch here would be mispredicted often.
+            let (rs, rc) = heap
+                .get(left + 1)
+                .map_or((ls, C::MAX), |&rs| (rs, count(slots, rs)));
+            let right = rc < lc;
+            let cs = if right { rs } else { ls };
+            Self::place(heap, slots, hole, cs);
+            hole = left + usize::from(right);
+        }
+        while hole > pos {
+            let parent = (hole - 1) / 2;
+            let Some(&ps) = heap.get(parent) else {
+                break;
+            };
+            if count(slots, ps) <= c {
+                break;
+            }
+            Self::place(heap, slots, hole, ps);
+            hole = parent;
+        }
+        Self::place(heap, slots, hole, moving);
+    }
+
+    /// Puts slot `s` at heap position `pos` and records the position in the slot.
+    #[inline]
+    fn place(heap: &mut [u16], slots: &mut heapless::Vec<Entry<T, C, X>, K>, pos: usize, s: u16) {
+        if let Some(h) = heap.get_mut(pos) {
+            *h = s;
+        }
+        if let Some(e) = slots.get_mut(usize::from(s)) {
+            e.pos = pos as u16;
+        }
+    }
+
+    /// Checks the heap order, the back-pointers and the index (for tests).
+    #[cfg(test)]
+    pub(crate) fn check(&self) {
+        let n = self.slots.len();
+        for pos in 1..n {
+            assert!(self.count_at((pos - 1) / 2) <= self.count_at(pos));
+        }
+        for (s, e) in self.slots.iter().enumerate() {
+            assert_eq!(usize::from(self.heap[usize::from(e.pos)]), s);
+            assert_eq!(self.find(e.fp, e.key.as_borrowed()), Some(s as u16));
+        }
+        let chained: usize = (0..K)
+            .map(|b| {
+                let mut s = self.heads[b];
+                let mut len = 0;
+                while s != NIL {
+                    assert_eq!(Self::bucket(self.slots[usize::from(s)].fp), b);
+                    s = self.slots[usize::from(s)].next;
+                    len += 1;
+                }
+                len
+            })
+            .sum();
+        assert_eq!(chained, n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::hash64;
+
+    fn fp(k: u32) -> u32 {
+        Tracker::<u32, u32, (), 8>::fingerprint(hash64(&k, 0))
+    }
+
+    #[test]
+    fn heap_index_and_replacement_stay_consistent() {
+        let mut t = Tracker::<u32, u32, (), 8>::new();
+        let mut x = 1u32;
+        for step in 0..5_000u32 {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let key = x >> 27; // 32 distinct keys for 8 slots
+            let f = fp(key);
+            if let Some(s) = t.find(f, &key) {
+                let c = t.get(s).unwrap().count;
+                t.raise(s, c + 1 + step % 3, ());
+            } else if !t.is_full() {
+                t.push(key, f, 1, ()).unwrap();
+            } else {
+                let min = t.min().unwrap();
+                t.replace_min(key, f, min + 1, ());
+            }
+            t.check();
+        }
+        let sorted = t.sorted();
+        assert_eq!(sorted.len(), 8);
+        assert!(sorted.windows(2).all(|w| w[0].count >= w[1].count));
+        assert_eq!(t.min(), sorted.last().map(|e| e.count));
+        drop(sorted);
+        assert_eq!(t.push(99, fp(99), 1, ()), Err(99));
+        t.update_all(|k, c, ()| (if k % 2 == 0 { c / 2 } else { c * 2 }, ()));
+        t.check();
+        t.clear();
+        assert_eq!((t.len(), t.min()), (0, None));
+        t.check();
+    }
+}

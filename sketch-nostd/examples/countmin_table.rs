@@ -1,5 +1,9 @@
 //! SPEC.md's count-min table: true counts against estimates on a Zipf stream (weights 1/r over
-//! 50,000 keys, 200,000 events), with ε = 0.001 and δ = 0.01, for standard and conservative update.
+//! 50,000 keys, 200,000 events), with ε = 0.001 and δ = 0.01, for standard and conservative update;
+//! then the top 10 as listed by `TopK` (count-min + heap) and `SpaceSaving`, with the bytes each used.
+//!
+//! The tests `tests/tests/countmin_targets.rs` and `tests/tests/topk_targets.rs` assert on the same
+//! stream (from `tests/src/zipf.rs`, included here).
 //!
 //! `cargo run --release -p sketch-nostd --example countmin_table`
 
@@ -12,8 +16,10 @@ mod zipf;
 
 use sketch_nostd::countmin::{Conservative, Standard, UpdatePolicy};
 use sketch_nostd::sizing::{cm_depth, cm_width};
-use sketch_nostd::CountMin;
-use zipf::{exact_counts, zipf_stream, Overestimates, SPEC_EVENTS, SPEC_KEYS, SPEC_SEED};
+use sketch_nostd::{CountMin, SpaceSaving, TopK};
+use zipf::{
+    exact_counts, true_top, zipf_stream, Overestimates, TopCheck, SPEC_EVENTS, SPEC_KEYS, SPEC_SEED,
+};
 
 const W: usize = cm_width(0.001);
 const D: usize = cm_depth(0.01);
@@ -86,4 +92,71 @@ fn main() {
         es.mean_per_key, ec.mean_per_key
     );
     println!("underestimates | {} | {}", es.under, ec.under);
+
+    top_ten(&stream, &truth);
+}
+
+/// The top 10 by three summaries, beside the true counts.
+fn top_ten(stream: &[u32], truth: &[u64]) {
+    let mut big = Box::new(TopK::<u32, 10, W, D>::with_seed(SKETCH_SEED));
+    let mut small = Box::new(TopK::<u32, 10, 512, 4>::with_seed(SKETCH_SEED));
+    let mut ss = Box::new(SpaceSaving::<u32, 128>::new());
+    for key in stream {
+        big.increment(key);
+        small.increment(key);
+        ss.increment(key);
+    }
+    let big_list: Vec<(u32, u64)> = big.sorted().iter().map(|(k, c)| (**k, *c)).collect();
+    let small_list: Vec<(u32, u64)> = small.sorted().iter().map(|(k, c)| (**k, *c)).collect();
+    let ss_sorted = ss.sorted();
+    let ss_list: Vec<(u32, u64)> = ss_sorted.iter().map(|c| (*c.key, c.count)).collect();
+
+    println!();
+    println!("Top 10 (conservative update in both TopK sketches):");
+    println!();
+    println!("| true rank | key | true | TopK<{W}×{D}> | TopK<512×4> | SpaceSaving<128> (error) |");
+    println!("| ---: | ---: | ---: | ---: | ---: | ---: |");
+    let cell = |list: &[(u32, u64)], i: usize| {
+        list.get(i)
+            .map_or("-".to_string(), |(k, c)| format!("{k}: {c}"))
+    };
+    for (i, key) in true_top(truth, 10).iter().enumerate() {
+        let ss_error = ss_sorted.get(i).map_or(0, |c| c.error);
+        println!(
+            "| {} | {key} | {} | {} | {} | {} ({ss_error}) |",
+            i + 1,
+            truth[*key as usize],
+            cell(&big_list, i),
+            cell(&small_list, i),
+            cell(&ss_list, i),
+        );
+    }
+    println!();
+    println!("| summary | bytes | top-10 recall | true order | worst count error |");
+    println!("| --- | ---: | ---: | --- | ---: |");
+    for (name, bytes, list) in [
+        (
+            format!("TopK<u32, 10, {W}, {D}>"),
+            core::mem::size_of_val(&*big),
+            &big_list,
+        ),
+        (
+            "TopK<u32, 10, 512, 4>".to_string(),
+            core::mem::size_of_val(&*small),
+            &small_list,
+        ),
+        (
+            "SpaceSaving<u32, 128>".to_string(),
+            core::mem::size_of_val(&*ss),
+            &ss_list,
+        ),
+    ] {
+        let check = TopCheck::measure(truth, list, 10);
+        println!(
+            "| {name} | {bytes} | {}/10 | {} | {:+.3}% |",
+            check.recall,
+            if check.in_order { "yes" } else { "no" },
+            100.0 * check.worst_relative_error
+        );
+    }
 }

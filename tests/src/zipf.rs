@@ -113,3 +113,56 @@ impl Overestimates {
         o
     }
 }
+
+/// The `n` keys with the largest true counts, largest first (ties by rank).
+pub fn true_top(truth: &[u64], n: usize) -> Vec<u32> {
+    let mut ranks: Vec<u32> = (1..truth.len() as u32).collect();
+    ranks.sort_by(|a, b| truth[*b as usize].cmp(&truth[*a as usize]).then(a.cmp(b)));
+    ranks.truncate(n);
+    ranks
+}
+
+/// How a heavy-hitter list compares with the true top `n`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopCheck {
+    /// How many of the true top `n` are among the first `n` listed.
+    pub recall: usize,
+    /// Whether the first `n` listed are exactly the true top `n`, in the same order.
+    pub in_order: bool,
+    /// The largest `(count − true) / true` among the first `n` listed.
+    pub worst_relative_error: f64,
+    /// Listed keys (among the first `n`) whose count is below their true count.
+    pub under: usize,
+}
+
+impl TopCheck {
+    /// Compares `listed` (key, count), largest first, with the exact counts `truth`.
+    pub fn measure(truth: &[u64], listed: &[(u32, u64)], n: usize) -> Self {
+        let top = true_top(truth, n);
+        let listed = &listed[..listed.len().min(n)];
+        let mut check = Self {
+            recall: top
+                .iter()
+                .filter(|k| listed.iter().any(|(l, _)| l == *k))
+                .count(),
+            in_order: listed.iter().map(|(k, _)| *k).eq(top.iter().copied()),
+            worst_relative_error: 0.0,
+            under: 0,
+        };
+        for &(k, c) in listed {
+            let t = truth.get(k as usize).copied().unwrap_or(0);
+            check.under += usize::from(c < t);
+            let rel = (c as f64 - t as f64) / (t.max(1) as f64);
+            check.worst_relative_error = check.worst_relative_error.max(rel);
+        }
+        check
+    }
+
+    /// All of issue 4's top-k targets: full recall, true order, never under, within `tolerance`.
+    pub fn meets(&self, n: usize, tolerance: f64) -> bool {
+        self.recall == n
+            && self.in_order
+            && self.under == 0
+            && self.worst_relative_error <= tolerance
+    }
+}

@@ -1,0 +1,205 @@
+//! Property tests of the heavy-hitter summaries: listed counts never under, Space-Saving's bounds,
+//! merges, owned keys that do not fit, raw parts that are accepted or refused without a panic.
+
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+use sketch_nostd::{heapless, PartsError, SpaceSaving, TopK};
+
+/// Small summaries so that keys compete for places: 4 listed keys over 32 × 3 counters.
+type Top = TopK<u16, 4, 32, 3>;
+type Ss = SpaceSaving<u16, 4>;
+
+fn events() -> impl Strategy<Value = Vec<(u16, u16)>> {
+    prop::collection::vec((0u16..40, 1u16..50), 0..300)
+}
+
+fn exact(events: &[(u16, u16)]) -> HashMap<u16, u64> {
+    let mut m = HashMap::new();
+    for &(k, c) in events {
+        *m.entry(k).or_default() += u64::from(c);
+    }
+    m
+}
+
+fn top_of(events: &[(u16, u16)], seed: u64) -> Top {
+    let mut t = Top::with_seed(seed);
+    for &(k, c) in events {
+        t.add(&k, u64::from(c));
+    }
+    t
+}
+
+fn ss_of(events: &[(u16, u16)]) -> Ss {
+    let mut s = Ss::new();
+    for &(k, c) in events {
+        s.add(&k, u64::from(c));
+    }
+    s
+}
+
+/// Listed counts are at or above the truth and at or below the current estimate; keys are unique;
+/// the list is full once 4 distinct keys were seen; it is sorted.
+fn check_top(t: &Top, truth: &HashMap<u16, u64>) -> Result<(), TestCaseError> {
+    let sorted = t.sorted();
+    prop_assert_eq!(sorted.len(), truth.len().min(4));
+    prop_assert!(sorted.windows(2).all(|w| w[0].1 >= w[1].1));
+    for (i, (k, c)) in sorted.iter().enumerate() {
+        prop_assert!(*c >= truth[*k], "key {}: {} < {}", k, c, truth[*k]);
+        prop_assert!(*c <= t.estimate(k));
+        prop_assert!(sorted[..i].iter().all(|(l, _)| l != k), "key {} twice", k);
+    }
+    Ok(())
+}
+
+/// Every key's bounds bracket its true count; listed keys' widths are at most the error bound; the
+/// bound is at most N/K; any key above it is listed.
+fn check_ss(s: &Ss, truth: &HashMap<u16, u64>) -> Result<(), TestCaseError> {
+    let bound = s.error_bound();
+    prop_assert!(bound <= s.total() / 4);
+    for k in 0u16..40 {
+        let t = truth.get(&k).copied().unwrap_or(0);
+        let (lo, hi) = s.bounds(&k);
+        prop_assert!(
+            lo <= t && t <= hi,
+            "key {}: {} not in {}..={}",
+            k,
+            t,
+            lo,
+            hi
+        );
+        prop_assert!(hi - lo <= bound); // an error is the minimum at takeover, which only grows
+        if t > bound {
+            prop_assert!(
+                s.sorted().iter().any(|c| *c.key == k),
+                "key {} ({} > {})",
+                k,
+                t,
+                bound
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn topk_never_under(events in events(), seed: u64) {
+        let t = top_of(&events, seed);
+        check_top(&t, &exact(&events))?;
+        prop_assert_eq!(t.total(), events.iter().map(|&(_, c)| u64::from(c)).sum::<u64>());
+    }
+
+    #[test]
+    fn topk_merge_never_under(a in events(), b in events(), seed: u64) {
+        let mut left = top_of(&a, seed);
+        left.merge(&top_of(&b, seed)).unwrap();
+        let all: Vec<_> = a.iter().chain(&b).copied().collect();
+        let truth = exact(&all);
+        // After a merge the list holds keys listed on either side only, so it can be shorter than
+        // the number of distinct keys; the rest of `check_top` holds.
+        let sorted = left.sorted();
+        prop_assert!(sorted.len() <= 4);
+        for (k, c) in sorted.iter() {
+            prop_assert!(*c >= truth[*k] && *c <= left.estimate(k));
+        }
+        drop(sorted);
+        prop_assert_eq!(left.total(), top_of(&all, seed).total());
+        prop_assert!(left.merge(&Top::with_seed(seed ^ 1)).is_err());
+    }
+
+    #[test]
+    fn topk_halve_keeps_counts_at_or_above_halved_truth(events in events(), seed: u64) {
+        let mut t = top_of(&events, seed);
+        t.halve();
+        let truth: HashMap<u16, u64> = exact(&events).into_iter().map(|(k, v)| (k, v / 2)).collect();
+        for (k, c) in t.sorted().iter() {
+            prop_assert!(*c >= truth[*k] && *c <= t.estimate(k));
+        }
+    }
+
+    #[test]
+    fn space_saving_brackets_the_truth(events in events()) {
+        let s = ss_of(&events);
+        check_ss(&s, &exact(&events))?;
+        let sum: u64 = s.entries().map(|c| c.count).sum();
+        prop_assert_eq!(sum, s.total()); // each event raises exactly one counter by its count
+    }
+
+    #[test]
+    fn space_saving_merge_brackets_the_truth(a in events(), b in events(), c in events()) {
+        let mut left = ss_of(&a);
+        left.merge(&ss_of(&b)).unwrap();
+        left.merge(&ss_of(&c)).unwrap();
+        let all: Vec<_> = a.iter().chain(&b).chain(&c).copied().collect();
+        prop_assert_eq!(left.total(), all.iter().map(|&(_, c)| u64::from(c)).sum::<u64>());
+        let truth = exact(&all);
+        for k in 0u16..40 {
+            let t = truth.get(&k).copied().unwrap_or(0);
+            let (lo, hi) = left.bounds(&k);
+            prop_assert!(lo <= t && t <= hi, "key {}: {} not in {}..={}", k, t, lo, hi);
+        }
+    }
+
+    /// A string longer than its slot is counted by `TopK`'s sketch but never listed; Space-Saving
+    /// cannot count it at all. Both report it.
+    #[test]
+    fn overlong_keys_are_reported(lens in prop::collection::vec(0usize..12, 1..50)) {
+        let mut top = TopK::<heapless::String<6>, 3, 64, 3>::new();
+        let mut ss = SpaceSaving::<heapless::String<6>, 3>::new();
+        let mut long = 0u64;
+        for len in &lens {
+            let key = "abcdefghijkl".get(..*len).unwrap_or("");
+            top.increment(key);
+            ss.increment(key);
+            long += u64::from(*len > 6);
+        }
+        prop_assert!(top.sorted().iter().all(|(k, _)| k.len() <= 6));
+        prop_assert!(top.overlong() <= long);
+        prop_assert_eq!(ss.overlong(), long);
+        prop_assert_eq!(ss.total() + long, lens.len() as u64);
+        prop_assert_eq!(top.total(), lens.len() as u64);
+    }
+
+    #[test]
+    fn parts_round_trip_or_refuse(
+        events in events(),
+        entries in prop::collection::vec((0u16..40, 0u64..2000, 0u64..2000), 0..7),
+        total: u64,
+        seed: u64,
+    ) {
+        let t = top_of(&events, seed);
+        let back = Top::from_parts(t.sketch().clone(), t.entries().map(|(k, c)| (*k, c)), t.overlong());
+        prop_assert_eq!(back.map(|b| b.sorted().into_iter().map(|(k, c)| (*k, c)).collect::<Vec<_>>()),
+            Ok(t.sorted().into_iter().map(|(k, c)| (*k, c)).collect::<Vec<_>>()));
+        let s = ss_of(&events);
+        let back = Ss::from_parts(s.entries().map(|c| (*c.key, c.count, c.error)), s.total(), 0).unwrap();
+        prop_assert_eq!(back.sorted(), s.sorted());
+
+        let pairs = entries.iter().map(|&(k, c, _)| (k, c));
+        match Top::from_parts(t.sketch().clone(), pairs, 0) {
+            Ok(mut x) => {
+                x.increment(&1);
+                prop_assert!(x.len() <= 4);
+            }
+            Err(PartsError::LengthMismatch { expected: 4, found }) => prop_assert_eq!(found, entries.len()),
+            Err(PartsError::DuplicateKey { index } | PartsError::BadCount { index }) => {
+                prop_assert!(index < entries.len());
+            }
+            Err(e) => prop_assert!(false, "unexpected {e:?}"),
+        }
+        match Ss::from_parts(entries.iter().copied(), total, 0) {
+            Ok(mut x) => {
+                x.increment(&1);
+                prop_assert!(x.len() <= 4);
+            }
+            Err(PartsError::LengthMismatch { expected: 4, found }) => prop_assert_eq!(found, entries.len()),
+            Err(PartsError::DuplicateKey { index } | PartsError::BadCount { index }) => {
+                prop_assert!(index < entries.len());
+            }
+            Err(e) => prop_assert!(false, "unexpected {e:?}"),
+        }
+    }
+}

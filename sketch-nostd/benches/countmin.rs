@@ -1,5 +1,6 @@
 //! Count-min: update (standard and conservative) and estimate, per event of SPEC.md's Zipf stream,
-//! for the ε = 0.001, δ = 0.01 sketch (2,719 × 5 u32, 54 KB: beyond L1) and a 1 KB one (256 × 4 u8).
+//! for the ε = 0.001, δ = 0.01 sketch (2,719 × 5 u32, 54 KB: beyond L1) and a 1 KB one (256 × 4 u8);
+//! and the heavy-hitter summaries built on it (`TopK`) or beside it (`SpaceSaving`), per event.
 
 use crate::keys::zipf::{zipf_stream, SPEC_KEYS, SPEC_SEED};
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
@@ -7,7 +8,7 @@ use sketch_nostd::{
     countmin::{Conservative, Counter, Standard, UpdatePolicy},
     hash::hash64,
     sizing::{cm_depth, cm_width},
-    CountMin,
+    CountMin, SpaceSaving, TopK,
 };
 use std::hint::black_box;
 
@@ -61,4 +62,35 @@ fn countmin(c: &mut Criterion) {
     add::<256, 4, u8, Conservative>(c, "256x4xu8/conservative", &events);
 }
 
-criterion_group!(benches, countmin);
+fn heavy_hitters(c: &mut Criterion) {
+    let events = zipf_stream(SPEC_KEYS, EVENTS, SPEC_SEED);
+    let mut group = c.benchmark_group("topk/zipf");
+    group.throughput(Throughput::Elements(events.len() as u64));
+    let mut big = Box::new(TopK::<u32, 10, { cm_width(0.001) }, { cm_depth(0.01) }>::with_seed(1));
+    group.bench_function(BenchmarkId::from_parameter("TopK<10, 2719x5> add"), |b| {
+        b.iter(|| {
+            for k in &events {
+                big.increment(black_box(k));
+            }
+        })
+    });
+    let mut small = Box::new(TopK::<u32, 10, 512, 4>::with_seed(1));
+    group.bench_function(BenchmarkId::from_parameter("TopK<10, 512x4> add"), |b| {
+        b.iter(|| {
+            for k in &events {
+                small.increment(black_box(k));
+            }
+        })
+    });
+    let mut ss = Box::new(SpaceSaving::<u32, 128>::new());
+    group.bench_function(BenchmarkId::from_parameter("SpaceSaving<128> add"), |b| {
+        b.iter(|| {
+            for k in &events {
+                ss.increment(black_box(k));
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, countmin, heavy_hitters);

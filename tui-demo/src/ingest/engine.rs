@@ -1,13 +1,13 @@
 //! The sketches and the exact reference, fed line by line. No threads, no I/O: the ingest thread
 //! and the headless report both drive an [`Engine`].
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use sketch_nostd::countmin::Conservative;
 use sketch_nostd::hash::hash64;
 use sketch_nostd::hll::Estimator;
 use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
-use sketch_nostd::{Bloom, CountMin, Hll14, HyperLogLog, MicroBloom};
+use sketch_nostd::{Bloom, CountMin, Hll14, HyperLogLog, MicroBloom, TopK};
 
 use super::SEED;
 use crate::exact::{Exact, Seen};
@@ -44,16 +44,13 @@ pub type Frequency = CountMin<{ cm_width(CM_EPSILON) }, { cm_depth(CM_DELTA) }, 
 
 /// Lines the heavy-hitter list holds (the panel shows the top 10).
 pub const TOP_K: usize = 16;
+/// Heavy hitters: the library's `TopK` (that count-min plus a min-heap of the `TOP_K` keys it
+/// estimates highest). Keys are the lines' 64-bit hashes, so a line of any length is listed; the
+/// line's text is kept beside it for display only.
+pub type Heavy =
+    TopK<u64, TOP_K, { cm_width(CM_EPSILON) }, { cm_depth(CM_DELTA) }, u32, Conservative>;
 /// Bytes of display text kept per heavy hitter.
 const TOP_SHOWN: usize = 200;
-
-/// One entry of the heavy-hitter list.
-#[derive(Clone, Debug)]
-struct Hot {
-    hash: u64,
-    estimate: u64,
-    shown: String,
-}
 
 /// Lines of "recently passed" text kept for the dedupe panel.
 const RECENT: usize = 8;
@@ -194,10 +191,9 @@ pub struct Engine {
     totals: crate::snapshot::Totals,
     until_check: u32,
     distinct: Box<Distinct>,
-    frequency: Box<Frequency>,
-    /// The heavy hitters: the `TOP_K` lines with the highest count-min estimates, replaced by
-    /// min-replacement (SPEC.md: "on each event update, estimate, and replace the minimum").
-    hot: Vec<Hot>,
+    heavy: Box<Heavy>,
+    /// Display text of the listed heavy hitters, by key (pruned to the list as it changes).
+    names: HashMap<u64, String>,
     /// Reused buffer for keys made of fields.
     key_buf: Vec<u8>,
 }
@@ -220,8 +216,8 @@ impl Engine {
             totals: crate::snapshot::Totals::default(),
             until_check: CHECK_EVERY,
             distinct: Box::new(Distinct::with_seed(SEED)),
-            frequency: Box::new(Frequency::with_seed(SEED)),
-            hot: Vec::with_capacity(TOP_K),
+            heavy: Box::new(Heavy::with_seed(SEED)),
+            names: HashMap::with_capacity(4 * TOP_K),
             key_buf: Vec::new(),
         }
     }
@@ -264,28 +260,17 @@ impl Engine {
     }
 
     fn heavy(&mut self, shown: &[u8], hash: u64) {
-        let estimate = self.frequency.add_hash(hash, 1);
-        if let Some(h) = self.hot.iter_mut().find(|h| h.hash == hash) {
-            h.estimate = estimate;
+        let estimate = self.heavy.increment(&hash);
+        if self.heavy.min_count().is_some_and(|m| estimate < m) || self.names.contains_key(&hash) {
             return;
         }
-        let hot = Hot {
-            hash,
-            estimate,
-            shown: String::new(),
-        };
-        if self.hot.len() < TOP_K {
-            self.hot.push(Hot {
-                shown: printable(shown, TOP_SHOWN),
-                ..hot
-            });
-        } else if let Some(min) = self.hot.iter_mut().min_by_key(|h| h.estimate) {
-            if estimate > min.estimate {
-                *min = Hot {
-                    shown: printable(shown, TOP_SHOWN),
-                    ..hot
-                };
+        // The key may just have entered the list: keep its text while it is listed.
+        if self.heavy.entries().any(|(k, _)| *k == hash) {
+            if self.names.len() >= 4 * TOP_K {
+                let listed: Vec<u64> = self.heavy.entries().map(|(k, _)| *k).collect();
+                self.names.retain(|k, _| listed.contains(k));
             }
+            self.names.insert(hash, printable(shown, TOP_SHOWN));
         }
     }
 
@@ -382,22 +367,19 @@ impl Engine {
         let (distinct, registers) = hll_stats(&self.distinct);
         snap.distinct = Some(distinct);
         snap.registers = Some(registers);
-        let f = &self.frequency;
-        let mut rows: Vec<HeavyRow> = self
-            .hot
+        let f = self.heavy.sketch();
+        let rows: Vec<HeavyRow> = self
+            .heavy
+            .sorted()
             .iter()
-            .map(|x| HeavyRow {
-                line: x.shown.clone(),
-                estimate: x.estimate,
-                exact: self.exact.count(x.hash),
+            .take(10)
+            .map(|(k, c)| HeavyRow {
+                line: self.names.get(*k).cloned().unwrap_or_else(|| "?".into()),
+                estimate: *c,
+                exact: self.exact.count(**k),
             })
             .collect();
-        rows.sort_by(|a, b| {
-            b.estimate
-                .cmp(&a.estimate)
-                .then_with(|| a.line.cmp(&b.line))
-        });
-        rows.truncate(10);
+        let cm_bytes = std::mem::size_of::<Frequency>() as u64;
         snap.heavy = Some(HeavyStats {
             rows,
             k: TOP_K,
@@ -407,8 +389,8 @@ impl Engine {
             delta: f.delta(),
             width: Frequency::WIDTH,
             depth: Frequency::DEPTH,
-            cm_bytes: std::mem::size_of::<Frequency>() as u64,
-            topk_bytes: (TOP_K * 16) as u64,
+            cm_bytes,
+            topk_bytes: std::mem::size_of::<Heavy>() as u64 - cm_bytes,
         });
         let m = &self.micro_n;
         snap.micro = MicroStats {

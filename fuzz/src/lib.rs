@@ -4,7 +4,7 @@
 use sketch_nostd::countmin::Conservative;
 use sketch_nostd::hll::{Hll10, Hll14, Hll4};
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
-use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
+use sketch_nostd::{Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32};
 
 /// Decodes `data` as a `T` with the typed decoder and through postcard's serde path; both must agree,
 /// and a decoded value must survive a round trip.
@@ -62,6 +62,9 @@ pub fn decode(data: &[u8]) {
     decoder::<CountMin<16, 3, u16>>(data);
     decoder::<CountMin<8, 2, u8, Conservative>>(data);
     decoder::<CountMin<4, 4, u64>>(data);
+    decoder::<CountingBloom<4, 3>>(data);
+    decoder::<CuckooFilter<8, u8>>(data);
+    decoder::<CuckooFilter<2>>(data);
     decoder::<Hll4>(data);
     decoder::<Hll10>(data);
     decoder::<Hll14>(data);
@@ -92,6 +95,16 @@ pub fn decode(data: &[u8]) {
     if let Ok(cm) = CountMin::<16, 3, u16>::from_parts(cm, seed, u64::MAX) {
         round_trip(&cm);
     }
+    round_trip(&CountingBloom::<8, 3>::from_parts(words(data), seed));
+    let mut cuckoo = CuckooFilter::<4, u8>::with_seed(seed);
+    for chunk in data.chunks(3) {
+        if chunk.first().is_some_and(|b| b & 1 == 0) {
+            cuckoo.remove(chunk);
+        } else {
+            let _ = cuckoo.insert(chunk);
+        }
+    }
+    round_trip(&cuckoo);
     // HLL: keys from the input (sparse, then dense), and registers straight from it.
     let mut h = Hll10::with_seed(seed);
     for chunk in data.chunks(2) {
@@ -128,6 +141,9 @@ fn sketch_of(raw: &RawFrame<'_>) {
         frame_round_trip(&f);
     }
     if let Ok(f) = raw.to_frame::<Hll10>() {
+        frame_round_trip(&f);
+    }
+    if let Ok(f) = raw.to_frame::<CuckooFilter<8, u8>>() {
         frame_round_trip(&f);
     }
 }

@@ -8,7 +8,9 @@
 
 use sketch_nostd::hll::{Hll10, Hll14};
 use sketch_nostd::wire::{self, Frame, Wire};
-use sketch_nostd::{Bloom, CountMin, HyperLogLog, MicroBloom, MicroBloom32};
+use sketch_nostd::{
+    Bloom, CountMin, CountingBloom, CuckooFilter, HyperLogLog, MicroBloom, MicroBloom32,
+};
 
 /// The body encoding chosen, named from the tag byte after the envelope.
 fn body_name(bytes: &[u8], tag_names: &[&str]) -> String {
@@ -25,6 +27,19 @@ fn body_name(bytes: &[u8], tag_names: &[&str]) -> String {
             .take_while(|&&b| b & 0x80 != 0)
             .count()
             + 1;
+    }
+    if h.kind == wire::SketchKind::CuckooFilter {
+        // The victim slot: a varint (0: none), then its fingerprint.
+        let victim = bytes.get(at).copied().unwrap_or(0);
+        at += bytes
+            .iter()
+            .skip(at)
+            .take_while(|&&b| b & 0x80 != 0)
+            .count()
+            + 1;
+        if victim != 0 {
+            at += h.params()[1] as usize / 8;
+        }
     }
     match tag_names {
         [] => "raw".into(),
@@ -149,6 +164,30 @@ fn main() {
         "`CountMin<272, 5, u32>` (ε = 1%, δ = 1%)",
         &[0, 10, 100, 1_000, 10_000],
     );
+    for n in [0u64, 10, 100, 1_000] {
+        let mut c = CountingBloom::<157, 7>::with_seed(7);
+        for i in 0..n {
+            c.insert(&i);
+        }
+        row(
+            "`CountingBloom<157, 7>` (1k keys at 1%)",
+            &format!("{n}"),
+            &c,
+            BLOOM_TAGS,
+        );
+    }
+    for n in [0u64, 10, 100, 1_000, 2_000] {
+        let mut f = CuckooFilter::<512>::with_seed(7);
+        for i in 0..n {
+            let _ = f.insert(&i);
+        }
+        row(
+            "`CuckooFilter<512>` (2k slots, 16-bit)",
+            &format!("{n}"),
+            &f,
+            &["dense", "sparse"],
+        );
+    }
     for n in [0u64, 3, 8] {
         let mut m = MicroBloom::<3>::new();
         for i in 0..n {

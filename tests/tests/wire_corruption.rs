@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use sketch_nostd::countmin::Conservative;
 use sketch_nostd::hll::{Hll10, Hll14, Hll4};
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
-use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
+use sketch_nostd::{Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32};
 
 type Sample = Bloom<8, 3>;
 const MAX: usize = Frame::<Sample>::MAX_ENCODED_LEN;
@@ -136,6 +136,9 @@ fn decode_everything(bytes: &[u8]) {
     let _ = wire::decode::<CountMin<16, 3, u16>>(bytes);
     let _ = wire::decode::<CountMin<8, 2, u8, Conservative>>(bytes);
     let _ = wire::decode::<CountMin<4, 4, u64>>(bytes);
+    let _ = wire::decode::<CountingBloom<4, 3>>(bytes);
+    let _ = wire::decode::<CuckooFilter<8, u8>>(bytes);
+    let _ = wire::decode::<CuckooFilter<2>>(bytes);
     let _ = wire::decode::<Hll4>(bytes);
     let _ = wire::decode::<Hll10>(bytes);
     let _ = wire::decode::<Hll14>(bytes);
@@ -199,6 +202,18 @@ proptest! {
         consistent::<Hll10>(&bytes)?;
         let bytes = [&[0x53, 0x4b, 1, 4, 4, 7, state, tag][..], &tail].concat();
         consistent::<Hll4>(&bytes)?;
+    }
+
+    #[test]
+    fn random_cuckoo_bodies_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..100)) {
+        // CuckooFilter<8, u8>, seed 7, then the random body; and the u16 variant.
+        let bytes = [&[0x53, 0x4b, 1, 9, 8, 8, 7][..], &tail].concat();
+        decode_everything(&bytes);
+        consistent::<CuckooFilter<8, u8>>(&bytes)?;
+        let bytes = [&[0x53, 0x4b, 1, 9, 2, 16, 7][..], &tail].concat();
+        consistent::<CuckooFilter<2>>(&bytes)?;
+        let bytes = [&[0x53, 0x4b, 1, 8, 4, 3, 7][..], &tail].concat();
+        consistent::<CountingBloom<4, 3>>(&bytes)?;
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use sketch_nostd::countmin::Conservative;
 use sketch_nostd::hll::{Hll10, Hll4};
 use sketch_nostd::wire::{self, Frame, Wire};
-use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32};
+use sketch_nostd::{Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32};
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -18,7 +18,6 @@ fn hex(bytes: &[u8]) -> String {
 /// bytes decode back to it (typed decoder and plain postcard), and that the size is within the bound.
 fn golden<T: Wire + PartialEq + core::fmt::Debug>(name: &str, sketch: &T, expected: &str) {
     let expected: String = expected.split_whitespace().collect();
-
     let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
     let bytes = wire::encode(sketch, &mut buf).expect("MAX_ENCODED_LEN is enough");
     assert_eq!(
@@ -230,6 +229,66 @@ fn hyperloglog_empty_small_dense() {
         "hll4 packed",
         &packed,
         "534b0104040301005a5a5a5a5a5a5a5a5a5a5a5a",
+    );
+}
+
+#[test]
+fn counting_bloom_empty_small_dense() {
+    golden(
+        "counting empty",
+        &CountingBloom::<4, 3>::with_seed(7),
+        "534b01080403070200",
+    );
+    let mut c = CountingBloom::<4, 3>::with_seed(7);
+    for k in ["a", "b", "a"] {
+        c.insert(k);
+    }
+    golden("counting small", &c, "534b01080403070206012e0f24520c");
+    for k in 0..100u32 {
+        c.insert(&k);
+    }
+    golden(
+        "counting dense",
+        &c,
+        "
+            534b010804030700433474134554934987682148997714554444694233833957
+            6422295447454325
+        ",
+    );
+}
+
+#[test]
+fn cuckoo_empty_small_dense() {
+    golden(
+        "cuckoo empty",
+        &CuckooFilter::<8, u8>::with_seed(7),
+        "534b0109080807000100",
+    );
+    let mut f = CuckooFilter::<8, u8>::with_seed(7);
+    for k in 0..3u32 {
+        f.insert(&k).unwrap();
+    }
+    golden("cuckoo small", &f, "534b010908080700010304db03c60308");
+    for k in 3..32u32 {
+        let _ = f.insert(&k);
+    }
+    golden(
+        "cuckoo dense",
+        &f,
+        "
+            534b0109080807000011603c046a712aa52903290436c619dbc04eff0c730139
+            65015481bb50410860
+        ",
+    );
+    let mut wide = CuckooFilter::<2>::new();
+    for k in 0..9u32 {
+        let _ = wide.insert(&k);
+    }
+    assert!(wide.victim().is_some());
+    golden(
+        "cuckoo u16 with victim",
+        &wide,
+        "534b010902100001b3480002dbf670159730bbae57cfc835f505b8",
     );
 }
 

@@ -5,7 +5,9 @@ use proptest::prelude::*;
 use sketch_nostd::countmin::Conservative;
 use sketch_nostd::hll::{Hll10, Hll12, Hll4};
 use sketch_nostd::wire::{self, Frame, SketchKind, Wire};
-use sketch_nostd::{Bloom, CountMin, MicroBloom, MicroBloom32, WireError};
+use sketch_nostd::{
+    Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32, WireError,
+};
 
 /// Words with a controllable density: each word is the AND of `and` random words (so bits are set
 /// with probability 2^-and), or zero with probability `zero_pct`%.
@@ -184,6 +186,48 @@ proptest! {
         after.merge(&wire::decode(wire::encode(&b, &mut buf).unwrap()).unwrap()).unwrap();
         prop_assert!(after == before);
         prop_assert_eq!(after.estimate().to_bits(), before.estimate().to_bits());
+    }
+
+    #[test]
+    fn counting_bloom_round_trips(w in words::<12>(), seed in any::<u64>(), n in 0u32..300) {
+        round_trip(&CountingBloom::<12, 3>::from_parts(w, seed))?;
+        let mut c = CountingBloom::<12, 3>::with_seed(seed);
+        for i in 0..n {
+            c.insert(&(i % 50));
+        }
+        round_trip(&c)?;
+    }
+
+    #[test]
+    fn cuckoo_round_trips(n in 0u32..80, removed in 0u32..80, seed in any::<u64>()) {
+        let (mut a, mut b) = (CuckooFilter::<16, u8>::with_seed(seed), CuckooFilter::<8>::with_seed(seed));
+        for i in 0..n {
+            let _ = a.insert(&i);
+            let _ = b.insert(&i);
+        }
+        for i in 0..removed {
+            a.remove(&(i * 3));
+        }
+        round_trip(&a)?;
+        round_trip(&b)?;
+    }
+
+    #[test]
+    fn cuckoo_buckets_round_trip(raw in proptest::collection::vec(any::<u64>(), 8), victim in proptest::option::of((0usize..8, 1u16..)), seed in any::<u64>()) {
+        let buckets: [u64; 8] = raw.try_into().unwrap();
+        let f = CuckooFilter::<8>::from_parts(buckets, victim, seed).unwrap();
+        round_trip(&f)?;
+    }
+
+    #[test]
+    fn counting_merge_after_transport_equals_merge_before(a in words::<12>(), b in words::<12>()) {
+        let (a, b) = (CountingBloom::<12, 3>::from_parts(a, 1), CountingBloom::<12, 3>::from_parts(b, 1));
+        let mut before = a.clone();
+        before.union(&b).unwrap();
+        let mut buf = [0u8; 256];
+        let mut after: CountingBloom<12, 3> = wire::decode(wire::encode(&a, &mut buf).unwrap()).unwrap();
+        after.union(&wire::decode(wire::encode(&b, &mut buf).unwrap()).unwrap()).unwrap();
+        prop_assert_eq!(after, before);
     }
 
     #[test]
@@ -570,6 +614,48 @@ fn hll_rejections_are_typed() {
     let mut short = sparse(&[1 << 6 | 1, 2 << 6 | 1]);
     short.pop();
     assert_eq!(wire::decode::<Hll10>(&short), Err(WireError::Truncated));
+}
+
+#[test]
+fn cuckoo_rejections_are_typed() {
+    let mut f = CuckooFilter::<2, u8>::with_seed(1);
+    f.insert("x").unwrap();
+    let bytes = encoded(&f);
+    // 53 4b 01 09 | BUCKETS 2, BITS 8 | seed 1 | victim 0 | tag ...
+    assert_eq!(bytes[..8], [0x53, 0x4b, 1, 9, 2, 8, 1, 0]);
+    assert!(matches!(
+        wire::decode::<CuckooFilter<2>>(&bytes),
+        Err(WireError::WrongParameter {
+            name: "FINGERPRINT_BITS",
+            ..
+        })
+    ));
+    let body = |b: &[u8]| [&bytes[..7], b].concat();
+    let bad = |b: &[u8]| wire::decode::<CuckooFilter<2, u8>>(&body(b));
+    assert!(bad(&[0, 1, 1, 3, 9]).is_ok()); // slot 3 holds 9
+    assert!(bad(&[2, 7, 1, 0]).is_ok()); // victim in bucket 1 (varint 2), fingerprint 7
+    assert!(matches!(
+        bad(&[2, 0, 1, 0]),
+        Err(WireError::Inconsistent { .. })
+    )); // empty victim
+    assert!(matches!(
+        bad(&[3, 7, 1, 0]),
+        Err(WireError::Inconsistent { .. })
+    )); // bucket 2 of 2
+    assert!(matches!(
+        bad(&[0, 1, 1, 8, 9]),
+        Err(WireError::BadEncoding { .. })
+    )); // slot 8 of 8
+    assert!(matches!(
+        bad(&[0, 1, 1, 3, 0]),
+        Err(WireError::BadEncoding { .. })
+    )); // empty listed
+    assert!(matches!(
+        bad(&[0, 1, 9]),
+        Err(WireError::BadEncoding { .. })
+    )); // 9 slots of 8
+    assert!(matches!(bad(&[0, 2]), Err(WireError::BadEncoding { .. }))); // unknown tag
+    assert_eq!(bad(&[0, 0, 1, 2, 3]), Err(WireError::Truncated));
 }
 
 #[test]

@@ -1,9 +1,9 @@
-//! Encodings of [`Bloom`], [`MicroBloom`] and [`MicroBloom32`].
+//! Encodings of [`Bloom`], [`CountingBloom`], [`MicroBloom`] and [`MicroBloom32`].
 
 use super::codec::{envelope_max_len, serde_via_wire, varint_len, Codec, Sink, Source};
 use super::{SketchKind, Wire};
 use crate::error::WireError;
-use crate::{Bloom, MicroBloom, MicroBloom32};
+use crate::{Bloom, CountingBloom, MicroBloom, MicroBloom32};
 
 /// Body tag: every word as 8 little-endian bytes.
 const DENSE: u8 = 0;
@@ -189,6 +189,33 @@ impl<const WORDS: usize, const K: u32> Wire for Bloom<WORDS, K> {
 }
 
 serde_via_wire!(impl[const WORDS: usize, const K: u32] Bloom<WORDS, K>);
+
+/// A counting Bloom filter's words (16 counters of 4 bits each) take the Bloom filter's encodings:
+/// every word pattern is a valid filter, and a counter of 1 is a single set bit.
+impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
+    fn wire_seed(&self) -> u64 {
+        self.seed()
+    }
+
+    fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        write_words(self.as_words(), s)
+    }
+
+    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+        let mut words = [0u64; WORDS];
+        read_words(r, &mut words)?;
+        Ok(Self::from_parts(words, seed))
+    }
+}
+
+impl<const WORDS: usize, const K: u32> Wire for CountingBloom<WORDS, K> {
+    const KIND: SketchKind = SketchKind::CountingBloom;
+    const PARAMS: &'static [(&'static str, u64)] = &[("WORDS", WORDS as u64), ("K", K as u64)];
+    /// As for [`Bloom`]: envelope, tag, dense words.
+    const MAX_ENCODED_LEN: usize = envelope_max_len(Self::PARAMS) + 1 + 8 * WORDS;
+}
+
+serde_via_wire!(impl[const WORDS: usize, const K: u32] CountingBloom<WORDS, K>);
 
 macro_rules! micro_codec {
     ($name:ident, $word:ty, $kind:ident) => {

@@ -51,6 +51,14 @@
 //!   * `2` sparse: the number of set bits, then the gaps between consecutive set bit positions (the
 //!     first position, then `position − previous − 1`), as varints; bit `i` is bit `i % 64` of word
 //!     `i / 64`.
+//! * [`CountingBloom`](crate::CountingBloom): its words (16 four-bit counters each) in the Bloom
+//!   filter's three encodings (a counter of 1 is a single set bit).
+//! * [`CuckooFilter`](crate::CuckooFilter): the victim slot (varint: 0 for none, else bucket + 1,
+//!   followed by its fingerprint), then a tag byte and the smaller of `0` every slot's fingerprint
+//!   (bucket after bucket, slot after slot, `FINGERPRINT_BITS / 8` little-endian bytes, 0 for an
+//!   empty slot) and `1` the number of occupied slots followed, for each, by the gap to the previous
+//!   occupied slot's index (`4·bucket + slot`, varint) and its fingerprint. Slot positions are kept:
+//!   they are part of the filter's state.
 //! * [`MicroBloom`](crate::MicroBloom) / [`MicroBloom32`](crate::MicroBloom32): the word, 8 or 4
 //!   little-endian bytes.
 //! * [`HyperLogLog`](crate::HyperLogLog): a state byte (bit 0: dense, bit 1: single stream; the other
@@ -93,6 +101,7 @@ mod bits;
 mod bloom;
 pub(crate) mod codec;
 mod countmin;
+mod cuckoo;
 mod frame;
 mod hll;
 
@@ -132,6 +141,10 @@ pub enum SketchKind {
     /// [`CountMin`](crate::CountMin): parameters `W`, `D`, `COUNTER_BYTES` (1, 2, 4 or 8) and
     /// `CONSERVATIVE` (0 for standard update, 1 for conservative).
     CountMin = 5,
+    /// [`CountingBloom`](crate::CountingBloom): parameters `WORDS`, `K`.
+    CountingBloom = 8,
+    /// [`CuckooFilter`](crate::CuckooFilter): parameters `BUCKETS`, `FINGERPRINT_BITS`.
+    CuckooFilter = 9,
 }
 
 impl SketchKind {
@@ -148,6 +161,8 @@ impl SketchKind {
             3 => Some(Self::MicroBloom32),
             4 => Some(Self::HyperLogLog),
             5 => Some(Self::CountMin),
+            8 => Some(Self::CountingBloom),
+            9 => Some(Self::CuckooFilter),
             _ => None,
         }
     }
@@ -165,6 +180,8 @@ impl SketchKind {
             Self::MicroBloom32 => "MicroBloom32",
             Self::HyperLogLog => "HyperLogLog",
             Self::CountMin => "CountMin",
+            Self::CountingBloom => "CountingBloom",
+            Self::CuckooFilter => "CuckooFilter",
         }
     }
 
@@ -176,10 +193,11 @@ impl SketchKind {
     #[must_use]
     pub const fn param_names(self) -> &'static [&'static str] {
         match self {
-            Self::Bloom => &["WORDS", "K"],
+            Self::Bloom | Self::CountingBloom => &["WORDS", "K"],
             Self::MicroBloom | Self::MicroBloom32 => &["K"],
             Self::HyperLogLog => &["P"],
             Self::CountMin => &["W", "D", "COUNTER_BYTES", "CONSERVATIVE"],
+            Self::CuckooFilter => &["BUCKETS", "FINGERPRINT_BITS"],
         }
     }
 }

@@ -1,0 +1,159 @@
+//! Encoding of [`CuckooFilter`]: the victim slot, then every bucket slot exactly where it is (slot
+//! positions are part of the filter's state), densely or as a list of the occupied slots.
+
+use super::codec::{
+    envelope_max_len, parts_error, serde_via_wire, varint_len, Codec, Sink, Source, VARINT_MAX,
+};
+use super::{SketchKind, Wire};
+use crate::cuckoo::{Fingerprint, SLOTS};
+use crate::error::WireError;
+use crate::CuckooFilter;
+
+/// Body tag: every slot's fingerprint, `BITS / 8` little-endian bytes each, bucket after bucket.
+const DENSE: u8 = 0;
+/// Body tag: the number of occupied slots, then for each the gap to the previous occupied slot's
+/// index (varint) and its fingerprint (`BITS / 8` little-endian bytes).
+const SPARSE: u8 = 1;
+
+const fn fp_bytes<F: Fingerprint>() -> usize {
+    F::BITS as usize / 8
+}
+
+fn write_fp<S: Sink, F: Fingerprint>(s: &mut S, fp: u32) -> Result<(), S::Error> {
+    for &b in fp.to_le_bytes().iter().take(fp_bytes::<F>()) {
+        s.byte(b)?;
+    }
+    Ok(())
+}
+
+fn read_fp<R: Source, F: Fingerprint>(r: &mut R) -> Result<u32, WireError> {
+    let mut b = [0u8; 4];
+    for x in b.iter_mut().take(fp_bytes::<F>()) {
+        *x = r.byte()?;
+    }
+    Ok(u32::from_le_bytes(b))
+}
+
+impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
+    /// Every slot's fingerprint (0 if empty), in slot-index order (`4·bucket + slot`).
+    fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+        self.as_buckets()
+            .iter()
+            .flat_map(|&b| (0..SLOTS as u32).map(move |s| F::slot(b, s)))
+    }
+}
+
+impl<const BUCKETS: usize, F: Fingerprint> Codec for CuckooFilter<BUCKETS, F> {
+    fn wire_seed(&self) -> u64 {
+        self.seed()
+    }
+
+    fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        match self.victim() {
+            Some((bucket, fp)) => {
+                s.varint(bucket as u64 + 1)?;
+                write_fp::<S, F>(s, fp.to_u32())?;
+            }
+            None => s.varint(0)?,
+        }
+        let dense = SLOTS * BUCKETS * fp_bytes::<F>();
+        let (mut count, mut next, mut sparse) = (0u64, 0u64, 0usize);
+        for (i, fp) in self.slots().enumerate() {
+            if fp != 0 {
+                count += 1;
+                sparse += varint_len(i as u64 - next) + fp_bytes::<F>();
+                next = i as u64 + 1;
+            }
+        }
+        sparse += varint_len(count);
+        if dense <= sparse {
+            s.byte(DENSE)?;
+            for fp in self.slots() {
+                write_fp::<S, F>(s, fp)?;
+            }
+        } else {
+            s.byte(SPARSE)?;
+            s.varint(count)?;
+            let mut next = 0;
+            for (i, fp) in self.slots().enumerate() {
+                if fp != 0 {
+                    s.varint(i as u64 - next)?;
+                    write_fp::<S, F>(s, fp)?;
+                    next = i as u64 + 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+        let victim = match r.varint()? {
+            0 => None,
+            v => {
+                let bucket = usize::try_from(v - 1).unwrap_or(usize::MAX);
+                Some((bucket, F::from_u32(read_fp::<R, F>(r)?)))
+            }
+        };
+        let mut buckets = [F::EMPTY; BUCKETS];
+        let slots = (SLOTS * BUCKETS) as u64;
+        let mut set = |i: u64, fp: u32| {
+            let (b, s) = ((i / SLOTS as u64) as usize, (i % SLOTS as u64) as u32);
+            if let Some(bucket) = buckets.get_mut(b) {
+                *bucket = F::with_slot(*bucket, s, fp);
+            }
+        };
+        match r.byte()? {
+            DENSE => {
+                for i in 0..slots {
+                    set(i, read_fp::<R, F>(r)?);
+                }
+            }
+            SPARSE => {
+                let count = r.varint()?;
+                if count > slots {
+                    return Err(WireError::BadEncoding {
+                        what: "more occupied slots than the filter has",
+                    });
+                }
+                let mut next = 0u64;
+                for _ in 0..count {
+                    let i = next.checked_add(r.varint()?).filter(|&i| i < slots).ok_or(
+                        WireError::BadEncoding {
+                            what: "slot index past the end of the filter",
+                        },
+                    )?;
+                    let fp = read_fp::<R, F>(r)?;
+                    if fp == 0 {
+                        return Err(WireError::BadEncoding {
+                            what: "an occupied slot listed with an empty fingerprint",
+                        });
+                    }
+                    set(i, fp);
+                    next = i + 1;
+                }
+            }
+            _ => {
+                return Err(WireError::BadEncoding {
+                    what: "unknown cuckoo filter body encoding",
+                })
+            }
+        }
+        Self::from_parts(buckets, victim, seed).map_err(parts_error)
+    }
+}
+
+impl<const BUCKETS: usize, F: Fingerprint> Wire for CuckooFilter<BUCKETS, F> {
+    const KIND: SketchKind = SketchKind::CuckooFilter;
+    const PARAMS: &'static [(&'static str, u64)] = &[
+        ("BUCKETS", BUCKETS as u64),
+        ("FINGERPRINT_BITS", F::BITS as u64),
+    ];
+    /// Envelope, the victim (bucket varint and fingerprint), tag, and every slot densely.
+    const MAX_ENCODED_LEN: usize = envelope_max_len(Self::PARAMS)
+        + VARINT_MAX
+        + fp_bytes::<F>()
+        + 1
+        + SLOTS * BUCKETS * fp_bytes::<F>();
+}
+
+serde_via_wire!(impl[const BUCKETS: usize, F: Fingerprint] CuckooFilter<BUCKETS, F>);

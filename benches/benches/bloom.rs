@@ -1,0 +1,155 @@
+//! Bloom filters at 1% FP for n = 10,000 (in cache) and 1,000,000 (beyond L2): insert, lookup of
+//! members and of absent keys, with u64 and short string keys.
+
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, BenchmarkGroup, Criterion, Throughput};
+use sketch_benches::adapters::{self, BenchKey, Filter, FuseKey, OurBloomLarge, OurBloomSmall};
+use sketch_benches::keys::{
+    as_strs, string_keys, u64_keys, ABSENT_SEED, LARGE, MEMBER_SEED, SMALL,
+};
+use sketch_nostd::hash::hash64;
+use std::hint::black_box;
+use xorf::Filter as _;
+
+#[derive(Clone, Copy)]
+enum Op {
+    Insert,
+    Member,
+    Absent,
+}
+
+const OPS: [(Op, &str); 3] = [
+    (Op::Insert, "insert"),
+    (Op::Member, "contains member"),
+    (Op::Absent, "contains absent"),
+];
+
+/// Times one operation of one implementation over every key.
+fn time<K: BenchKey, F: Filter<K>>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    op: Op,
+    name: &str,
+    f: &mut F,
+    members: &[K],
+    absent: &[K],
+) {
+    match op {
+        Op::Insert => g.bench_function(name, |b| {
+            b.iter(|| {
+                for k in members {
+                    f.insert(black_box(k));
+                }
+            })
+        }),
+        Op::Member | Op::Absent => {
+            let keys = if matches!(op, Op::Member) {
+                members
+            } else {
+                absent
+            };
+            g.bench_function(name, |b| {
+                b.iter(|| keys.iter().filter(|k| f.contains(black_box(*k))).count())
+            })
+        }
+    };
+}
+
+fn filled<K: BenchKey, F: Filter<K>>(mut f: F, members: &[K]) -> F {
+    for k in members {
+        f.insert(k);
+    }
+    f
+}
+
+fn scenario<K: BenchKey + FuseKey, F0: Filter<K>>(
+    c: &mut Criterion,
+    label: &str,
+    ours: F0,
+    members: &[K],
+    absent: &[K],
+) {
+    let n = members.len();
+    // Every filter holds the members before any group runs, so a group run alone (`-- contains`)
+    // times the same filled filters; timed inserts re-insert the same keys.
+    let mut ours = filled(ours, members);
+    let mut fastbloom = filled(adapters::fastbloom(n), members);
+    let mut bloomfilter = filled(adapters::bloomfilter::<K>(n), members);
+    let mut sbbf = filled(adapters::sbbf(n), members);
+    let mut datasketches = filled(adapters::datasketches_bloom(n), members);
+    let fuse = adapters::binary_fuse8(members);
+    for (op, op_name) in OPS {
+        let mut g = c.benchmark_group(format!("bloom/{label}/{op_name}"));
+        g.throughput(Throughput::Elements(n as u64));
+        if n > 100_000 {
+            g.sample_size(10);
+        }
+        g.bench_function("xxh3 floor", |b| {
+            b.iter(|| {
+                members
+                    .iter()
+                    .fold(0u64, |acc, k| acc ^ hash64(black_box(k), 0))
+            })
+        });
+        time(&mut g, op, "sketch-nostd", &mut ours, members, absent);
+        time(&mut g, op, "fastbloom", &mut fastbloom, members, absent);
+        time(&mut g, op, "bloomfilter", &mut bloomfilter, members, absent);
+        time(&mut g, op, "sbbf-rs-safe", &mut sbbf, members, absent);
+        time(
+            &mut g,
+            op,
+            "datasketches",
+            &mut datasketches,
+            members,
+            absent,
+        );
+        // The static reference: built once from every key (its "insert" is the build, per key).
+        match op {
+            Op::Insert => g.bench_function("xorf BinaryFuse8", |b| {
+                b.iter(|| adapters::binary_fuse8(black_box(members)))
+            }),
+            Op::Member | Op::Absent => {
+                let keys = if matches!(op, Op::Member) {
+                    members
+                } else {
+                    absent
+                };
+                g.bench_function("xorf BinaryFuse8", |b| {
+                    b.iter(|| {
+                        keys.iter()
+                            .filter(|k| fuse.contains(&black_box(*k).fuse_key()))
+                            .count()
+                    })
+                })
+            }
+        };
+        g.finish();
+    }
+}
+
+fn bloom(c: &mut Criterion) {
+    let small = || adapters::our_bloom::<{ words(SMALL) }, 7>();
+    let large = || adapters::our_bloom::<{ words(LARGE) }, 7>();
+    let (members, absent) = (u64_keys(SMALL, MEMBER_SEED), u64_keys(SMALL, ABSENT_SEED));
+    scenario(c, "10k u64", small(), &members, &absent);
+    let (members, absent) = (
+        string_keys(SMALL, MEMBER_SEED),
+        string_keys(SMALL, ABSENT_SEED),
+    );
+    scenario(c, "10k str", small(), &as_strs(&members), &as_strs(&absent));
+    let (members, absent) = (u64_keys(LARGE, MEMBER_SEED), u64_keys(LARGE, ABSENT_SEED));
+    scenario(c, "1M u64", large(), &members, &absent);
+    let (members, absent) = (
+        string_keys(LARGE, MEMBER_SEED),
+        string_keys(LARGE, ABSENT_SEED),
+    );
+    scenario(c, "1M str", large(), &as_strs(&members), &as_strs(&absent));
+}
+
+/// Words of our filter for `n` keys at 1% (the sizes of [`OurBloomSmall`] and [`OurBloomLarge`]).
+const fn words(n: usize) -> usize {
+    sketch_nostd::sizing::words_for(n as u64, adapters::BLOOM_FP)
+}
+const _: () = assert!(OurBloomSmall::HASHES == 7 && OurBloomLarge::HASHES == 7);
+const _: () = assert!(OurBloomSmall::BITS == 64 * words(SMALL));
+
+criterion_group!(benches, bloom);

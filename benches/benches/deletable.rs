@@ -1,0 +1,103 @@
+//! Deletable filters for n = 10,000 and 1,000,000 at about 1% FP: insert, lookup (members, absent)
+//! and remove, with u64 keys.
+
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, BatchSize, BenchmarkGroup, Criterion, Throughput};
+use sketch_benches::adapters::{self, BenchKey, Deletable};
+use sketch_benches::keys::{u64_keys, ABSENT_SEED, LARGE, MEMBER_SEED, SMALL};
+use sketch_nostd::hash::hash64;
+use std::hint::black_box;
+
+fn filled<K: BenchKey, F: Deletable<K>>(mut f: F, members: &[K]) -> F {
+    for k in members {
+        f.insert(k);
+    }
+    f
+}
+
+/// Times one operation of one implementation over every key. Inserts go into a fresh filter and
+/// removes into a filled one each batch (a cuckoo filter refuses a bucket pair's ninth copy of a
+/// fingerprint, and removing twice is not the operation being timed).
+fn time<K: BenchKey, F: Deletable<K>>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    op: &str,
+    name: &str,
+    make: impl Fn() -> F,
+    members: &[K],
+    absent: &[K],
+) {
+    match op {
+        "insert" => g.bench_function(name, |b| {
+            b.iter_batched_ref(
+                &make,
+                |f| {
+                    for k in members {
+                        f.insert(black_box(k));
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        }),
+        "remove" => g.bench_function(name, |b| {
+            b.iter_batched_ref(
+                || filled(make(), members),
+                |f| {
+                    for k in members {
+                        f.remove(black_box(k));
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        }),
+        _ => {
+            let f = filled(make(), members);
+            let keys = if op == "contains member" {
+                members
+            } else {
+                absent
+            };
+            g.bench_function(name, |b| {
+                b.iter(|| keys.iter().filter(|k| f.contains(black_box(*k))).count())
+            })
+        }
+    };
+}
+
+fn deletable(c: &mut Criterion) {
+    for (n, size) in [(SMALL, "10k"), (LARGE, "1M")] {
+        let (members, absent) = (u64_keys(n, MEMBER_SEED), u64_keys(n, ABSENT_SEED));
+        for op in ["insert", "contains member", "contains absent", "remove"] {
+            let mut g = c.benchmark_group(format!("deletable/{size} u64/{op}"));
+            g.throughput(Throughput::Elements(n as u64));
+            if n > 100_000 {
+                g.sample_size(10);
+            }
+            g.bench_function("xxh3 floor", |b| {
+                b.iter(|| {
+                    members
+                        .iter()
+                        .fold(0u64, |acc, k| acc ^ hash64(black_box(k), 0))
+                })
+            });
+            time(
+                &mut g,
+                op,
+                "cuckoofilter",
+                || adapters::cuckoofilter(n),
+                &members,
+                &absent,
+            );
+            time(
+                &mut g,
+                op,
+                "bloom (counting)",
+                || adapters::counting_bloom(n),
+                &members,
+                &absent,
+            );
+            g.finish();
+        }
+    }
+}
+
+criterion_group!(benches, deletable);

@@ -1,0 +1,365 @@
+//! Accuracy and memory figures, measured deterministically (fixed keys and seeds, no timing): the
+//! non-timing rows of the README tables.
+
+use crate::adapters::{self, BenchKey, Deletable, Distinct, Filter, Frequency, FuseKey};
+use crate::keys::zipf::{
+    exact_counts, zipf_stream, Overestimates, SPEC_EVENTS, SPEC_KEYS, SPEC_SEED,
+};
+use crate::keys::{as_strs, string_keys, u64_keys, ABSENT_SEED, LARGE, MEMBER_SEED, SMALL};
+use sketch_nostd::countmin::{Conservative, Standard};
+use xorf::Filter as _;
+
+/// One figure of one implementation: a cell of a README table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cell {
+    /// The table (sketch family): `bloom`, `hll`, `countmin`, `deletable`.
+    pub family: &'static str,
+    /// The row, e.g. `10k u64 · measured FP`.
+    pub row: String,
+    /// The implementation (column).
+    pub column: String,
+    /// The formatted figure.
+    pub value: String,
+}
+
+/// Collects cells for one family.
+struct Cells<'a> {
+    family: &'static str,
+    out: &'a mut Vec<Cell>,
+}
+
+impl Cells<'_> {
+    fn put(&mut self, row: &str, column: &str, value: String) {
+        self.out.push(Cell {
+            family: self.family,
+            row: row.to_owned(),
+            column: column.to_owned(),
+            value,
+        });
+    }
+}
+
+/// Absent keys probed for each false-positive rate (enough for about ±1% relative precision at 1%).
+pub const FP_PROBES: usize = 1_000_000;
+
+/// Formats a byte count with thousands separators.
+#[must_use]
+pub fn bytes(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.3}%", 100.0 * x)
+}
+
+/// Inserts `members`, checks there is no false negative, and returns the false-positive rate over
+/// `absent` and the filter's bytes.
+fn measure_filter<K: BenchKey, F: Filter<K>>(
+    mut f: F,
+    members: &[K],
+    absent: &[K],
+) -> (f64, usize) {
+    for k in members {
+        f.insert(k);
+    }
+    assert!(members.iter().all(|k| f.contains(k)), "a false negative");
+    let fp = absent.iter().filter(|k| f.contains(k)).count();
+    (fp as f64 / absent.len() as f64, f.bytes())
+}
+
+fn bloom_scenario<K: BenchKey + FuseKey>(
+    cells: &mut Cells<'_>,
+    label: &str,
+    members: &[K],
+    absent: &[K],
+) {
+    let n = members.len();
+    let ours = if n == SMALL {
+        measure_filter(
+            adapters::our_bloom::<{ words(SMALL) }, 7>(),
+            members,
+            absent,
+        )
+    } else {
+        measure_filter(
+            adapters::our_bloom::<{ words(LARGE) }, 7>(),
+            members,
+            absent,
+        )
+    };
+    let fuse = adapters::binary_fuse8(members);
+    assert!(members.iter().all(|k| fuse.contains(&k.fuse_key())));
+    let fuse_fp = absent
+        .iter()
+        .filter(|k| fuse.contains(&k.fuse_key()))
+        .count() as f64
+        / absent.len() as f64;
+    let figures = [
+        ("sketch-nostd", ours),
+        (
+            "fastbloom",
+            measure_filter(adapters::fastbloom(n), members, absent),
+        ),
+        (
+            "bloomfilter",
+            measure_filter(adapters::bloomfilter::<K>(n), members, absent),
+        ),
+        (
+            "sbbf-rs-safe",
+            measure_filter(adapters::sbbf(n), members, absent),
+        ),
+        (
+            "datasketches",
+            measure_filter(adapters::datasketches_bloom(n), members, absent),
+        ),
+        ("xorf BinaryFuse8", (fuse_fp, fuse.fingerprints.len())),
+    ];
+    for (name, (fp, size)) in figures {
+        cells.put(&format!("{label} · measured FP"), name, percent(fp));
+        if label.ends_with("u64") {
+            let size_label = label.trim_end_matches(" u64");
+            cells.put(&format!("{size_label} · bytes"), name, bytes(size));
+        }
+    }
+}
+
+const fn words(n: usize) -> usize {
+    sketch_nostd::sizing::words_for(n as u64, adapters::BLOOM_FP)
+}
+
+/// Bloom filters: measured false-positive rate over [`FP_PROBES`] absent keys, and bytes.
+pub fn bloom(out: &mut Vec<Cell>) {
+    let mut cells = Cells {
+        family: "bloom",
+        out,
+    };
+    for (n, size) in [(SMALL, "10k"), (LARGE, "1M")] {
+        let (members, absent) = (u64_keys(n, MEMBER_SEED), u64_keys(FP_PROBES, ABSENT_SEED));
+        bloom_scenario(&mut cells, &format!("{size} u64"), &members, &absent);
+        let (members, absent) = (
+            string_keys(n, MEMBER_SEED),
+            string_keys(FP_PROBES, ABSENT_SEED),
+        );
+        bloom_scenario(
+            &mut cells,
+            &format!("{size} str"),
+            &as_strs(&members),
+            &as_strs(&absent),
+        );
+    }
+}
+
+/// Cardinalities at which HyperLogLog errors are reported.
+pub const HLL_CHECKPOINTS: [usize; 4] = [1_000, 10_000, 100_000, 1_000_000];
+/// Independent key sets (runs) each RMS error is computed over.
+pub const HLL_RUNS: u64 = 100;
+
+/// RMS relative error of `make()` at each checkpoint over [`HLL_RUNS`] runs of distinct u64 keys,
+/// plus bytes in memory and encoded at the last checkpoint.
+fn hll_errors<D: Distinct<u64>>(make: impl Fn() -> D) -> ([f64; 4], Option<usize>, Option<usize>) {
+    let mut sq = [0.0; 4];
+    let (mut size, mut encoded) = (None, None);
+    for run in 0..HLL_RUNS {
+        let keys = u64_keys(HLL_CHECKPOINTS[3], 1_000 + run);
+        let mut d = make();
+        let mut at = 0;
+        for (i, k) in keys.iter().enumerate() {
+            d.insert(k);
+            if i + 1 == HLL_CHECKPOINTS[at] {
+                let n = HLL_CHECKPOINTS[at] as f64;
+                sq[at] += ((d.estimate() - n) / n).powi(2);
+                at += 1;
+            }
+        }
+        size = d.bytes();
+        encoded = d.encoded_bytes();
+    }
+    (sq.map(|s| (s / HLL_RUNS as f64).sqrt()), size, encoded)
+}
+
+fn hll_row(
+    cells: &mut Cells<'_>,
+    name: &str,
+    (rms, size, encoded): ([f64; 4], Option<usize>, Option<usize>),
+) {
+    for (n, e) in HLL_CHECKPOINTS.iter().zip(rms) {
+        cells.put(&format!("RMS error · n = {}", bytes(*n)), name, percent(e));
+    }
+    let show = |b: Option<usize>| b.map_or_else(|| "n/a".to_owned(), bytes);
+    cells.put("bytes in memory (n = 1M)", name, show(size));
+    cells.put("bytes encoded (n = 1M)", name, show(encoded));
+}
+
+/// HyperLogLog at p = 14: RMS relative error at several cardinalities, bytes in memory and encoded.
+pub fn hll(out: &mut Vec<Cell>) {
+    let mut cells = Cells { family: "hll", out };
+    hll_row(
+        &mut cells,
+        "hyperloglockless",
+        hll_errors(adapters::hyperloglockless),
+    );
+    hll_row(
+        &mut cells,
+        "cardinality-estimator",
+        hll_errors(adapters::CardinalityEstimator::<u64>::new),
+    );
+    hll_row(
+        &mut cells,
+        "hyperloglogplus",
+        hll_errors(adapters::hyperloglogplus::<u64>),
+    );
+    hll_row(
+        &mut cells,
+        "datasketches Hll6",
+        hll_errors(|| adapters::datasketches_hll(datasketches::hll::HllType::Hll6)),
+    );
+    hll_row(
+        &mut cells,
+        "datasketches Hll8",
+        hll_errors(|| adapters::datasketches_hll(datasketches::hll::HllType::Hll8)),
+    );
+}
+
+/// Count-min on SPEC.md's Zipf stream: worst and mean overestimate over every key, and bytes.
+pub fn countmin(out: &mut Vec<Cell>) {
+    let mut cells = Cells {
+        family: "countmin",
+        out,
+    };
+    let stream = zipf_stream(SPEC_KEYS, SPEC_EVENTS, SPEC_SEED);
+    let truth = exact_counts(&stream, SPEC_KEYS);
+    let bound = (adapters::CM_EPSILON * stream.len() as f64) as u64;
+    let mut row = |name: &str, f: &dyn Fn(u32) -> u64, size: usize| {
+        let o = Overestimates::measure(&truth, bound, f);
+        assert_eq!(o.under, 0, "{name} underestimated");
+        cells.put("worst overestimate (ε·N = 200)", name, o.worst.to_string());
+        cells.put(
+            "mean overestimate per event",
+            name,
+            format!("{:.2}", o.mean_per_event),
+        );
+        cells.put("bytes", name, bytes(size));
+    };
+    fn fed<F: Frequency<u32>>(mut f: F, stream: &[u32]) -> F {
+        for k in stream {
+            f.add(k);
+        }
+        f
+    }
+    let ours = fed(adapters::our_cm::<Standard>(), &stream);
+    row(
+        "sketch-nostd",
+        &|k| ours.estimate(&k),
+        Frequency::<u32>::bytes(&ours),
+    );
+    let ours_c = fed(adapters::our_cm::<Conservative>(), &stream);
+    row(
+        "sketch-nostd conservative",
+        &|k| ours_c.estimate(&k),
+        Frequency::<u32>::bytes(&ours_c),
+    );
+    let ds = fed(adapters::datasketches_cm(), &stream);
+    row(
+        "datasketches",
+        &|k| Frequency::estimate(&ds, &k),
+        Frequency::<u32>::bytes(&ds),
+    );
+    let cms = fed(adapters::count_min_sketch::<u32>(), &stream);
+    row(
+        "count-min-sketch",
+        &|k| Frequency::estimate(&cms, &k),
+        Frequency::<u32>::bytes(&cms),
+    );
+    let st = fed(adapters::streaming_cm::<u32>(), &stream);
+    row(
+        "streaming_algorithms",
+        &|k| Frequency::estimate(&st, &k),
+        Frequency::<u32>::bytes(&st),
+    );
+}
+
+fn deletable_row<F: Deletable<u64>>(
+    cells: &mut Cells<'_>,
+    size: &str,
+    name: &str,
+    mut f: F,
+    members: &[u64],
+    absent: &[u64],
+) {
+    let inserted = members.iter().filter(|k| f.insert(k)).count();
+    assert_eq!(inserted, members.len(), "{name} refused keys");
+    assert!(
+        members.iter().all(|k| f.contains(k)),
+        "{name}: a false negative"
+    );
+    let fp = absent.iter().filter(|k| f.contains(k)).count() as f64 / absent.len() as f64;
+    // Remove half the keys: the rest must still be found.
+    let (gone, kept) = members.split_at(members.len() / 2);
+    for k in gone {
+        f.remove(k);
+    }
+    assert!(
+        kept.iter().all(|k| f.contains(k)),
+        "{name}: a false negative after removals"
+    );
+    cells.put(&format!("{size} u64 · measured FP"), name, percent(fp));
+    cells.put(&format!("{size} u64 · bytes"), name, bytes(f.bytes()));
+}
+
+/// Deletable filters: measured false-positive rate at capacity and bytes.
+pub fn deletable(out: &mut Vec<Cell>) {
+    let mut cells = Cells {
+        family: "deletable",
+        out,
+    };
+    for (n, size) in [(SMALL, "10k"), (LARGE, "1M")] {
+        let (members, absent) = (u64_keys(n, MEMBER_SEED), u64_keys(FP_PROBES, ABSENT_SEED));
+        deletable_row(
+            &mut cells,
+            size,
+            "cuckoofilter",
+            adapters::cuckoofilter(n),
+            &members,
+            &absent,
+        );
+        deletable_row(
+            &mut cells,
+            size,
+            "bloom (counting)",
+            adapters::counting_bloom(n),
+            &members,
+            &absent,
+        );
+    }
+}
+
+/// Every family's figures.
+#[must_use]
+pub fn all() -> Vec<Cell> {
+    let mut out = Vec::new();
+    bloom(&mut out);
+    hll(&mut out);
+    countmin(&mut out);
+    deletable(&mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_counts_get_separators() {
+        assert_eq!(bytes(7), "7");
+        assert_eq!(bytes(1_234), "1,234");
+        assert_eq!(bytes(1_198_208), "1,198,208");
+    }
+}

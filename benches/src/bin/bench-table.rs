@@ -1,0 +1,54 @@
+//! Regenerates the README performance tables from criterion's last run and the accuracy figures:
+//!
+//! ```sh
+//! cargo bench -p sketch-benches            # timings -> target/criterion
+//! cargo run --release -p sketch-benches --bin bench-table
+//! ```
+//!
+//! The tables go between the `bench-table` markers of README.md (nothing else is touched); with
+//! `--print` they are printed instead.
+
+use sketch_benches::{accuracy, table};
+use std::path::Path;
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+fn main() -> Result<(), String> {
+    let print = std::env::args().any(|a| a == "--print");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let timings = table::read_criterion(&root.join("target/criterion"))?;
+    let cells = accuracy::all();
+    let cores = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
+    let generated = format!(
+        "Measured with `cargo bench -p sketch-benches` (criterion, `bench` profile: thin LTO, one codegen \
+         unit; median of each benchmark) then `cargo run --release -p sketch-benches --bin bench-table`, \
+         on {cores} cores of an {} (`nproc` = {cores}). Timings are ns per operation over the whole key \
+         set; compare ratios, which come from one run, rather than absolute times on a shared machine. \
+         Accuracy and byte rows come from `--bin accuracy` (fixed seeds, no timing).\n\n{}",
+        cpu_model(),
+        table::render(&timings, &cells)
+    );
+    if print {
+        println!("{generated}");
+        return Ok(());
+    }
+    let readme_path = root.join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).map_err(|e| e.to_string())?;
+    std::fs::write(&readme_path, table::splice(&readme, &generated)?).map_err(|e| e.to_string())?;
+    println!(
+        "README.md: {} timings, {} figures",
+        timings.len(),
+        cells.len()
+    );
+    Ok(())
+}

@@ -10,5 +10,11 @@
 mod bloom;
 mod countmin;
 mod deletable;
+mod hll;
 
-criterion::criterion_main!(bloom::benches, countmin::benches, deletable::benches);
+criterion::criterion_main!(
+    bloom::benches,
+    hll::benches,
+    countmin::benches,
+    deletable::benches
+);

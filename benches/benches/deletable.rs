@@ -79,6 +79,13 @@ fn deletable(c: &mut Criterion) {
                         .fold(0u64, |acc, k| acc ^ hash64(black_box(k), 0))
                 })
             });
+            if n == SMALL {
+                let make = adapters::our_counting::<{ adapters::counting_words(SMALL) }>;
+                time(&mut g, op, "sketch-nostd counting", make, &members, &absent);
+            } else {
+                let make = adapters::our_counting::<{ adapters::counting_words(LARGE) }>;
+                time(&mut g, op, "sketch-nostd counting", make, &members, &absent);
+            }
             time(
                 &mut g,
                 op,

@@ -50,6 +50,7 @@ fn scenario<K: BenchKey>(c: &mut Criterion, label: &str, keys: &[K]) {
                 })
             });
         }
+        time(&mut g, op, "sketch-nostd", adapters::our_hll(), keys);
         time(
             &mut g,
             op,

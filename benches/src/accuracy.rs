@@ -201,6 +201,7 @@ fn hll_row(
 /// HyperLogLog at p = 14: RMS relative error at several cardinalities, bytes in memory and encoded.
 pub fn hll(out: &mut Vec<Cell>) {
     let mut cells = Cells { family: "hll", out };
+    hll_row(&mut cells, "sketch-nostd", hll_errors(adapters::our_hll));
     hll_row(
         &mut cells,
         "hyperloglockless",
@@ -322,6 +323,27 @@ pub fn deletable(out: &mut Vec<Cell>) {
     };
     for (n, size) in [(SMALL, "10k"), (LARGE, "1M")] {
         let (members, absent) = (u64_keys(n, MEMBER_SEED), u64_keys(FP_PROBES, ABSENT_SEED));
+        if n == SMALL {
+            let f = adapters::our_counting::<{ adapters::counting_words(SMALL) }>();
+            deletable_row(
+                &mut cells,
+                size,
+                "sketch-nostd counting",
+                f,
+                &members,
+                &absent,
+            );
+        } else {
+            let f = adapters::our_counting::<{ adapters::counting_words(LARGE) }>();
+            deletable_row(
+                &mut cells,
+                size,
+                "sketch-nostd counting",
+                f,
+                &members,
+                &absent,
+            );
+        }
         deletable_row(
             &mut cells,
             size,

@@ -195,6 +195,31 @@ pub trait Distinct<K> {
 /// HyperLogLog precision every estimator uses: 2^14 registers, standard error 1.04/128 ≈ 0.81%.
 pub const HLL_P: u8 = 14;
 
+/// Our HyperLogLog at p = 14: 6-bit packed registers (12,288 bytes), sparse below ~3,000 keys.
+pub type OurHll = sketch_nostd::hll::Hll14;
+
+/// A boxed empty [`OurHll`].
+#[must_use]
+pub fn our_hll() -> Box<OurHll> {
+    Box::new(OurHll::with_seed(SEED))
+}
+
+impl<K: BenchKey> Distinct<K> for Box<OurHll> {
+    #[inline]
+    fn insert(&mut self, key: &K) {
+        OurHll::insert(self, key);
+    }
+    fn estimate(&mut self) -> f64 {
+        OurHll::estimate(self)
+    }
+    fn bytes(&self) -> Option<usize> {
+        Some(core::mem::size_of::<OurHll>())
+    }
+    fn encoded_bytes(&self) -> Option<usize> {
+        None
+    }
+}
+
 /// `hyperloglockless`'s dense HyperLogLog at p = 14 (SipHash-1-3, seeded; 8-bit registers).
 #[must_use]
 pub fn hyperloglockless() -> hyperloglockless::HyperLogLog {
@@ -416,6 +441,41 @@ pub trait Deletable<K> {
     fn remove(&mut self, key: &K);
     /// Bytes of the table.
     fn bytes(&self) -> usize;
+}
+
+/// Our counting Bloom filter for `n` keys at 1%: 4-bit counters, one per bit of the Bloom filter of
+/// the same target (k = 7).
+pub type OurCounting<const W: usize> = sketch_nostd::CountingBloom<W, 7>;
+
+/// Words of [`OurCounting`] for `n` keys at 1%.
+#[must_use]
+pub const fn counting_words(n: usize) -> usize {
+    sketch_nostd::sizing::counting_words_for(n as u64, BLOOM_FP)
+}
+
+/// A boxed empty [`OurCounting`] (the 1M-key filter is 4.8 MB).
+#[must_use]
+pub fn our_counting<const W: usize>() -> Box<OurCounting<W>> {
+    Box::new(OurCounting::with_seed(SEED))
+}
+
+impl<const W: usize, K: BenchKey> Deletable<K> for Box<OurCounting<W>> {
+    #[inline]
+    fn insert(&mut self, key: &K) -> bool {
+        OurCounting::insert(self, key);
+        true
+    }
+    #[inline]
+    fn contains(&self, key: &K) -> bool {
+        OurCounting::contains(self, key)
+    }
+    #[inline]
+    fn remove(&mut self, key: &K) {
+        let _ = OurCounting::remove(self, key);
+    }
+    fn bytes(&self) -> usize {
+        core::mem::size_of::<OurCounting<W>>()
+    }
 }
 
 /// `cuckoofilter` with room for `n` keys (SipHash-1-3, 8-bit fingerprints, 4-slot buckets).

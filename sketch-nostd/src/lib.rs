@@ -42,6 +42,7 @@
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
 
+pub mod blocked;
 pub mod bloom;
 pub mod counting;
 pub mod countmin;
@@ -61,6 +62,7 @@ pub mod wire;
 /// [`SpaceSaving`] (see [`OwnedKey`]), re-exported so that the versions always match.
 pub use heapless;
 
+pub use blocked::BlockedBloom;
 pub use bloom::Bloom;
 pub use counting::CountingBloom;
 pub use countmin::CountMin;

@@ -1,0 +1,417 @@
+//! A cache-line-blocked ("split block") Bloom filter: every key touches one 64-byte block.
+//!
+//! The classic [`Bloom`](crate::Bloom) filter probes `k` random bits anywhere in the filter: `k` cache
+//! lines per lookup once the filter outgrows the cache. [`BlockedBloom`] first picks one 512-bit block
+//! (one cache line, 64-byte aligned) from the key's hash, then sets one bit in each of the block's
+//! first `K` 64-bit words — the layout of Parquet's split-block Bloom filter (Putze, Sanders,
+//! Singler 2007; Apache Parquet 2018), with 512-bit blocks and 64-bit words. A lookup is one cache
+//! line, `K` independent multiplies and no data-dependent branch.
+//!
+//! The price is accuracy per bit. Keys do not spread evenly over blocks (a block receives a Poisson
+//! number of keys), so an over-full block answers "maybe" more often than the average fill predicts:
+//!
+//! | bits per key | classic Bloom, best k | blocked, K = 8 |
+//! | -: | -: | -: |
+//! | 8 | 2.16% | 2.93% |
+//! | 9.6 (classic at 1%) | 1.00% | 1.29% |
+//! | 10.1 (blocked at 1%) | 0.78% | 1.00% |
+//! | 12 | 0.31% | 0.42% |
+//! | 16 | 0.046% | 0.091% |
+//!
+//! so for the same false-positive rate a blocked filter needs about 5% more memory at 1%, and more
+//! at lower rates (the gap doubles the rate by 16 bits per key). [`sizing::blocked_blocks_for`](crate::sizing::blocked_blocks_for) sizes it by the
+//! exact formula, and [`sizing::blocked_fp_rate`](crate::sizing::blocked_fp_rate) gives the rate:
+//! FP = Σ_j Pois(j; n/B) · (1 − (63/64)^j)^K for `B` blocks and `n` keys.
+
+use crate::error::{check_seeds, MergeError};
+use crate::hash::{hash64, reduce, Key};
+
+/// One 512-bit block: eight 64-bit words, aligned to a 64-byte cache line.
+///
+/// ```
+/// assert_eq!(core::mem::align_of::<sketch_nostd::blocked::Block>(), 64);
+/// let b = sketch_nostd::blocked::Block([0; 8]);
+/// assert_eq!(b.0.len(), 8);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+#[repr(C, align(64))]
+pub struct Block(pub [u64; 8]);
+
+/// Odd 32-bit multipliers, one per word: word `i`'s bit is the top 6 bits of `h·SALT[i] mod 2^32`
+/// (Parquet's split-block Bloom filter salts).
+const SALT: [u32; 8] = [
+    0x47b6_137b,
+    0x4497_4d91,
+    0x8824_ad5b,
+    0xa2b7_289d,
+    0x7054_95c7,
+    0x2df1_424b,
+    0x9efc_4947,
+    0x5c6b_fb31,
+];
+
+/// A Bloom filter of `BLOCKS` cache-line blocks (512 bits each) that sets `K` bits per key, all in one
+/// block: faster than [`Bloom`](crate::Bloom), at about 5% more memory for the same 1%
+/// false-positive rate (see the [module](self) docs).
+///
+/// `insert` and `contains` hash the key once with xxh3-64: the high 32 bits choose the block
+/// (multiply-shift, no division) and the low 32 bits, multiplied by `K` fixed odd constants, choose one
+/// bit in each of the block's first `K` words. Never a false negative.
+///
+/// `size_of::<BlockedBloom<BLOCKS, K>>()` is `64·BLOCKS + 64`: the blocks and the seed, padded to
+/// keep every block on its own cache line. `BLOCKS` must be in `1..2^26` and `K` in `1..=8`, or the
+/// program does not compile.
+///
+/// ```
+/// use sketch_nostd::{sizing::blocked_blocks_for, BlockedBloom};
+///
+/// // 1,000,000 keys at 1%: 1.3 MB, one cache line per lookup.
+/// type Seen = BlockedBloom<{ blocked_blocks_for(1_000_000, 0.01, 8) }, 8>;
+/// let mut seen = Box::new(Seen::with_seed(7));
+/// assert!(seen.insert("GET /index.html"));
+/// assert!(!seen.insert("GET /index.html"));
+/// assert!(seen.contains("GET /index.html"));
+/// assert!(core::mem::size_of::<Seen>() < 1_400_000);
+/// ```
+///
+/// ```compile_fail,E0080
+/// let _ = sketch_nostd::BlockedBloom::<16, 9>::new(); // at most 8 bits per key: one per word
+/// ```
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct BlockedBloom<const BLOCKS: usize, const K: u32> {
+    blocks: [Block; BLOCKS],
+    seed: u64,
+}
+
+impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
+    /// Number of bits, `512·BLOCKS`.
+    pub const BITS: usize = 512 * BLOCKS;
+    /// Bits set per key, `K`.
+    pub const HASHES: u32 = K;
+
+    /// `BLOCKS` as the `u32` that block selection reduces into; the checks run at compile time.
+    const B: u32 = {
+        assert!(
+            BLOCKS > 0,
+            "a blocked Bloom filter needs at least one block"
+        );
+        assert!(
+            BLOCKS < 1 << 26,
+            "a blocked Bloom filter holds fewer than 2^26 blocks"
+        );
+        assert!(
+            K > 0,
+            "a blocked Bloom filter sets at least one bit per key"
+        );
+        assert!(
+            K <= 8,
+            "a blocked Bloom filter sets at most 8 bits per key (one per word)"
+        );
+        BLOCKS as u32
+    };
+
+    /// An empty filter with seed 0.
+    ///
+    /// ```
+    /// assert!(sketch_nostd::BlockedBloom::<4, 8>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        Self::with_seed(0)
+    }
+
+    /// An empty filter whose hashes use `seed`. Only filters with equal seeds can be combined.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::BlockedBloom::<4, 8>::with_seed(5).seed(), 5);
+    /// ```
+    #[must_use]
+    pub const fn with_seed(seed: u64) -> Self {
+        Self::from_parts([Block([0; 8]); BLOCKS], seed)
+    }
+
+    /// A filter from its raw blocks and seed, as given by [`as_blocks`](Self::as_blocks) and
+    /// [`seed`](Self::seed). Every bit pattern is a valid filter.
+    ///
+    /// ```
+    /// use sketch_nostd::BlockedBloom;
+    /// let mut a = BlockedBloom::<4, 8>::with_seed(3);
+    /// a.insert("x");
+    /// assert_eq!(BlockedBloom::from_parts(*a.as_blocks(), a.seed()), a);
+    /// ```
+    #[must_use]
+    pub const fn from_parts(blocks: [Block; BLOCKS], seed: u64) -> Self {
+        let _ = Self::B; // evaluates the parameter checks at compile time
+        Self { blocks, seed }
+    }
+
+    /// The seed this filter hashes with.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::BlockedBloom::<1, 1>::new().seed(), 0);
+    /// ```
+    #[must_use]
+    pub const fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The filter's blocks.
+    ///
+    /// ```
+    /// let f = sketch_nostd::BlockedBloom::<2, 8>::new();
+    /// assert_eq!(f.as_blocks().len(), 2);
+    /// ```
+    #[must_use]
+    pub const fn as_blocks(&self) -> &[Block; BLOCKS] {
+        &self.blocks
+    }
+
+    /// Block index and the `K` word masks of a hash.
+    #[inline(always)]
+    fn locate(hash: u64) -> (usize, [u64; 8]) {
+        let block = reduce((hash >> 32) as u32, Self::B) as usize;
+        let low = hash as u32;
+        let mut masks = [0u64; 8];
+        for (mask, salt) in masks.iter_mut().zip(SALT).take(K as usize) {
+            *mask = 1u64 << (low.wrapping_mul(salt) >> 26);
+        }
+        (block, masks)
+    }
+
+    /// Inserts a key. Returns `true` if the key was definitely new (one of its bits was clear).
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::BlockedBloom::<4, 8>::new();
+    /// assert!(f.insert(&1u64));
+    /// assert!(!f.insert(&1u64));
+    /// ```
+    #[inline]
+    pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
+        self.insert_hash(hash64(key, self.seed))
+    }
+
+    /// Inserts a key by its 64-bit hash ([`hash64`] with this filter's seed gives the same result as
+    /// [`insert`](Self::insert)). Both 32-bit halves must be well mixed.
+    ///
+    /// ```
+    /// use sketch_nostd::{hash::hash64, BlockedBloom};
+    /// let mut f = BlockedBloom::<4, 8>::new();
+    /// f.insert_hash(hash64("k", 0));
+    /// assert!(f.contains("k"));
+    /// ```
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        let (index, masks) = Self::locate(hash);
+        let mut new = false;
+        if let Some(block) = self.blocks.get_mut(index) {
+            for (word, mask) in block.0.iter_mut().zip(masks) {
+                new |= *word & mask != mask;
+                *word |= mask;
+            }
+        }
+        new
+    }
+
+    /// `false` if the key was definitely never inserted, `true` if it may have been.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::BlockedBloom::<4, 8>::new();
+    /// f.insert("a");
+    /// assert!(f.contains("a"));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
+        self.contains_hash(hash64(key, self.seed))
+    }
+
+    /// [`contains`](Self::contains) for a hash computed by the caller.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::BlockedBloom::<4, 8>::new();
+    /// f.insert_hash(0x0123_4567_89ab_cdef);
+    /// assert!(f.contains_hash(0x0123_4567_89ab_cdef));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        // Branch-free over the block: the K words are in one cache line, so testing all of them costs
+        // a few ALU operations, where an early exit would mispredict once per absent key.
+        let (index, masks) = Self::locate(hash);
+        self.blocks.get(index).is_some_and(|block| {
+            block
+                .0
+                .iter()
+                .zip(masks)
+                .fold(true, |all, (word, mask)| all & (word & mask == mask))
+        })
+    }
+
+    /// Clears every bit, keeping the seed.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::BlockedBloom::<4, 8>::new();
+    /// f.insert("a");
+    /// f.clear();
+    /// assert!(f.is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        self.blocks = [Block([0; 8]); BLOCKS];
+    }
+
+    /// `true` if no bit is set.
+    ///
+    /// ```
+    /// assert!(sketch_nostd::BlockedBloom::<4, 8>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.blocks.iter().all(|b| b.0 == [0; 8])
+    }
+
+    /// Adds every key of `other` (bitwise OR). Fails, leaving `self` unchanged, if the seeds differ.
+    ///
+    /// ```
+    /// use sketch_nostd::BlockedBloom;
+    /// let (mut a, mut b) = (BlockedBloom::<4, 8>::new(), BlockedBloom::<4, 8>::new());
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    pub fn union(&mut self, other: &Self) -> Result<(), MergeError> {
+        check_seeds(self.seed, other.seed)?;
+        for (mine, theirs) in self.blocks.iter_mut().zip(&other.blocks) {
+            for (w, t) in mine.0.iter_mut().zip(theirs.0) {
+                *w |= t;
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps only the bits set in both filters (bitwise AND): it still answers "maybe" for every key
+    /// inserted into both. Fails, leaving `self` unchanged, if the seeds differ.
+    ///
+    /// ```
+    /// use sketch_nostd::BlockedBloom;
+    /// let (mut a, mut b) = (BlockedBloom::<4, 8>::new(), BlockedBloom::<4, 8>::new());
+    /// a.insert("both");
+    /// b.insert("both");
+    /// a.insert("only a");
+    /// a.intersect(&b)?;
+    /// assert!(a.contains("both"));
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    pub fn intersect(&mut self, other: &Self) -> Result<(), MergeError> {
+        check_seeds(self.seed, other.seed)?;
+        for (mine, theirs) in self.blocks.iter_mut().zip(&other.blocks) {
+            for (w, t) in mine.0.iter_mut().zip(theirs.0) {
+                *w &= t;
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of bits set.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::BlockedBloom::<4, 8>::new();
+    /// f.insert("a");
+    /// assert!((1..=8).contains(&f.count_ones()));
+    /// ```
+    #[must_use]
+    pub fn count_ones(&self) -> u32 {
+        self.blocks
+            .iter()
+            .flat_map(|b| b.0)
+            .map(u64::count_ones)
+            .sum()
+    }
+
+    /// Fraction of bits set, in `0.0..=1.0`.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::BlockedBloom::<4, 8>::new().fill_ratio(), 0.0);
+    /// ```
+    #[must_use]
+    pub fn fill_ratio(&self) -> f64 {
+        f64::from(self.count_ones()) / Self::BITS as f64
+    }
+
+    /// The false-positive rate this filter has now, exactly: the mean over blocks of the product of the
+    /// fill of each of the `K` words a key probes, (1/B)·Σ_b Π_{i<K} ones(b, i)/64.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::BlockedBloom::<4, 8>::new();
+    /// assert_eq!(f.estimated_fp_rate(), 0.0);
+    /// for i in 0..100u32 { f.insert(&i); }
+    /// assert!(f.estimated_fp_rate() > 0.0 && f.estimated_fp_rate() < 1.0);
+    /// ```
+    #[must_use]
+    pub fn estimated_fp_rate(&self) -> f64 {
+        let sum: f64 = self
+            .blocks
+            .iter()
+            .map(|b| {
+                b.0.iter()
+                    .take(K as usize)
+                    .map(|w| f64::from(w.count_ones()) / 64.0)
+                    .product::<f64>()
+            })
+            .sum();
+        sum / BLOCKS as f64
+    }
+}
+
+impl<const BLOCKS: usize, const K: u32> Default for BlockedBloom<BLOCKS, K> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_is_blocks_plus_a_padded_seed() {
+        assert_eq!(core::mem::size_of::<BlockedBloom<1, 8>>(), 128);
+        assert_eq!(
+            core::mem::size_of::<BlockedBloom<2_500, 8>>(),
+            64 * 2_500 + 64
+        );
+        assert_eq!(core::mem::align_of::<BlockedBloom<3, 8>>(), 64);
+    }
+
+    #[test]
+    fn each_key_sets_k_bits_in_one_block_one_per_word() {
+        for k in 0..200u32 {
+            let mut f = BlockedBloom::<16, 5>::with_seed(9);
+            f.insert(&k);
+            let touched: Vec<&Block> = f.as_blocks().iter().filter(|b| b.0 != [0; 8]).collect();
+            assert_eq!(touched.len(), 1);
+            let ones: Vec<u32> = touched[0].0.iter().map(|w| w.count_ones()).collect();
+            assert_eq!(ones, [1, 1, 1, 1, 1, 0, 0, 0]);
+        }
+    }
+
+    #[test]
+    fn seed_mismatch_leaves_filter_unchanged() {
+        let mut a = BlockedBloom::<8, 8>::with_seed(1);
+        a.insert("a");
+        let before = a.clone();
+        let b = BlockedBloom::<8, 8>::with_seed(2);
+        assert!(a.union(&b).is_err());
+        assert!(a.intersect(&b).is_err());
+        assert_eq!(a, before);
+    }
+
+    #[test]
+    fn full_filter_says_maybe_to_everything() {
+        let f = BlockedBloom::<2, 8>::from_parts([Block([u64::MAX; 8]); 2], 0);
+        assert!(f.contains("anything"));
+        assert_eq!(f.estimated_fp_rate(), 1.0);
+        assert_eq!(f.fill_ratio(), 1.0);
+    }
+}

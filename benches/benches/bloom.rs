@@ -2,7 +2,7 @@
 //! members and of absent keys, with u64 and short string keys.
 
 use criterion::measurement::WallTime;
-use criterion::{criterion_group, BenchmarkGroup, Criterion, Throughput};
+use criterion::{criterion_group, BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use sketch_benches::adapters::{self, BenchKey, Filter, FuseKey, OurBloomLarge, OurBloomSmall};
 use sketch_benches::keys::{
     as_strs, string_keys, u64_keys, ABSENT_SEED, LARGE, MEMBER_SEED, SMALL,
@@ -61,10 +61,10 @@ fn filled<K: BenchKey, F: Filter<K>>(mut f: F, members: &[K]) -> F {
     f
 }
 
-fn scenario<K: BenchKey + FuseKey, F0: Filter<K>>(
+fn scenario<K: BenchKey + FuseKey, F0: Filter<K>, F1: Filter<K>>(
     c: &mut Criterion,
     label: &str,
-    ours: F0,
+    (ours, blocked): (F0, F1),
     members: &[K],
     absent: &[K],
 ) {
@@ -72,6 +72,7 @@ fn scenario<K: BenchKey + FuseKey, F0: Filter<K>>(
     // Every filter holds the members before any group runs, so a group run alone (`-- contains`)
     // times the same filled filters; timed inserts re-insert the same keys.
     let mut ours = filled(ours, members);
+    let mut blocked = filled(blocked, members);
     let mut fastbloom = filled(adapters::fastbloom(n), members);
     let mut bloomfilter = filled(adapters::bloomfilter::<K>(n), members);
     let mut sbbf = filled(adapters::sbbf(n), members);
@@ -81,7 +82,7 @@ fn scenario<K: BenchKey + FuseKey, F0: Filter<K>>(
         let mut g = c.benchmark_group(format!("bloom/{label}/{op_name}"));
         g.throughput(Throughput::Elements(n as u64));
         if n > 100_000 {
-            g.sample_size(10);
+            g.sample_size(10).sampling_mode(SamplingMode::Flat);
         }
         g.bench_function("xxh3 floor", |b| {
             b.iter(|| {
@@ -91,6 +92,14 @@ fn scenario<K: BenchKey + FuseKey, F0: Filter<K>>(
             })
         });
         time(&mut g, op, "sketch-nostd", &mut ours, members, absent);
+        time(
+            &mut g,
+            op,
+            "sketch-nostd blocked",
+            &mut blocked,
+            members,
+            absent,
+        );
         time(&mut g, op, "fastbloom", &mut fastbloom, members, absent);
         time(&mut g, op, "bloomfilter", &mut bloomfilter, members, absent);
         time(&mut g, op, "sbbf-rs-safe", &mut sbbf, members, absent);
@@ -127,8 +136,18 @@ fn scenario<K: BenchKey + FuseKey, F0: Filter<K>>(
 }
 
 fn bloom(c: &mut Criterion) {
-    let small = || adapters::our_bloom::<{ words(SMALL) }, 7>();
-    let large = || adapters::our_bloom::<{ words(LARGE) }, 7>();
+    let small = || {
+        (
+            adapters::our_bloom::<{ words(SMALL) }, 7>(),
+            adapters::our_blocked::<{ adapters::blocked_blocks(SMALL) }>(),
+        )
+    };
+    let large = || {
+        (
+            adapters::our_bloom::<{ words(LARGE) }, 7>(),
+            adapters::our_blocked::<{ adapters::blocked_blocks(LARGE) }>(),
+        )
+    };
     let (members, absent) = (u64_keys(SMALL, MEMBER_SEED), u64_keys(SMALL, ABSENT_SEED));
     scenario(c, "10k u64", small(), &members, &absent);
     let (members, absent) = (

@@ -95,6 +95,13 @@ fn bloom_scenario<K: BenchKey + FuseKey>(
             absent,
         )
     };
+    let blocked = if n == SMALL {
+        let f = adapters::our_blocked::<{ adapters::blocked_blocks(SMALL) }>();
+        measure_filter(f, members, absent)
+    } else {
+        let f = adapters::our_blocked::<{ adapters::blocked_blocks(LARGE) }>();
+        measure_filter(f, members, absent)
+    };
     let fuse = adapters::binary_fuse8(members);
     assert!(members.iter().all(|k| fuse.contains(&k.fuse_key())));
     let fuse_fp = absent
@@ -104,6 +111,7 @@ fn bloom_scenario<K: BenchKey + FuseKey>(
         / absent.len() as f64;
     let figures = [
         ("sketch-nostd", ours),
+        ("sketch-nostd blocked", blocked),
         (
             "fastbloom",
             measure_filter(adapters::fastbloom(n), members, absent),

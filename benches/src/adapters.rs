@@ -63,6 +63,35 @@ impl<const W: usize, const H: u32, K: BenchKey> Filter<K> for Box<Bloom<W, H>> {
     }
 }
 
+/// Our cache-line-blocked Bloom filter for `n` keys at 1% (8 bits per key in one 512-bit block).
+pub type OurBlocked<const B: usize> = sketch_nostd::BlockedBloom<B, 8>;
+
+/// Blocks of [`OurBlocked`] for `n` keys at 1%.
+#[must_use]
+pub const fn blocked_blocks(n: usize) -> usize {
+    sketch_nostd::sizing::blocked_blocks_for(n as u64, BLOOM_FP, 8)
+}
+
+/// A boxed empty [`OurBlocked`].
+#[must_use]
+pub fn our_blocked<const B: usize>() -> Box<OurBlocked<B>> {
+    Box::new(OurBlocked::with_seed(SEED))
+}
+
+impl<const B: usize, K: BenchKey> Filter<K> for Box<OurBlocked<B>> {
+    #[inline]
+    fn insert(&mut self, key: &K) {
+        OurBlocked::insert(self, key);
+    }
+    #[inline]
+    fn contains(&self, key: &K) -> bool {
+        OurBlocked::contains(self, key)
+    }
+    fn bytes(&self) -> usize {
+        core::mem::size_of::<OurBlocked<B>>()
+    }
+}
+
 /// `fastbloom` sized for `n` keys at 1% (its default hasher: SipHash-1-3, seeded).
 #[must_use]
 pub fn fastbloom(n: usize) -> fastbloom::BloomFilter {

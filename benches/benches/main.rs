@@ -12,9 +12,28 @@ mod countmin;
 mod deletable;
 mod hll;
 
-criterion::criterion_main!(
-    bloom::benches,
-    hll::benches,
-    countmin::benches,
-    deletable::benches
+/// Where `bench-table` finds the load averages of the run (criterion writes beside it).
+const LOAD_FILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../target/criterion/sketch-benches-load.txt"
 );
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// `criterion_main!` plus a record of the machine's load at the start and the end of the run.
+fn main() {
+    let start = load_average();
+    bloom::benches();
+    hll::benches();
+    countmin::benches();
+    deletable::benches();
+    criterion::Criterion::default()
+        .configure_from_args()
+        .final_summary();
+    let _ = std::fs::write(LOAD_FILE, format!("{start} {}\n", load_average()));
+}

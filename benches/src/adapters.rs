@@ -43,6 +43,12 @@ pub type OurBloomSmall =
 pub type OurBloomLarge =
     Bloom<{ words_for(LARGE as u64, BLOOM_FP) }, { k_for(LARGE as u64, BLOOM_FP) }>;
 
+/// Words of [`OurBloomSmall`].
+#[must_use]
+pub const fn words_for_small() -> usize {
+    words_for(SMALL as u64, BLOOM_FP)
+}
+
 /// A boxed empty filter of ours (the 1M-key filter is 1.2 MB: it goes to the heap, not the stack).
 #[must_use]
 pub fn our_bloom<const W: usize, const H: u32>() -> Box<Bloom<W, H>> {

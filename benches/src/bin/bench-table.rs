@@ -23,6 +23,21 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown CPU".into())
 }
 
+/// The load averages `cargo bench -p sketch-benches` recorded at the start and end of its last run.
+fn run_load(root: &Path) -> String {
+    std::fs::read_to_string(root.join("target/criterion/sketch-benches-load.txt"))
+        .ok()
+        .and_then(|s| {
+            let mut it = s.split_whitespace();
+            Some(format!(
+                "1-minute load average {} at the start of the run, {} at the end",
+                it.next()?,
+                it.next()?
+            ))
+        })
+        .unwrap_or_else(|| "load average not recorded".into())
+}
+
 fn main() -> Result<(), String> {
     let print = std::env::args().any(|a| a == "--print");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -31,11 +46,14 @@ fn main() -> Result<(), String> {
     let cores = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
     let generated = format!(
         "Measured with `cargo bench -p sketch-benches` (criterion, `bench` profile: thin LTO, one codegen \
-         unit; median of each benchmark) then `cargo run --release -p sketch-benches --bin bench-table`, \
-         on {cores} cores of an {} (`nproc` = {cores}). Timings are ns per operation over the whole key \
-         set; compare ratios, which come from one run, rather than absolute times on a shared machine. \
-         Accuracy and byte rows come from `--bin accuracy` (fixed seeds, no timing).\n\n{}",
+         unit) then `cargo run --release -p sketch-benches --bin bench-table`, on {cores} cores of an \
+         {} (`nproc` = {cores}; {}). Timings are ns per \
+         operation over the whole key set, the first decile of criterion's samples (on this shared \
+         machine the slower samples time the other processes); compare the ratios, which come from one \
+         run, rather than absolute times. Accuracy and byte rows come from `--bin accuracy` (fixed \
+         seeds, no timing).\n\n{}",
         cpu_model(),
+        run_load(&root),
         table::render(&timings, &cells)
     );
     if print {

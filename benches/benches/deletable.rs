@@ -100,9 +100,13 @@ fn deletable(c: &mut Criterion) {
             if n == SMALL {
                 let make = adapters::our_counting::<{ adapters::counting_words(SMALL) }>;
                 time(&mut g, op, "sketch-nostd counting", make, &members, &absent);
+                let make = adapters::our_cuckoo::<{ adapters::cuckoo_buckets(SMALL) }>;
+                time(&mut g, op, "sketch-nostd cuckoo", make, &members, &absent);
             } else {
                 let make = adapters::our_counting::<{ adapters::counting_words(LARGE) }>;
                 time(&mut g, op, "sketch-nostd counting", make, &members, &absent);
+                let make = adapters::our_cuckoo::<{ adapters::cuckoo_buckets(LARGE) }>;
+                time(&mut g, op, "sketch-nostd cuckoo", make, &members, &absent);
             }
             time(
                 &mut g,

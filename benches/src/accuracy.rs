@@ -341,12 +341,30 @@ pub fn deletable(out: &mut Vec<Cell>) {
                 &members,
                 &absent,
             );
+            let f = adapters::our_cuckoo::<{ adapters::cuckoo_buckets(SMALL) }>();
+            deletable_row(
+                &mut cells,
+                size,
+                "sketch-nostd cuckoo",
+                f,
+                &members,
+                &absent,
+            );
         } else {
             let f = adapters::our_counting::<{ adapters::counting_words(LARGE) }>();
             deletable_row(
                 &mut cells,
                 size,
                 "sketch-nostd counting",
+                f,
+                &members,
+                &absent,
+            );
+            let f = adapters::our_cuckoo::<{ adapters::cuckoo_buckets(LARGE) }>();
+            deletable_row(
+                &mut cells,
+                size,
+                "sketch-nostd cuckoo",
                 f,
                 &members,
                 &absent,

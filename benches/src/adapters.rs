@@ -513,6 +513,40 @@ impl<const W: usize, K: BenchKey> Deletable<K> for Box<OurCounting<W>> {
     }
 }
 
+/// Our cuckoo filter with 8-bit fingerprints (like `cuckoofilter`'s), sized for `n` keys at the
+/// 95% load it reliably reaches: 8.4 bits per key.
+pub type OurCuckoo<const B: usize> = sketch_nostd::CuckooFilter<B, u8>;
+
+/// Buckets of [`OurCuckoo`] for `n` keys.
+#[must_use]
+pub const fn cuckoo_buckets(n: usize) -> usize {
+    sketch_nostd::sizing::cuckoo_buckets_for(n as u64, sketch_nostd::sizing::CUCKOO_MAX_LOAD)
+}
+
+/// A boxed empty [`OurCuckoo`].
+#[must_use]
+pub fn our_cuckoo<const B: usize>() -> Box<OurCuckoo<B>> {
+    Box::new(OurCuckoo::with_seed(SEED))
+}
+
+impl<const B: usize, K: BenchKey> Deletable<K> for Box<OurCuckoo<B>> {
+    #[inline]
+    fn insert(&mut self, key: &K) -> bool {
+        OurCuckoo::insert(self, key).is_ok()
+    }
+    #[inline]
+    fn contains(&self, key: &K) -> bool {
+        OurCuckoo::contains(self, key)
+    }
+    #[inline]
+    fn remove(&mut self, key: &K) {
+        OurCuckoo::remove(self, key);
+    }
+    fn bytes(&self) -> usize {
+        core::mem::size_of::<OurCuckoo<B>>()
+    }
+}
+
 /// `cuckoofilter` with room for `n` keys (SipHash-1-3, 8-bit fingerprints, 4-slot buckets).
 #[must_use]
 pub fn cuckoofilter(n: usize) -> cuckoofilter::CuckooFilter<SipHasher13> {

@@ -149,14 +149,28 @@ pub fn list_bits(items: impl Iterator<Item = (u64, u64)>, k: u32) -> u64 {
     bits
 }
 
+/// ⌊log2(⌊span / count⌋)⌋ (0 when the ratio is below 2), without a 64-bit division: the largest `j`
+/// with `count·2^j ≤ span`. A `u64 /` would link `__aeabi_uldivmod` (~900 bytes) on Cortex-M0/M3.
+const fn log2_of_ratio(span: u64, count: u64) -> u32 {
+    let count = if count == 0 { 1 } else { count };
+    let mut j = 0;
+    while j < 63 {
+        let next = count << (j + 1);
+        if next >> (j + 1) != count || next > span {
+            break;
+        }
+        j += 1;
+    }
+    j
+}
+
 /// The Rice parameter giving the shortest list: near log2 of the mean gap, checked on both sides.
 pub fn best_list_k<I: Iterator<Item = (u64, u64)>>(
     items: impl Fn() -> I,
     count: u64,
     span: u64,
 ) -> u32 {
-    let mean = span / count.max(1);
-    let guess = (63 - (mean | 1).leading_zeros()).min(MAX_RICE_K);
+    let guess = log2_of_ratio(span, count).min(MAX_RICE_K);
     let mut best = (u64::MAX, guess);
     for k in guess.saturating_sub(1)..=(guess + 1).min(MAX_RICE_K) {
         let bits = list_bits(items(), k);
@@ -271,6 +285,34 @@ pub fn read_list<R: Source>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log2_of_ratio_matches_the_division() {
+        let values = [
+            0u64,
+            1,
+            2,
+            3,
+            7,
+            8,
+            9,
+            100,
+            1 << 20,
+            (1 << 20) + 1,
+            u64::MAX / 3,
+            u64::MAX,
+        ];
+        for &span in &values {
+            for &count in &values {
+                let mean = span / count.max(1);
+                assert_eq!(
+                    super::log2_of_ratio(span, count),
+                    63 - (mean | 1).leading_zeros(),
+                    "span {span}, count {count}"
+                );
+            }
+        }
+    }
 
     /// A byte vector that is both a sink and a source.
     struct Bytes {

@@ -92,6 +92,10 @@ fn run_all() -> Check {
     family("bloom", workload::bloom)?;
     #[cfg(feature = "countmin")]
     family("countmin", workload::countmin)?;
+    #[cfg(feature = "hll")]
+    family("hll", workload::hll)?;
+    #[cfg(all(feature = "hll14", big_ram))]
+    family("hll14", workload::hll14)?;
     if cfg!(feature = "fail") {
         return Err("forced failure (feature `fail`)");
     }

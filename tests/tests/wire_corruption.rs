@@ -205,6 +205,16 @@ proptest! {
     }
 
     #[test]
+    fn random_counting_bodies_never_panic(
+        tail in proptest::collection::vec(any::<u8>(), 0..80), tag in 0u8..5,
+    ) {
+        // CountingBloom<4, 3>, seed 7, then every tag (3 is the two-bit body) and a random body.
+        let bytes = [&[0x53, 0x4b, 1, 8, 4, 3, 7, tag][..], &tail].concat();
+        decode_everything(&bytes);
+        consistent::<CountingBloom<4, 3>>(&bytes)?;
+    }
+
+    #[test]
     fn random_cuckoo_bodies_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..100)) {
         // CuckooFilter<8, u8>, seed 7, then the random body; and the u16 variant.
         let bytes = [&[0x53, 0x4b, 1, 9, 8, 8, 7][..], &tail].concat();

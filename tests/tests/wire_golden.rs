@@ -258,6 +258,24 @@ fn counting_bloom_empty_small_dense() {
 }
 
 #[test]
+fn counting_bloom_two_bit() {
+    // 20 keys in 128 counters: mostly counters of 0, 1 and 2, so the two-bit body (tag 03): 32 bytes
+    // of 2-bit codes (four counters a byte), then the nibbles (count − 3) of the counters coded 3.
+    let mut c = CountingBloom::<8, 3>::with_seed(7);
+    for k in 0..20u32 {
+        c.insert(&k);
+    }
+    golden(
+        "counting two-bit",
+        &c,
+        "
+            534b010808030703400004015101a04652000044070105014104452004000a11
+            041004c00655000600
+        ",
+    );
+}
+
+#[test]
 fn cuckoo_empty_small_dense() {
     golden(
         "cuckoo empty",

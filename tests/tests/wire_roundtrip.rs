@@ -673,3 +673,84 @@ fn header_peek_names_the_type() {
         (SketchKind::MicroBloom32, &[4][..], 11)
     );
 }
+
+proptest! {
+    #[test]
+    fn counting_at_and_past_its_design_load_round_trips(
+        n in 0u32..3_000, removed in 0u32..3_000, seed in 0u64..4,
+    ) {
+        // CountingBloom<200, 7> holds ~330 keys at 1%: every body gets picked somewhere in 0..3,000
+        // (sparse, two-bit around the design load, dense when counters grow).
+        let mut f = CountingBloom::<200, 7>::with_seed(seed);
+        for i in 0..n {
+            f.insert(&i);
+        }
+        for i in 0..removed.min(n) {
+            f.remove(&i).unwrap();
+        }
+        round_trip(&f)?;
+    }
+
+    #[test]
+    fn a_decoded_cuckoo_filter_behaves_as_the_original(
+        n in 0u32..420, removed in 0u32..420, seed in 0u64..4,
+    ) {
+        // Up to and past full (400 slots), so victims and failed inserts happen: the decoded filter
+        // must make exactly the same decisions afterwards (the kick sequence has no hidden state).
+        let mut f = CuckooFilter::<100>::with_seed(seed);
+        let inserted: Vec<u32> = (0..n).filter(|k| f.insert(k).is_ok()).collect();
+        for k in inserted.iter().take(removed as usize) {
+            prop_assert!(f.remove(k));
+        }
+        round_trip(&f)?;
+        let mut buf = [0u8; CuckooFilter::<100>::MAX_ENCODED_LEN];
+        let mut g: CuckooFilter<100> = wire::decode(wire::encode(&f, &mut buf).unwrap()).unwrap();
+        for k in 1_000..1_060u32 {
+            prop_assert_eq!(f.insert(&k), g.insert(&k));
+        }
+        for k in 1_000..1_030u32 {
+            prop_assert_eq!(f.remove(&k), g.remove(&k));
+        }
+        prop_assert_eq!(f, g);
+    }
+}
+
+#[test]
+fn counting_two_bit_rejections_are_typed() {
+    // The two-bit body of CountingBloom<1, 1> (16 counters): 4 bytes of codes, then the nibbles.
+    let header = &encoded(&CountingBloom::<1, 1>::with_seed(7))[..7];
+    let two_bit = |b: &[u8]| wire::decode::<CountingBloom<1, 1>>(&[header, &[3], b].concat());
+    // Counters 0 and 1 coded 3 (escaped), counter 2 coded 2: nibbles 12 and 0 give 15 and 3.
+    assert_eq!(
+        two_bit(&[0x2f, 0, 0, 0, 0x0c]).map(|f| f.as_words()[0]),
+        Ok(0x23f)
+    );
+    assert_eq!(
+        two_bit(&[0x2f, 0, 0, 0, 0x0d]),
+        Err(WireError::BadRegister {
+            index: 0,
+            value: 16
+        })
+    );
+    // One escaped counter: its nibble in the low half, and the padding nibble must be 0.
+    assert_eq!(
+        two_bit(&[0x03, 0, 0, 0, 0x05]).map(|f| f.as_words()[0]),
+        Ok(8)
+    );
+    assert!(matches!(
+        two_bit(&[0x03, 0, 0, 0, 0x15]),
+        Err(WireError::BadEncoding { .. })
+    ));
+    assert_eq!(two_bit(&[0x03, 0, 0, 0]), Err(WireError::Truncated));
+    assert_eq!(two_bit(&[0x03, 0, 0]), Err(WireError::Truncated));
+    // No escapes: exactly the codes.
+    assert_eq!(
+        two_bit(&[0x26, 0, 0, 0x40]).map(|f| f.as_words()[0]),
+        Ok(0x1000_0000_0000_0212)
+    );
+    // An unknown tag after the two-bit one.
+    assert!(matches!(
+        wire::decode::<CountingBloom<1, 1>>(&[header, &[4]].concat()),
+        Err(WireError::BadEncoding { .. })
+    ));
+}

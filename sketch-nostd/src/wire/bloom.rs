@@ -1,6 +1,7 @@
 //! Encodings of [`Bloom`], [`CountingBloom`], [`MicroBloom`] and [`MicroBloom32`].
 
-use super::codec::{envelope_max_len, serde_via_wire, varint_len, Codec, Sink, Source};
+use super::codec::{envelope_max_len, serde_via_wire, varint_len, Codec, Counter, Sink, Source};
+use super::counting::{read_two_bit, two_bit_len, write_two_bit, TWO_BIT};
 use super::{SketchKind, Wire};
 use crate::error::WireError;
 use crate::{Bloom, CountingBloom, MicroBloom, MicroBloom32};
@@ -113,7 +114,13 @@ fn malformed(what: &'static str) -> WireError {
 }
 
 fn read_words<R: Source>(r: &mut R, words: &mut [u64]) -> Result<(), WireError> {
-    match r.byte()? {
+    let tag = r.byte()?;
+    read_words_tagged(tag, r, words)
+}
+
+/// [`read_words`] after its tag byte has been read.
+fn read_words_tagged<R: Source>(tag: u8, r: &mut R, words: &mut [u64]) -> Result<(), WireError> {
+    match tag {
         DENSE => {
             for w in words.iter_mut() {
                 *w = r.u64_le()?;
@@ -190,20 +197,32 @@ impl<const WORDS: usize, const K: u32> Wire for Bloom<WORDS, K> {
 
 serde_via_wire!(impl[const WORDS: usize, const K: u32] Bloom<WORDS, K>);
 
-/// A counting Bloom filter's words (16 counters of 4 bits each) take the Bloom filter's encodings:
-/// every word pattern is a valid filter, and a counter of 1 is a single set bit.
+/// A counting Bloom filter's words (16 counters of 4 bits each) take the Bloom filter's encodings
+/// (every word pattern is a valid filter, and a counter of 1 is a single set bit), or the two-bit
+/// body of [`super::counting`] when it is strictly smaller (the usual case at the design load).
 impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
     fn wire_seed(&self) -> u64 {
         self.seed()
     }
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
-        write_words(self.as_words(), s)
+        let words = self.as_words();
+        let mut bloom = Counter::default();
+        let Ok(()) = write_words(words, &mut bloom);
+        if 1 + two_bit_len(words) < bloom.bytes {
+            s.byte(TWO_BIT)?;
+            write_two_bit(words, s)
+        } else {
+            write_words(words, s)
+        }
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
         let mut words = [0u64; WORDS];
-        read_words(r, &mut words)?;
+        match r.byte()? {
+            TWO_BIT => read_two_bit(r, &mut words)?,
+            tag => read_words_tagged(tag, r, &mut words)?,
+        }
         Ok(Self::from_parts(words, seed))
     }
 }

@@ -52,7 +52,11 @@
 //!     first position, then `position − previous − 1`), as varints; bit `i` is bit `i % 64` of word
 //!     `i / 64`.
 //! * [`CountingBloom`](crate::CountingBloom): its words (16 four-bit counters each) in the Bloom
-//!   filter's three encodings (a counter of 1 is a single set bit).
+//!   filter's three encodings (a counter of 1 is a single set bit), or, when strictly smaller,
+//!   * `3` two-bit: every counter as `min(count, 3)` in 2 bits, four to a byte (counter `4j + t` in
+//!     bits `2t..2t + 2` of byte `j`), then `count − 3` of each counter coded 3, in order, as
+//!     nibbles two to a byte (low first; an odd last nibble is padded with 0). A nibble above 12 is
+//!     [`WireError::BadRegister`]. About 2.1 bits per counter at the design load instead of 4.
 //! * [`CuckooFilter`](crate::CuckooFilter): the victim slot (varint: 0 for none, else bucket + 1,
 //!   followed by its fingerprint), then a tag byte and the smaller of `0` every slot's fingerprint
 //!   (bucket after bucket, slot after slot, `FINGERPRINT_BITS / 8` little-endian bytes, 0 for an
@@ -100,6 +104,7 @@
 mod bits;
 mod bloom;
 pub(crate) mod codec;
+mod counting;
 mod countmin;
 mod cuckoo;
 mod frame;

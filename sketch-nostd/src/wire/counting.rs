@@ -1,0 +1,167 @@
+//! The two-bit body of [`CountingBloom`](crate::CountingBloom) (tag `3`), beside the three Bloom
+//! bodies it shares with [`Bloom`](crate::Bloom) (see `bloom.rs`):
+//!
+//! * every counter as a 2-bit code `min(count, 3)`, four to a byte (counter `4j + t` in bits
+//!   `2t..2t + 2` of byte `j`), `4·WORDS` bytes;
+//! * then, for each counter coded 3 in order, `count − 3` (0..=12) as a nibble, two to a byte (low
+//!   nibble first, an odd last nibble padded with 0).
+//!
+//! A filter at its design load has about half its counters at 0 and few above 2, so this body takes
+//! about 2.1 bits per counter instead of the dense 4: 46% less. The encoder uses it only when it is
+//! strictly smaller than all three Bloom bodies.
+
+use super::codec::{Sink, Source};
+use crate::error::WireError;
+
+/// Body tag of the two-bit encoding (0, 1, 2 are the Bloom bodies).
+pub(super) const TWO_BIT: u8 = 3;
+
+/// The counter `i` of `words` (0 past the end).
+fn counter(words: &[u64], i: usize) -> u64 {
+    words.get(i / 16).map_or(0, |w| (w >> (4 * (i % 16))) & 0xF)
+}
+
+/// Bytes of the two-bit body (after its tag).
+pub(super) fn two_bit_len(words: &[u64]) -> usize {
+    let escaped: usize = words
+        .iter()
+        .map(|&w| {
+            // Counters ≥ 3: bit 3 or bit 2 set, or bits 0 and 1 both set.
+            (((w >> 3) | (w >> 2) | (w & (w >> 1))) & 0x1111_1111_1111_1111).count_ones() as usize
+        })
+        .sum();
+    4 * words.len() + escaped.div_ceil(2)
+}
+
+pub(super) fn write_two_bit<S: Sink>(words: &[u64], s: &mut S) -> Result<(), S::Error> {
+    let counters = 16 * words.len();
+    for j in 0..counters / 4 {
+        let code = (0..4).fold(0u8, |acc, t| {
+            acc | ((counter(words, 4 * j + t).min(3) as u8) << (2 * t))
+        });
+        s.byte(code)?;
+    }
+    let mut pending: Option<u8> = None;
+    for i in 0..counters {
+        let c = counter(words, i);
+        if c >= 3 {
+            let nibble = (c - 3) as u8;
+            pending = match pending {
+                None => Some(nibble),
+                Some(low) => {
+                    s.byte(low | (nibble << 4))?;
+                    None
+                }
+            };
+        }
+    }
+    if let Some(low) = pending {
+        s.byte(low)?;
+    }
+    Ok(())
+}
+
+fn malformed(what: &'static str) -> WireError {
+    WireError::BadEncoding { what }
+}
+
+pub(super) fn read_two_bit<R: Source>(r: &mut R, words: &mut [u64]) -> Result<(), WireError> {
+    let counters = 16 * words.len();
+    for j in 0..counters / 4 {
+        let code = u64::from(r.byte()?);
+        let word = words
+            .get_mut(j / 4)
+            .ok_or(malformed("two-bit body overflow"))?;
+        for t in 0..4 {
+            *word |= ((code >> (2 * t)) & 3) << (4 * (4 * (j % 4) + t));
+        }
+    }
+    let mut pending: Option<u8> = None;
+    for i in 0..counters {
+        let Some(word) = words.get_mut(i / 16) else {
+            break;
+        };
+        let shift = 4 * (i % 16);
+        if (*word >> shift) & 0xF != 3 {
+            continue;
+        }
+        let nibble = match pending.take() {
+            Some(high) => high,
+            None => {
+                let b = r.byte()?;
+                pending = Some(b >> 4);
+                b & 0xF
+            }
+        };
+        if nibble > 12 {
+            return Err(WireError::BadRegister {
+                index: i as u32,
+                value: 3 + u64::from(nibble),
+            });
+        }
+        *word += u64::from(nibble) << shift;
+    }
+    if pending.is_some_and(|p| p != 0) {
+        return Err(malformed("non-zero padding after the last escaped counter"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{decode, encode, encoded_len, Wire};
+    use crate::CountingBloom;
+
+    fn tag_and_len(f: &CountingBloom<64, 4>) -> (u8, usize) {
+        let mut buf = [0u8; CountingBloom::<64, 4>::MAX_ENCODED_LEN];
+        let bytes = encode(f, &mut buf).unwrap();
+        assert_eq!(bytes.len(), encoded_len(f));
+        assert_eq!(&decode::<CountingBloom<64, 4>>(bytes).unwrap(), f);
+        // 53 4b 01 08 | 40 04 | seed (1 byte below 128) | tag
+        (bytes[7], bytes.len())
+    }
+
+    #[test]
+    fn every_fill_round_trips_with_the_smallest_body() {
+        let mut f = CountingBloom::<64, 4>::with_seed(5);
+        let mut tags = Vec::new();
+        for n in [0u32, 1, 10, 100, 250, 1_000, 5_000] {
+            for k in 0..n {
+                f.insert(&k);
+            }
+            let (tag, len) = tag_and_len(&f);
+            assert!(len <= CountingBloom::<64, 4>::MAX_ENCODED_LEN);
+            tags.push(tag);
+        }
+        // Sparse while nearly empty, two-bit at the design load and somewhat beyond, dense when
+        // counters are large.
+        assert_eq!(tags.first(), Some(&2));
+        assert!(tags.contains(&TWO_BIT), "{tags:?}");
+        assert_eq!(tags.last(), Some(&0));
+    }
+
+    #[test]
+    fn two_bit_body_counts_escapes_exactly() {
+        // Counters 0..=15 in one word: 13 escaped (3..=15), 7 bytes of nibbles.
+        let word = (0..16u64).fold(0, |w, c| w | c << (4 * c));
+        assert_eq!(two_bit_len(&[word]), 4 + 7);
+        let mut out = Vec::new();
+        struct V<'a>(&'a mut Vec<u8>);
+        impl Sink for V<'_> {
+            type Error = ();
+            fn byte(&mut self, b: u8) -> Result<(), ()> {
+                self.0.push(b);
+                Ok(())
+            }
+            fn varint(&mut self, _: u64) -> Result<(), ()> {
+                Err(())
+            }
+        }
+        write_two_bit(&[word], &mut V(&mut out)).unwrap();
+        assert_eq!(
+            out,
+            [0xe4, 0xff, 0xff, 0xff, 0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0x0c]
+        );
+    }
+}

@@ -2,9 +2,12 @@
 //! and whatever decodes must re-encode within its size bound and decode to the same value.
 
 use sketch_nostd::countmin::Conservative;
+use sketch_nostd::heapless::String as HString;
 use sketch_nostd::hll::{Hll10, Hll14, Hll4};
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
-use sketch_nostd::{Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32};
+use sketch_nostd::{
+    Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32, SpaceSaving, TopK,
+};
 
 /// Decodes `data` as a `T` with the typed decoder and through postcard's serde path; both must agree,
 /// and a decoded value must survive a round trip.
@@ -26,6 +29,33 @@ fn decoder<T: Wire + PartialEq + core::fmt::Debug>(data: &[u8]) {
     if let Ok(v) = wire::decode::<T>(data) {
         round_trip(&v);
     }
+}
+
+/// [`decoder`] for summaries without `PartialEq`: their encoding is canonical, so whatever decodes
+/// must re-encode to bytes that decode and re-encode to themselves.
+fn canonical_decoder<T: Wire>(data: &[u8]) {
+    let typed = wire::take::<T>(data);
+    let serde = postcard::take_from_bytes::<T>(data);
+    assert_eq!(
+        typed.is_ok(),
+        serde.is_ok(),
+        "typed and serde decoders disagree"
+    );
+    if let Ok((v, _)) = typed {
+        canonical_round_trip(&v);
+    }
+}
+
+/// Encodes `v`, decodes it, and checks that re-encoding gives the same bytes.
+pub fn canonical_round_trip<T: Wire>(v: &T) {
+    let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+    let bytes = wire::encode(v, &mut buf)
+        .expect("MAX_ENCODED_LEN is always enough")
+        .to_vec();
+    assert_eq!(bytes.len(), wire::encoded_len(v));
+    let back = wire::decode::<T>(&bytes).expect("own encoding decodes");
+    let mut again = vec![0u8; T::MAX_ENCODED_LEN];
+    assert_eq!(wire::encode(&back, &mut again).unwrap(), &bytes[..]);
 }
 
 /// Encodes `v`, checks the size promises, and decodes it back.
@@ -62,6 +92,11 @@ pub fn decode(data: &[u8]) {
     decoder::<CountMin<16, 3, u16>>(data);
     decoder::<CountMin<8, 2, u8, Conservative>>(data);
     decoder::<CountMin<4, 4, u64>>(data);
+    canonical_decoder::<TopK<u32, 4, 16, 2, u16>>(data);
+    canonical_decoder::<TopK<HString<6>, 2, 8, 2, u8>>(data);
+    canonical_decoder::<SpaceSaving<u32, 4>>(data);
+    canonical_decoder::<SpaceSaving<HString<6>, 2, u8>>(data);
+    canonical_decoder::<SpaceSaving<char, 3, u64>>(data);
     decoder::<CountingBloom<4, 3>>(data);
     decoder::<CuckooFilter<8, u8>>(data);
     decoder::<CuckooFilter<2>>(data);
@@ -105,6 +140,17 @@ pub fn decode(data: &[u8]) {
         }
     }
     round_trip(&cuckoo);
+    // Heavy hitters fed the input as a stream of (key, count) pairs.
+    let mut top = TopK::<u32, 4, 16, 2, u16>::with_seed(seed);
+    let mut ss = SpaceSaving::<u32, 4>::new();
+    for pair in data.chunks(2) {
+        let key = u32::from(pair[0] % 16);
+        let count = u64::from(pair.get(1).copied().unwrap_or(1));
+        top.add(&key, count);
+        ss.add(&key, count);
+    }
+    canonical_round_trip(&top);
+    canonical_round_trip(&ss);
     // HLL: keys from the input (sparse, then dense), and registers straight from it.
     let mut h = Hll10::with_seed(seed);
     for chunk in data.chunks(2) {

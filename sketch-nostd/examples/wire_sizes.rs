@@ -10,6 +10,7 @@ use sketch_nostd::hll::{Hll10, Hll14};
 use sketch_nostd::wire::{self, Frame, Wire};
 use sketch_nostd::{
     Bloom, CountMin, CountingBloom, CuckooFilter, HyperLogLog, MicroBloom, MicroBloom32,
+    SpaceSaving, TopK,
 };
 
 /// The body encoding chosen, named from the tag byte after the envelope.
@@ -51,6 +52,12 @@ fn body_name(bytes: &[u8], tag_names: &[&str]) -> String {
 }
 
 fn row<T: Wire + Clone>(label: &str, n: &str, sketch: &T, tag_names: &[&str]) {
+    let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+    let name = body_name(wire::encode(sketch, &mut buf).unwrap(), tag_names);
+    row_named(label, n, sketch, &name);
+}
+
+fn row_named<T: Wire + Clone>(label: &str, n: &str, sketch: &T, body: &str) {
     let mut buf = vec![0u8; Frame::<T>::MAX_ENCODED_LEN];
     let bytes = wire::encode(sketch, &mut buf).unwrap().to_vec();
     let frame = Frame {
@@ -60,10 +67,9 @@ fn row<T: Wire + Clone>(label: &str, n: &str, sketch: &T, tag_names: &[&str]) {
     };
     let frame_len = frame.encode(&mut buf).unwrap().len();
     println!(
-        "| {label} | {n} | {} | {} | {} | {frame_len} | {} |",
+        "| {label} | {n} | {} | {} | {body} | {frame_len} | {} |",
         size_of::<T>(),
         bytes.len(),
-        body_name(&bytes, tag_names),
         T::MAX_ENCODED_LEN,
     );
 }
@@ -146,6 +152,43 @@ fn hll_rows<const P: u8, const BYTES: usize>(label: &str, ns: &[u64]) {
     }
 }
 
+/// The count-min body encoding inside a top-k summary: the tag after the envelope and the total.
+fn body_name_cm<T: Wire>(top: &T) -> String {
+    let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+    let bytes = wire::encode(top, &mut buf).unwrap();
+    let Ok(h) = wire::peek(bytes) else {
+        return "?".into();
+    };
+    let varint_len = |v: u64| (64 - (v | 1).leading_zeros() as usize).div_ceil(7);
+    let mut at = 4 + h.params().iter().map(|&p| varint_len(p)).sum::<usize>() + varint_len(h.seed);
+    at += bytes
+        .iter()
+        .skip(at)
+        .take_while(|&&b| b & 0x80 != 0)
+        .count()
+        + 1;
+    match bytes.get(at) {
+        Some(0) => "dense".into(),
+        Some(1) => "zero runs".into(),
+        _ => "?".into(),
+    }
+}
+
+fn heavy_rows(ns: &[u64]) {
+    for &n in ns {
+        let mut top = TopK::<u64, 10, 272, 5>::with_seed(7);
+        let mut ss = SpaceSaving::<u64, 128>::new();
+        for i in 0..n {
+            top.add(&i, 1 + 1_000 / (i + 1));
+            ss.add(&i, 1 + 1_000 / (i + 1));
+        }
+        let body = format!("count-min ({}) + {} entries", body_name_cm(&top), top.len());
+        row_named("`TopK<u64, 10, 272, 5>`", &format!("{n}"), &top, &body);
+        let body = format!("{} entries", ss.len());
+        row_named("`SpaceSaving<u64, 128>`", &format!("{n}"), &ss, &body);
+    }
+}
+
 fn main() {
     println!("| sketch | keys | memory (B) | encoded (B) | body | frame (B) | max encoded (B) |");
     println!("| --- | ---: | ---: | ---: | --- | ---: | ---: |");
@@ -164,6 +207,7 @@ fn main() {
         "`CountMin<272, 5, u32>` (ε = 1%, δ = 1%)",
         &[0, 10, 100, 1_000, 10_000],
     );
+    heavy_rows(&[0, 10, 100, 10_000]);
     for n in [0u64, 10, 100, 1_000] {
         let mut c = CountingBloom::<600, 7>::with_seed(7);
         for i in 0..n {
@@ -193,13 +237,13 @@ fn main() {
         for i in 0..n {
             m.insert(&i);
         }
-        row("`MicroBloom<3>`", &format!("{n}"), &m, &[]);
+        row_named("`MicroBloom<3>`", &format!("{n}"), &m, "raw");
     }
     for n in [0u64, 2, 4] {
         let mut m = MicroBloom32::<2>::new();
         for i in 0..n {
             m.insert(&i);
         }
-        row("`MicroBloom32<2>`", &format!("{n}"), &m, &[]);
+        row_named("`MicroBloom32<2>`", &format!("{n}"), &m, "raw");
     }
 }

@@ -3,9 +3,12 @@
 
 use proptest::prelude::*;
 use sketch_nostd::countmin::Conservative;
+use sketch_nostd::heapless::String as HString;
 use sketch_nostd::hll::{Hll10, Hll14, Hll4};
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
-use sketch_nostd::{Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32};
+use sketch_nostd::{
+    Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32, SpaceSaving, TopK,
+};
 
 type Sample = Bloom<8, 3>;
 const MAX: usize = Frame::<Sample>::MAX_ENCODED_LEN;
@@ -136,6 +139,11 @@ fn decode_everything(bytes: &[u8]) {
     let _ = wire::decode::<CountMin<16, 3, u16>>(bytes);
     let _ = wire::decode::<CountMin<8, 2, u8, Conservative>>(bytes);
     let _ = wire::decode::<CountMin<4, 4, u64>>(bytes);
+    let _ = wire::decode::<TopK<u32, 4, 16, 2, u16>>(bytes);
+    let _ = wire::decode::<TopK<HString<6>, 2, 8, 2, u8>>(bytes);
+    let _ = wire::decode::<SpaceSaving<u32, 4>>(bytes);
+    let _ = wire::decode::<SpaceSaving<HString<6>, 2, u8>>(bytes);
+    let _ = wire::decode::<SpaceSaving<char, 3, u64>>(bytes);
     let _ = wire::decode::<CountingBloom<4, 3>>(bytes);
     let _ = wire::decode::<CuckooFilter<8, u8>>(bytes);
     let _ = wire::decode::<CuckooFilter<2>>(bytes);
@@ -224,6 +232,19 @@ proptest! {
         consistent::<CuckooFilter<2>>(&bytes)?;
         let bytes = [&[0x53, 0x4b, 1, 8, 4, 3, 7][..], &tail].concat();
         consistent::<CountingBloom<4, 3>>(&bytes)?;
+    }
+
+    #[test]
+    fn random_heavy_hitter_bodies_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..200)) {
+        // SpaceSaving<u32, 4>: K, counter bytes, KEY (u32), seed 0, then the random body.
+        let bytes = [&[0x53, 0x4b, 1, 7, 4, 4, 0x84, 0x80, 0x80, 0x80, 0x10, 0][..], &tail].concat();
+        decode_everything(&bytes);
+        if let Ok(ss) = wire::decode::<SpaceSaving<u32, 4>>(&bytes) {
+            let mut buf = vec![0u8; SpaceSaving::<u32, 4>::MAX_ENCODED_LEN];
+            let again = wire::encode(&ss, &mut buf).unwrap();
+            let back = wire::decode::<SpaceSaving<u32, 4>>(again).unwrap();
+            prop_assert_eq!(back.sorted(), ss.sorted());
+        }
     }
 
     #[test]

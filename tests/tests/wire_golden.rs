@@ -5,10 +5,13 @@
 //! `wire::FORMAT_VERSION` and keep a decoder for the old version, then add goldens for the new one.
 //! The keys are fixed, so the sketches' contents are too (hashing is pinned by the foundation).
 
-use sketch_nostd::countmin::Conservative;
+use sketch_nostd::countmin::{Conservative, Standard};
+use sketch_nostd::heapless::String as HString;
 use sketch_nostd::hll::{Hll10, Hll4};
 use sketch_nostd::wire::{self, Frame, Wire};
-use sketch_nostd::{Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32};
+use sketch_nostd::{
+    Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32, SpaceSaving, TopK,
+};
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -28,6 +31,29 @@ fn golden<T: Wire + PartialEq + core::fmt::Debug>(name: &str, sketch: &T, expect
     assert!(bytes.len() <= T::MAX_ENCODED_LEN, "{name}");
     assert_eq!(&wire::decode::<T>(bytes).unwrap(), sketch, "{name}");
     assert_eq!(&postcard::from_bytes::<T>(bytes).unwrap(), sketch, "{name}");
+}
+
+/// [`golden`] for summaries without `PartialEq`: the golden bytes decode, and re-encode to themselves
+/// (the encoding is canonical).
+fn golden_canonical<T: Wire>(name: &str, sketch: &T, expected: &str) {
+    let expected: String = expected.split_whitespace().collect();
+    let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+    let bytes = wire::encode(sketch, &mut buf)
+        .expect("MAX_ENCODED_LEN is enough")
+        .to_vec();
+    assert_eq!(
+        hex(&bytes),
+        expected,
+        "{name}: the encoding changed (see this file's header)"
+    );
+    let back = wire::decode::<T>(&bytes).unwrap();
+    let mut again = vec![0u8; T::MAX_ENCODED_LEN];
+    assert_eq!(
+        wire::encode(&back, &mut again).unwrap(),
+        &bytes[..],
+        "{name}"
+    );
+    assert!(postcard::from_bytes::<T>(&bytes).is_ok(), "{name}");
 }
 
 fn bloom<const W: usize, const K: u32>(seed: u64, keys: std::ops::Range<u32>) -> Bloom<W, K> {
@@ -307,6 +333,90 @@ fn cuckoo_empty_small_dense() {
         "cuckoo u16 with victim",
         &wide,
         "534b010902100001b3480002dbf670159730bbae57cfc835f505b8",
+    );
+}
+
+#[test]
+fn top_k_empty_small_dense() {
+    type Top = TopK<u32, 4, 16, 2, u16>;
+    golden_canonical(
+        "topk empty",
+        &Top::with_seed(7),
+        "534b01060410020201848080801007000120000000",
+    );
+    let mut top = Top::with_seed(7);
+    for k in [1u32, 2, 2, 3, 3, 3] {
+        top.increment(&k);
+    }
+    golden_canonical(
+        "topk small",
+        &top,
+        "
+            534b010604100202018480808010070601030101020203020901010501020601
+            0301000003030302020101
+        ",
+    );
+    for k in 0..300u32 {
+        top.add(&(k % 37), u64::from(k % 5));
+    }
+    golden_canonical(
+        "topk dense",
+        &top,
+        "
+            534b01060410020201848080801007de040101071112231f1c221601131e0e1f
+            1b1d1f201f211c201f1f23161f12111d01031b221e00042323032201211d20
+        ",
+    );
+    let mut words = TopK::<HString<6>, 2, 8, 2, u8, Standard>::new();
+    for w in ["GET", "PUT", "GET", "a long line"] {
+        words.increment(w);
+    }
+    golden_canonical(
+        "topk strings",
+        &words,
+        "
+            534b010602080201008680808060000401020101040103020101020201020100
+            000203474554020350555401
+        ",
+    );
+}
+
+#[test]
+fn space_saving_empty_small_full() {
+    type Ss = SpaceSaving<u32, 4>;
+    golden_canonical(
+        "space-saving empty",
+        &Ss::new(),
+        "534b01070404848080801000000000",
+    );
+    let mut ss = Ss::new();
+    for k in [1u32, 2, 2, 3, 3, 3] {
+        ss.increment(&k);
+    }
+    golden_canonical(
+        "space-saving small",
+        &ss,
+        "534b01070404848080801000060003030300020200010100",
+    );
+    for k in 0..300u32 {
+        ss.add(&(k % 37), u64::from(k % 5));
+    }
+    golden_canonical(
+        "space-saving full",
+        &ss,
+        "
+            534b01070404848080801000de04000403990195010298019501239701930101
+            96019401
+        ",
+    );
+    let mut words = SpaceSaving::<HString<6>, 2, u8>::new();
+    for w in ["GET", "PUT", "GET", "DELETE", "a long line"] {
+        words.increment(w);
+    }
+    golden_canonical(
+        "space-saving strings",
+        &words,
+        "534b010702018680808060000401020644454c4554450201034745540200",
     );
 }
 

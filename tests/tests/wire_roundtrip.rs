@@ -3,10 +3,12 @@
 
 use proptest::prelude::*;
 use sketch_nostd::countmin::Conservative;
+use sketch_nostd::heapless::String as HString;
 use sketch_nostd::hll::{Hll10, Hll12, Hll4};
 use sketch_nostd::wire::{self, Frame, SketchKind, Wire};
 use sketch_nostd::{
-    Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32, WireError,
+    Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32, SpaceSaving, TopK,
+    WireError,
 };
 
 /// Words with a controllable density: each word is the AND of `and` random words (so bits are set
@@ -56,6 +58,61 @@ fn round_trip<T: Wire + PartialEq + core::fmt::Debug>(sketch: &T) -> Result<(), 
     );
     Ok(())
 }
+
+/// For summaries without `PartialEq`: the encoding is canonical, so decoding and re-encoding must
+/// give the same bytes. Returns them.
+fn canonical_round_trip<T: Wire>(sketch: &T) -> Result<Vec<u8>, TestCaseError> {
+    let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+    let bytes = wire::encode(sketch, &mut buf)
+        .expect("MAX_ENCODED_LEN is enough")
+        .to_vec();
+    prop_assert_eq!(bytes.len(), wire::encoded_len(sketch));
+    let back = wire::decode::<T>(&bytes).unwrap();
+    let mut again = vec![0u8; T::MAX_ENCODED_LEN];
+    prop_assert_eq!(wire::encode(&back, &mut again).unwrap(), &bytes[..]);
+    let _: T = postcard::from_bytes(&bytes).unwrap();
+    prop_assert_eq!(
+        wire::decode::<T>(&bytes[..bytes.len() - 1]).err(),
+        Some(WireError::Truncated)
+    );
+    let mut longer = bytes.clone();
+    longer.push(0);
+    prop_assert_eq!(
+        wire::decode::<T>(&longer).err(),
+        Some(WireError::TrailingBytes)
+    );
+    Ok(bytes)
+}
+
+/// Two merged summaries agree: the same counts in the same order, and the same entries wherever
+/// the count is above the smallest listed one. Which of several keys tied at the cut-off survives a
+/// merge depends on the summaries' internal heap layout, which the wire format does not carry (it
+/// writes entries in a canonical order), so ties at the bottom may resolve differently.
+fn same_up_to_ties(
+    mut after: Vec<(u32, u64, u64)>,
+    mut before: Vec<(u32, u64, u64)>,
+) -> Result<(), TestCaseError> {
+    let counts = |v: &[(u32, u64, u64)]| v.iter().map(|e| e.1).collect::<Vec<_>>();
+    prop_assert_eq!(counts(&after), counts(&before));
+    let cut = before.last().map_or(0, |e| e.1);
+    after.retain(|e| e.1 > cut);
+    before.retain(|e| e.1 > cut);
+    after.sort_unstable();
+    before.sort_unstable();
+    prop_assert_eq!(after, before);
+    Ok(())
+}
+
+type Top = TopK<u32, 8, 32, 3, u16>;
+type Words = TopK<HString<5>, 4, 16, 2, u8>;
+type Ss = SpaceSaving<u32, 8>;
+type SsWords = SpaceSaving<HString<5>, 4, u8>;
+
+fn stream() -> impl Strategy<Value = Vec<(u32, u8)>> {
+    proptest::collection::vec((0u32..60, 0u8..20), 0..400)
+}
+
+const WORDS: [&str; 8] = ["GET", "PUT", "POST", "HEAD", "PATCH", "DELETE", "a", ""];
 
 type Cm = CountMin<32, 3, u16>;
 
@@ -228,6 +285,58 @@ proptest! {
         let mut after: CountingBloom<12, 3> = wire::decode(wire::encode(&a, &mut buf).unwrap()).unwrap();
         after.union(&wire::decode(wire::encode(&b, &mut buf).unwrap()).unwrap()).unwrap();
         prop_assert_eq!(after, before);
+    }
+
+    #[test]
+    fn top_k_round_trips(events in stream(), seed in 0u64..4) {
+        let (mut top, mut words) = (Top::with_seed(seed), Words::with_seed(seed));
+        let (mut ss, mut ss_words) = (Ss::new(), SsWords::new());
+        for &(k, c) in &events {
+            top.add(&k, u64::from(c));
+            ss.add(&k, u64::from(c));
+            let w = WORDS[k as usize % WORDS.len()];
+            words.add(w, u64::from(c));
+            ss_words.add(w, u64::from(c));
+        }
+        canonical_round_trip(&top)?;
+        canonical_round_trip(&words)?;
+        canonical_round_trip(&ss)?;
+        canonical_round_trip(&ss_words)?;
+        let back: Top = wire::decode(&canonical_round_trip(&top)?).unwrap();
+        prop_assert_eq!(back.sorted(), top.sorted());
+        let back: Ss = wire::decode(&canonical_round_trip(&ss)?).unwrap();
+        prop_assert_eq!(back.sorted(), ss.sorted());
+    }
+
+    #[test]
+    fn heavy_hitters_merge_after_transport_equals_merge_before(a in stream(), b in stream()) {
+        let (mut ta, mut tb, mut sa, mut sb) = (Top::new(), Top::new(), Ss::new(), Ss::new());
+        for &(k, c) in &a {
+            ta.add(&k, u64::from(c));
+            sa.add(&k, u64::from(c));
+        }
+        for &(k, c) in &b {
+            tb.add(&k, u64::from(c));
+            sb.add(&k, u64::from(c));
+        }
+        let mut before = ta.clone();
+        before.merge(&tb).unwrap();
+        let mut after: Top = wire::decode(&canonical_round_trip(&ta)?).unwrap();
+        after.merge(&wire::decode(&canonical_round_trip(&tb)?).unwrap()).unwrap();
+        prop_assert!(after.sketch() == before.sketch());
+        same_up_to_ties(
+            after.sorted().iter().map(|&(k, c)| (*k, c, 0)).collect(),
+            before.sorted().iter().map(|&(k, c)| (*k, c, 0)).collect(),
+        )?;
+        let mut before = sa.clone();
+        before.merge(&sb).unwrap();
+        let mut after: Ss = wire::decode(&canonical_round_trip(&sa)?).unwrap();
+        after.merge(&wire::decode(&canonical_round_trip(&sb)?).unwrap()).unwrap();
+        prop_assert_eq!(after.total(), before.total());
+        same_up_to_ties(
+            after.sorted().iter().map(|c| (*c.key, c.count, c.error)).collect(),
+            before.sorted().iter().map(|c| (*c.key, c.count, c.error)).collect(),
+        )?;
     }
 
     #[test]
@@ -656,6 +765,82 @@ fn cuckoo_rejections_are_typed() {
     )); // 9 slots of 8
     assert!(matches!(bad(&[0, 2]), Err(WireError::BadEncoding { .. }))); // unknown tag
     assert_eq!(bad(&[0, 0, 1, 2, 3]), Err(WireError::Truncated));
+}
+
+#[test]
+fn heavy_hitter_rejections_are_typed() {
+    let mut ss = SpaceSaving::<u32, 2, u8>::new();
+    ss.add(&7, 3);
+    let bytes = encoded(&ss);
+    // 53 4b 01 07 | K=2, bytes=1, KEY (5-byte varint) | seed 0 | total 3, overlong 0, 1 entry:
+    // key 7, count 3, error 0.
+    assert_eq!(bytes[11..], [0, 3, 0, 1, 7, 3, 0]);
+    let with_tail = |tail: &[u8]| [&bytes[..12], tail].concat();
+    assert!(wire::decode::<SpaceSaving<u32, 2, u8>>(&with_tail(&[3, 0, 1, 7, 3, 0])).is_ok());
+    // Another key type, another counter width, a nonzero seed.
+    assert!(matches!(
+        wire::decode::<SpaceSaving<u64, 2, u8>>(&bytes),
+        Err(WireError::WrongParameter { name: "KEY", .. })
+    ));
+    assert!(matches!(
+        wire::decode::<SpaceSaving<u32, 2, u16>>(&bytes),
+        Err(WireError::WrongParameter {
+            name: "COUNTER_BYTES",
+            ..
+        })
+    ));
+    let mut seeded = bytes.clone();
+    seeded[11] = 1;
+    assert!(matches!(
+        wire::decode::<SpaceSaving<u32, 2, u8>>(&seeded),
+        Err(WireError::WrongParameter { name: "SEED", .. })
+    ));
+    // An error above its count; a key twice; more entries than K; a count above u8.
+    let bad = |tail: &[u8]| wire::decode::<SpaceSaving<u32, 2, u8>>(&with_tail(tail));
+    assert!(matches!(
+        bad(&[3, 0, 1, 7, 3, 4]),
+        Err(WireError::Inconsistent { .. })
+    ));
+    assert!(matches!(
+        bad(&[3, 0, 2, 7, 1, 0, 7, 2, 0]),
+        Err(WireError::Inconsistent { .. })
+    ));
+    assert!(matches!(
+        bad(&[3, 0, 3, 7, 1, 0, 8, 1, 0, 9, 1, 0]),
+        Err(WireError::Inconsistent { .. })
+    ));
+    assert_eq!(
+        bad(&[3, 0, 1, 7, 0x80, 0x02, 0]).err(),
+        Some(WireError::BadRegister {
+            index: 0,
+            value: 256
+        })
+    );
+    assert_eq!(bad(&[3, 0, 1, 7, 3]).err(), Some(WireError::Truncated));
+    // A string key that is not UTF-8, or longer than its slot.
+    let words = encoded(&SpaceSaving::<HString<3>, 2, u8>::new());
+    let head = &words[..words.len() - 3];
+    let text = |tail: &[u8]| wire::decode::<SpaceSaving<HString<3>, 2, u8>>(&[head, tail].concat());
+    assert!(text(&[1, 0, 1, 2, b'o', b'k', 1, 0]).is_ok());
+    assert!(matches!(
+        text(&[1, 0, 1, 2, 0xff, 0xfe, 1, 0]),
+        Err(WireError::BadEncoding { .. })
+    ));
+    assert!(matches!(
+        text(&[1, 0, 1, 4, b'l', b'o', b'n', b'g', 1, 0]),
+        Err(WireError::BadEncoding { .. })
+    ));
+    // A top-k count above the sketch's estimate of its key.
+    let mut top = TopK::<u32, 2, 8, 2, u8>::new();
+    top.add(&1, 5);
+    let mut bytes = encoded(&top);
+    let n = bytes.len();
+    assert_eq!(bytes[n - 2..], [1, 5]); // key 1, count 5
+    bytes[n - 1] = 6;
+    assert!(matches!(
+        wire::decode::<TopK<u32, 2, 8, 2, u8>>(&bytes),
+        Err(WireError::Inconsistent { .. })
+    ));
 }
 
 #[test]

@@ -137,6 +137,19 @@ pub trait Codec: Sized {
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError>;
 }
 
+/// How an owned key of a heavy-hitter summary is written and read. Sealed: implemented in
+/// `heavy.rs` for the crate's `OwnedKey` types.
+pub trait KeyCodec: Sized {
+    /// The key type's code (an envelope parameter).
+    const CODE: u64;
+    /// The most bytes one key takes.
+    const MAX_LEN: usize;
+    /// Writes the key.
+    fn write_key<S: Sink>(&self, s: &mut S) -> Result<(), S::Error>;
+    /// Reads and validates a key.
+    fn read_key<R: Source>(r: &mut R) -> Result<Self, WireError>;
+}
+
 /// The most bytes an envelope with these parameter values takes (seed at its widest).
 #[must_use]
 pub const fn envelope_max_len(params: &[(&str, u64)]) -> usize {

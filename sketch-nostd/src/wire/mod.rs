@@ -89,6 +89,14 @@
 //!
 //!   A counter above the type's maximum is [`WireError::BadRegister`]; a row adding up to more than
 //!   `N` is [`WireError::Inconsistent`].
+//! * [`TopK`](crate::TopK): its count-min sketch's body (as above; the seed is the envelope's), the
+//!   `overlong` counter (varint), the number of entries (varint, at most `K`), then each entry's key
+//!   ([`WireKey`]) and count (varint), ordered by count descending, then key bytes ascending.
+//!   A count above the sketch's estimate of its key, or a key listed twice, is
+//!   [`WireError::Inconsistent`].
+//! * [`SpaceSaving`](crate::SpaceSaving): the total `N`, `overlong`, the number of entries (varints),
+//!   then each entry's key, count and error (varints), in the same order. An error above its count
+//!   is [`WireError::Inconsistent`].
 //!
 //! Frames ([`Frame`]) wrap a sketch for links that lose and corrupt bytes: the device id (varint),
 //! the sequence number (varint), the sketch, a CRC-32 (ISO-HDLC, the zlib/Ethernet CRC) of those bytes
@@ -108,9 +116,11 @@ mod counting;
 mod countmin;
 mod cuckoo;
 mod frame;
+mod heavy;
 mod hll;
 
 pub use frame::{Frame, FrameDecoder, RawFrame};
+pub use heavy::WireKey;
 
 use crate::error::WireError;
 use codec::{read_header, Counter, SketchVisitor};
@@ -122,7 +132,7 @@ pub const MAGIC: [u8; 2] = *b"SK";
 pub const FORMAT_VERSION: u8 = 1;
 
 /// The most parameters any kind has.
-pub const MAX_PARAMS: usize = 4;
+pub const MAX_PARAMS: usize = 6;
 
 /// What kind of sketch an envelope holds: the third byte after the magic.
 ///
@@ -150,6 +160,12 @@ pub enum SketchKind {
     CountingBloom = 8,
     /// [`CuckooFilter`](crate::CuckooFilter): parameters `BUCKETS`, `FINGERPRINT_BITS`.
     CuckooFilter = 9,
+    /// [`TopK`](crate::TopK): parameters `K`, `W`, `D`, `COUNTER_BYTES`, `CONSERVATIVE` and `KEY`
+    /// (the key type, [`WireKey::KEY_TYPE`]).
+    TopK = 6,
+    /// [`SpaceSaving`](crate::SpaceSaving): parameters `K`, `COUNTER_BYTES` and `KEY`; the seed is
+    /// always 0.
+    SpaceSaving = 7,
 }
 
 impl SketchKind {
@@ -168,6 +184,8 @@ impl SketchKind {
             5 => Some(Self::CountMin),
             8 => Some(Self::CountingBloom),
             9 => Some(Self::CuckooFilter),
+            6 => Some(Self::TopK),
+            7 => Some(Self::SpaceSaving),
             _ => None,
         }
     }
@@ -187,6 +205,8 @@ impl SketchKind {
             Self::CountMin => "CountMin",
             Self::CountingBloom => "CountingBloom",
             Self::CuckooFilter => "CuckooFilter",
+            Self::TopK => "TopK",
+            Self::SpaceSaving => "SpaceSaving",
         }
     }
 
@@ -203,6 +223,8 @@ impl SketchKind {
             Self::HyperLogLog => &["P"],
             Self::CountMin => &["W", "D", "COUNTER_BYTES", "CONSERVATIVE"],
             Self::CuckooFilter => &["BUCKETS", "FINGERPRINT_BITS"],
+            Self::TopK => &["K", "W", "D", "COUNTER_BYTES", "CONSERVATIVE", "KEY"],
+            Self::SpaceSaving => &["K", "COUNTER_BYTES", "KEY"],
         }
     }
 }

@@ -109,6 +109,28 @@ pub(crate) fn clamp(x: f64) -> f64 {
     }
 }
 
+/// 2^(31 − v) for register values v < 32, else 0 (units of 2^−31 of 2^−v).
+const LO_TERMS: [u64; 64] = {
+    let mut t = [0; 64];
+    let mut v = 0;
+    while v < 32 {
+        t[v] = 1 << (31 - v);
+        v += 1;
+    }
+    t
+};
+
+/// 2^(63 − v) for register values v ≥ 32, else 0 (units of 2^−63 of 2^−v).
+const HI_TERMS: [u64; 64] = {
+    let mut t = [0; 64];
+    let mut v = 32;
+    while v < 64 {
+        t[v] = 1 << (63 - v);
+        v += 1;
+    }
+    t
+};
+
 const TWO_POW_MINUS_31: f64 = 1.0 / (1u64 << 31) as f64;
 const TWO_POW_MINUS_63: f64 = 1.0 / (1u64 << 63) as f64;
 
@@ -151,46 +173,40 @@ impl RegisterSums {
         }
     }
 
-    /// The contribution `(lo, hi)` of one register holding `value`.
+    /// The contribution `(lo, hi)` of one register holding `value`, and whether it is at the maximum
+    /// (a register at q + 1, or an invalid larger value, can never be raised and contributes 0).
+    /// Table lookups rather than variable shifts: this runs once per register when a merge or a load
+    /// recounts them, and variable shifts are slow on baseline x86-64 and Cortex-M0.
     #[inline]
-    const fn term(value: u8, p: u32) -> (u64, u64) {
-        let value = value as u32;
-        if value < 32 {
-            (1 << (31 - value), 0)
-        } else if value <= 64 - p {
-            (0, 1 << (63 - value))
-        } else {
-            (0, 0) // q + 1 (or an invalid larger value): can never be raised
-        }
+    fn term(value: u8, p: u32) -> (u64, u64, bool) {
+        let v = usize::from(value & 63);
+        let maxed = v as u32 > 64 - p;
+        let keep = u64::from(maxed).wrapping_sub(1); // all ones unless maxed
+        (LO_TERMS[v], HI_TERMS[v] & keep, maxed)
     }
 
-    /// Counts one more register holding `value` (below 64). Branch-free: this runs once per
-    /// register when a merge or a load recounts them. At most 2^18 registers contribute at most
-    /// 2^31 units each, so the sums cannot overflow.
+    /// Counts one more register holding `value`. At most 2^18 registers contribute at most 2^31
+    /// units each, so the sums cannot overflow.
     #[inline]
     pub(crate) fn add(&mut self, value: u8, p: u32) {
-        let v = u32::from(value & 63);
-        let q = 64 - p;
-        // 2^(31 − v) for v < 32, else 0; 2^(63 − v) for 32 ≤ v ≤ q, else 0.
-        let lo = (1u64 << 31) >> v.min(32);
-        let hi = ((1u64 << 63) >> v) & 0u64.wrapping_sub(u64::from(v >= 32 && v <= q));
+        let (lo, hi, maxed) = Self::term(value, p);
         self.lo = self.lo.wrapping_add(lo);
         self.hi = self.hi.wrapping_add(hi);
-        self.zeros += u32::from(v == 0);
-        self.maxed += u32::from(v > q);
+        self.zeros += u32::from(value == 0);
+        self.maxed += u32::from(maxed);
     }
 
     /// Accounts for one register going from `old` to `new` (`old < new`).
     #[inline]
     pub(crate) fn replace(&mut self, old: u8, new: u8, p: u32) {
-        let (old_lo, old_hi) = Self::term(old, p);
-        let (new_lo, new_hi) = Self::term(new, p);
+        let (old_lo, old_hi, _) = Self::term(old, p);
+        let (new_lo, new_hi, maxed) = Self::term(new, p);
         self.lo = self.lo.wrapping_sub(old_lo).wrapping_add(new_lo);
         self.hi = self.hi.wrapping_sub(old_hi).wrapping_add(new_hi);
         if old == 0 {
             self.zeros = self.zeros.saturating_sub(1);
         }
-        if u32::from(new) > 64 - p {
+        if maxed {
             self.maxed += 1;
         }
     }

@@ -6,7 +6,8 @@ use sketch_nostd::heapless::String as HString;
 use sketch_nostd::hll::{Hll10, Hll14, Hll4};
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
 use sketch_nostd::{
-    Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32, SpaceSaving, TopK,
+    BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32,
+    SpaceSaving, TopK,
 };
 
 /// Decodes `data` as a `T` with the typed decoder and through postcard's serde path; both must agree,
@@ -92,6 +93,7 @@ pub fn decode(data: &[u8]) {
     decoder::<CountMin<16, 3, u16>>(data);
     decoder::<CountMin<8, 2, u8, Conservative>>(data);
     decoder::<CountMin<4, 4, u64>>(data);
+    decoder::<BlockedBloom<2, 8>>(data);
     canonical_decoder::<TopK<u32, 4, 16, 2, u16>>(data);
     canonical_decoder::<TopK<HString<6>, 2, 8, 2, u8>>(data);
     canonical_decoder::<SpaceSaving<u32, 4>>(data);
@@ -131,6 +133,12 @@ pub fn decode(data: &[u8]) {
         round_trip(&cm);
     }
     round_trip(&CountingBloom::<8, 3>::from_parts(words(data), seed));
+    let w = words::<16>(data);
+    let block = |i: usize| sketch_nostd::blocked::Block(core::array::from_fn(|j| w[8 * i + j]));
+    round_trip(&BlockedBloom::<2, 8>::from_parts(
+        [block(0), block(1)],
+        seed,
+    ));
     let mut cuckoo = CuckooFilter::<4, u8>::with_seed(seed);
     for chunk in data.chunks(3) {
         if chunk.first().is_some_and(|b| b & 1 == 0) {

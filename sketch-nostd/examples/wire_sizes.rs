@@ -9,8 +9,8 @@
 use sketch_nostd::hll::{Hll10, Hll14};
 use sketch_nostd::wire::{self, Frame, Wire};
 use sketch_nostd::{
-    Bloom, CountMin, CountingBloom, CuckooFilter, HyperLogLog, MicroBloom, MicroBloom32,
-    SpaceSaving, TopK,
+    BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, HyperLogLog, MicroBloom,
+    MicroBloom32, SpaceSaving, TopK,
 };
 
 /// The body encoding chosen, named from the tag byte after the envelope.
@@ -207,6 +207,18 @@ fn main() {
         "`CountMin<272, 5, u32>` (ε = 1%, δ = 1%)",
         &[0, 10, 100, 1_000, 10_000],
     );
+    for n in [0u64, 10, 100, 1_000] {
+        let mut b = BlockedBloom::<24, 8>::with_seed(7);
+        for i in 0..n {
+            b.insert(&i);
+        }
+        row(
+            "`BlockedBloom<24, 8>` (12 Kibit)",
+            &format!("{n}"),
+            &b,
+            BLOOM_TAGS,
+        );
+    }
     heavy_rows(&[0, 10, 100, 10_000]);
     for n in [0u64, 10, 100, 1_000] {
         let mut c = CountingBloom::<600, 7>::with_seed(7);

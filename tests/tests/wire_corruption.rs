@@ -7,7 +7,8 @@ use sketch_nostd::heapless::String as HString;
 use sketch_nostd::hll::{Hll10, Hll14, Hll4};
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
 use sketch_nostd::{
-    Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32, SpaceSaving, TopK,
+    BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32,
+    SpaceSaving, TopK,
 };
 
 type Sample = Bloom<8, 3>;
@@ -139,6 +140,7 @@ fn decode_everything(bytes: &[u8]) {
     let _ = wire::decode::<CountMin<16, 3, u16>>(bytes);
     let _ = wire::decode::<CountMin<8, 2, u8, Conservative>>(bytes);
     let _ = wire::decode::<CountMin<4, 4, u64>>(bytes);
+    let _ = wire::decode::<BlockedBloom<2, 8>>(bytes);
     let _ = wire::decode::<TopK<u32, 4, 16, 2, u16>>(bytes);
     let _ = wire::decode::<TopK<HString<6>, 2, 8, 2, u8>>(bytes);
     let _ = wire::decode::<SpaceSaving<u32, 4>>(bytes);
@@ -220,6 +222,8 @@ proptest! {
         let bytes = [&[0x53, 0x4b, 1, 8, 4, 3, 7, tag][..], &tail].concat();
         decode_everything(&bytes);
         consistent::<CountingBloom<4, 3>>(&bytes)?;
+        let bytes = [&[0x53, 0x4b, 1, 10, 2, 8, 7][..], &tail].concat();
+        consistent::<BlockedBloom<2, 8>>(&bytes)?;
     }
 
     #[test]
@@ -232,6 +236,8 @@ proptest! {
         consistent::<CuckooFilter<2>>(&bytes)?;
         let bytes = [&[0x53, 0x4b, 1, 8, 4, 3, 7][..], &tail].concat();
         consistent::<CountingBloom<4, 3>>(&bytes)?;
+        let bytes = [&[0x53, 0x4b, 1, 10, 2, 8, 7][..], &tail].concat();
+        consistent::<BlockedBloom<2, 8>>(&bytes)?;
     }
 
     #[test]

@@ -10,7 +10,8 @@ use sketch_nostd::heapless::String as HString;
 use sketch_nostd::hll::{Hll10, Hll4};
 use sketch_nostd::wire::{self, Frame, Wire};
 use sketch_nostd::{
-    Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32, SpaceSaving, TopK,
+    BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32,
+    SpaceSaving, TopK,
 };
 
 fn hex(bytes: &[u8]) -> String {
@@ -417,6 +418,41 @@ fn space_saving_empty_small_full() {
         "space-saving strings",
         &words,
         "534b010702018680808060000401020644454c4554450201034745540200",
+    );
+}
+
+#[test]
+fn blocked_bloom_empty_small_dense() {
+    golden(
+        "blocked empty",
+        &BlockedBloom::<2, 8>::with_seed(7),
+        "534b010a0208070200",
+    );
+    let mut b = BlockedBloom::<2, 8>::with_seed(7);
+    for k in 0..3u32 {
+        b.insert(&k);
+    }
+    golden(
+        "blocked small",
+        &b,
+        "
+            534b010a02080702180d5c2c303b40474f320d39211c0821370a2c172139051e
+            29
+        ",
+    );
+    for k in 3..200u32 {
+        b.insert(&k);
+    }
+    golden(
+        "blocked dense",
+        &b,
+        "
+            534b010a02080700ffefe6f96b7fdffdbdf6bfffdff78ffeff5ebf775febbf7e
+            7bdded3fefffff5af57effffeaffbfffffff7fbdee7bf37f79bfdf7eeffdfabb
+            e3bff7ebedadefffeff5efffffba5b5bbff9fdffeb7b7dbf1fdfdffcc9fe7fba
+            7d786bdfe58dbfff7f5e57aff7ef7fd7e5fffd5bfd7faebf1ddffddccbbefff1
+            772ffffbb15ffe2e
+        ",
     );
 }
 

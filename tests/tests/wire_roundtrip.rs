@@ -7,8 +7,8 @@ use sketch_nostd::heapless::String as HString;
 use sketch_nostd::hll::{Hll10, Hll12, Hll4};
 use sketch_nostd::wire::{self, Frame, SketchKind, Wire};
 use sketch_nostd::{
-    Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32, SpaceSaving, TopK,
-    WireError,
+    BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32,
+    SpaceSaving, TopK, WireError,
 };
 
 /// Words with a controllable density: each word is the AND of `and` random words (so bits are set
@@ -337,6 +337,25 @@ proptest! {
             after.sorted().iter().map(|c| (*c.key, c.count, c.error)).collect(),
             before.sorted().iter().map(|c| (*c.key, c.count, c.error)).collect(),
         )?;
+    }
+
+    #[test]
+    fn blocked_bloom_round_trips(a in words::<16>(), b in words::<16>(), seed in any::<u64>(), n in 0u32..400) {
+        use sketch_nostd::blocked::Block;
+        let blocks = |w: [u64; 16]| [Block(w[..8].try_into().unwrap()), Block(w[8..].try_into().unwrap())];
+        let (a, b) = (BlockedBloom::<2, 8>::from_parts(blocks(a), seed), BlockedBloom::<2, 8>::from_parts(blocks(b), seed));
+        round_trip(&a)?;
+        let mut before = a.clone();
+        before.union(&b).unwrap();
+        let mut buf = [0u8; 256];
+        let mut after: BlockedBloom<2, 8> = wire::decode(wire::encode(&a, &mut buf).unwrap()).unwrap();
+        after.union(&wire::decode(wire::encode(&b, &mut buf).unwrap()).unwrap()).unwrap();
+        prop_assert_eq!(after, before);
+        let mut f = BlockedBloom::<4, 6>::with_seed(seed);
+        for i in 0..n {
+            f.insert(&i);
+        }
+        round_trip(&f)?;
     }
 
     #[test]

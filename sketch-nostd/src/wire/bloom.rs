@@ -3,8 +3,9 @@
 use super::codec::{envelope_max_len, serde_via_wire, varint_len, Codec, Counter, Sink, Source};
 use super::counting::{read_two_bit, two_bit_len, write_two_bit, TWO_BIT};
 use super::{SketchKind, Wire};
+use crate::blocked::Block;
 use crate::error::WireError;
-use crate::{Bloom, CountingBloom, MicroBloom, MicroBloom32};
+use crate::{BlockedBloom, Bloom, CountingBloom, MicroBloom, MicroBloom32};
 
 /// Body tag: every word as 8 little-endian bytes.
 const DENSE: u8 = 0;
@@ -235,6 +236,34 @@ impl<const WORDS: usize, const K: u32> Wire for CountingBloom<WORDS, K> {
 }
 
 serde_via_wire!(impl[const WORDS: usize, const K: u32] CountingBloom<WORDS, K>);
+
+/// A blocked Bloom filter's blocks, flattened to `8·BLOCKS` words in block order, take the Bloom
+/// filter's encodings. (Encoding copies the blocks once onto the stack to see them as one slice.)
+impl<const BLOCKS: usize, const K: u32> Codec for BlockedBloom<BLOCKS, K> {
+    fn wire_seed(&self) -> u64 {
+        self.seed()
+    }
+
+    fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        let words: [[u64; 8]; BLOCKS] = self.as_blocks().map(|b| b.0);
+        write_words(words.as_flattened(), s)
+    }
+
+    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+        let mut words = [[0u64; 8]; BLOCKS];
+        read_words(r, words.as_flattened_mut())?;
+        Ok(Self::from_parts(words.map(Block), seed))
+    }
+}
+
+impl<const BLOCKS: usize, const K: u32> Wire for BlockedBloom<BLOCKS, K> {
+    const KIND: SketchKind = SketchKind::BlockedBloom;
+    const PARAMS: &'static [(&'static str, u64)] = &[("BLOCKS", BLOCKS as u64), ("K", K as u64)];
+    /// As for [`Bloom`]: envelope, tag, dense words.
+    const MAX_ENCODED_LEN: usize = envelope_max_len(Self::PARAMS) + 1 + 64 * BLOCKS;
+}
+
+serde_via_wire!(impl[const BLOCKS: usize, const K: u32] BlockedBloom<BLOCKS, K>);
 
 macro_rules! micro_codec {
     ($name:ident, $word:ty, $kind:ident) => {

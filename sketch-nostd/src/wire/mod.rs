@@ -51,6 +51,8 @@
 //!   * `2` sparse: the number of set bits, then the gaps between consecutive set bit positions (the
 //!     first position, then `position − previous − 1`), as varints; bit `i` is bit `i % 64` of word
 //!     `i / 64`.
+//! * [`BlockedBloom`](crate::BlockedBloom): its `8·BLOCKS` words, block after block, in the Bloom
+//!   filter's three encodings.
 //! * [`CountingBloom`](crate::CountingBloom): its words (16 four-bit counters each) in the Bloom
 //!   filter's three encodings (a counter of 1 is a single set bit), or, when strictly smaller,
 //!   * `3` two-bit: every counter as `min(count, 3)` in 2 bits, four to a byte (counter `4j + t` in
@@ -166,6 +168,8 @@ pub enum SketchKind {
     /// [`SpaceSaving`](crate::SpaceSaving): parameters `K`, `COUNTER_BYTES` and `KEY`; the seed is
     /// always 0.
     SpaceSaving = 7,
+    /// [`BlockedBloom`](crate::BlockedBloom): parameters `BLOCKS`, `K`.
+    BlockedBloom = 10,
 }
 
 impl SketchKind {
@@ -186,6 +190,7 @@ impl SketchKind {
             9 => Some(Self::CuckooFilter),
             6 => Some(Self::TopK),
             7 => Some(Self::SpaceSaving),
+            10 => Some(Self::BlockedBloom),
             _ => None,
         }
     }
@@ -207,6 +212,7 @@ impl SketchKind {
             Self::CuckooFilter => "CuckooFilter",
             Self::TopK => "TopK",
             Self::SpaceSaving => "SpaceSaving",
+            Self::BlockedBloom => "BlockedBloom",
         }
     }
 
@@ -225,6 +231,7 @@ impl SketchKind {
             Self::CuckooFilter => &["BUCKETS", "FINGERPRINT_BITS"],
             Self::TopK => &["K", "W", "D", "COUNTER_BYTES", "CONSERVATIVE", "KEY"],
             Self::SpaceSaving => &["K", "COUNTER_BYTES", "KEY"],
+            Self::BlockedBloom => &["BLOCKS", "K"],
         }
     }
 }

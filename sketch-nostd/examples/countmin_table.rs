@@ -67,31 +67,31 @@ fn main() {
     let es = Overestimates::measure(&truth, bound, |k| standard.estimate(&k));
     let ec = Overestimates::measure(&truth, bound, |k| conservative.estimate(&k));
     println!();
-    println!("over all {SPEC_KEYS} keys | standard | conservative");
-    println!("--- | ---: | ---:");
+    println!("| over all {SPEC_KEYS} keys | standard | conservative |");
+    println!("| --- | ---: | ---: |");
     println!(
-        "worst overestimate (bound ε·N = {}) | {} | {}",
+        "| worst overestimate (bound ε·N = {}) | {} | {} |",
         standard.error_bound(),
         es.worst,
         ec.worst
     );
     println!(
-        "keys above the bound | {} | {}",
+        "| keys above the bound | {} | {} |",
         es.above_bound, ec.above_bound
     );
     println!(
-        "mean overestimate per event | {:.2} | {:.2}",
+        "| mean overestimate per event | {:.2} | {:.2} |",
         es.mean_per_event, ec.mean_per_event
     );
     println!(
-        "mean overestimate per key seen | {:.2} | {:.2}",
+        "| mean overestimate per key seen | {:.2} | {:.2} |",
         es.mean_per_seen_key, ec.mean_per_seen_key
     );
     println!(
-        "mean overestimate per key (all) | {:.2} | {:.2}",
+        "| mean overestimate per key (all) | {:.2} | {:.2} |",
         es.mean_per_key, ec.mean_per_key
     );
-    println!("underestimates | {} | {}", es.under, ec.under);
+    println!("| underestimates | {} | {} |", es.under, ec.under);
 
     top_ten(&stream, &truth);
 }

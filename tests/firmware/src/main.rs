@@ -94,6 +94,12 @@ fn run_all() -> Check {
     family("countmin", workload::countmin)?;
     #[cfg(feature = "hll")]
     family("hll", workload::hll)?;
+    #[cfg(feature = "counting")]
+    family("counting", workload::counting)?;
+    #[cfg(feature = "cuckoo")]
+    family("cuckoo", workload::cuckoo)?;
+    #[cfg(feature = "cuckoo8")]
+    family("cuckoo8", workload::cuckoo8)?;
     #[cfg(all(feature = "hll14", big_ram))]
     family("hll14", workload::hll14)?;
     if cfg!(feature = "fail") {

@@ -7,9 +7,11 @@
 
 use sketch_nostd::{
     countmin::Conservative,
+    cuckoo::Fingerprint,
     sizing::fp_rate,
     wire::{self, Frame, Wire},
-    Bloom, CountMin, Hll10, Hll14, MicroBloom, MicroBloom32,
+    Bloom, CountMin, CountingBloom, CuckooFilter, Hll10, Hll14, MicroBloom, MicroBloom32,
+    RemoveError,
 };
 
 /// Receives the bytes of each finished sketch.
@@ -277,6 +279,199 @@ fn hll14_wire(sink: &mut impl Sink, sketch: &Hll14) -> Check {
     Ok(())
 }
 
+/// The counting Bloom filter of the `counting` family: 256 four-bit counters, 5 hashes (136 bytes).
+type Counting = CountingBloom<16, 5>;
+
+/// Counting Bloom: 60 keys inserted (keys 0..20 twice), 0..40 removed once, 1,000 absent probes, a
+/// refused removal of an absent key, and the union of two halves. With `wire`, emits the encoding and
+/// a frame.
+///
+/// Every operation has one call site (a firmware pays for each inlined hash), so the checks are
+/// folded into shared loops.
+pub fn counting(sink: &mut impl Sink, wire: bool) -> Check {
+    let mut f = Counting::with_seed(0xde1);
+    let mut low = Counting::with_seed(0xde1);
+    let mut high = Counting::with_seed(0xde1);
+    for key in 0..60u32 {
+        let key = key % 40; // 0..40, then 0..20 again
+        let half = if key < 20 { &mut low } else { &mut high };
+        for g in [&mut f, half] {
+            g.insert(&key);
+        }
+    }
+    if low.union(&high).is_err() || low != f {
+        return Err("counting: union of halves differs from the whole");
+    }
+    for key in 0..40u32 {
+        // Keys 0..20 were inserted twice, 20..40 once: the estimate is never below that.
+        if f.count_estimate(&key) < 1 + u8::from(key < 20) || f.remove(&key).is_err() {
+            return Err("counting: count estimate too low, or a present key refused");
+        }
+    }
+    // Keys 0..20 are still there once; 1,000..2,000 were never inserted. Expected false positives
+    // of 20 keys in 256 counters, k = 5: 1,000 · (1 − e^(−100/256))^5 ≈ 3.5 (at compile time);
+    // Poisson(3.5) exceeds 15 with probability ~10⁻⁵.
+    const EXPECTED: f64 = fp_rate(256, 20, 5) * 1_000.0;
+    const _: () = assert!(EXPECTED > 2.0 && EXPECTED < 5.0);
+    let (mut fp, mut absent) = (0, None);
+    for key in (0..20u32).chain(1_000..2_000) {
+        match (f.contains(&key), key < 20) {
+            (false, true) => return Err("counting: false negative after removals"),
+            (true, false) => fp += 1,
+            (false, false) => absent = absent.or(Some(key)),
+            (true, true) => {}
+        }
+    }
+    if fp > 15 {
+        return Err("counting: too many false positives");
+    }
+    // An absent key is refused and nothing changes.
+    let Some(absent) = absent else {
+        return Err("counting: every probe is a false positive");
+    };
+    let before = f.clone();
+    if f.remove(&absent) != Err(RemoveError::Absent) || f != before || f.is_saturated() {
+        return Err("counting: removing an absent key changed the filter, or saturated");
+    }
+    if wire {
+        counting_wire(sink, &f)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn counting_wire(sink: &mut impl Sink, f: &Counting) -> Check {
+    let mut buf = [0u8; Frame::<Counting>::MAX_ENCODED_LEN];
+    emit(sink, "counting", f, &mut buf)?;
+    let frame = Frame {
+        device: 0xd1,
+        seq: 5,
+        sketch: f.clone(),
+    };
+    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
+    emit_bytes(sink, "counting-frame", bytes);
+    Ok(())
+}
+
+/// The cuckoo filter of the `cuckoo` family: 32 buckets of 16-bit fingerprints (280 bytes).
+type Cuckoo16 = CuckooFilter<32>;
+/// The cuckoo filter of the `cuckoo8` family: 16 buckets of 8-bit fingerprints (88 bytes).
+type Cuckoo8 = CuckooFilter<16, u8>;
+
+/// Inserts `keys` in order until one fails; returns how many went in.
+#[inline(never)]
+fn fill<F: Fingerprint, const B: usize>(
+    f: &mut CuckooFilter<B, F>,
+    keys: core::ops::Range<u32>,
+) -> u32 {
+    let (start, end) = (keys.start, keys.end);
+    for key in keys {
+        if f.insert(&key).is_err() {
+            return key - start;
+        }
+    }
+    end - start
+}
+
+/// How many of `start, start + step, …` below `end` the filter reports present.
+#[inline(never)]
+fn present<F: Fingerprint, const B: usize>(
+    f: &CuckooFilter<B, F>,
+    start: u32,
+    end: u32,
+    step: usize,
+) -> usize {
+    (start..end).step_by(step).filter(|k| f.contains(k)).count()
+}
+
+/// The cuckoo workload on `f` (empty, seed 0xc0c) and `g` (a second empty one): fills `f` until an
+/// insert fails, checks that the failure changed nothing (against `g`, filled with the same keys:
+/// the filter is a function of its operations) and lost nothing, removes every other key, checks
+/// the rest and `1,000` absent probes (at most `max_fp` false positives), and inserts `refill` more.
+///
+/// Every operation has one call site (shared helpers): a firmware pays for each inlined hash.
+fn cuckoo_run<F: Fingerprint, const B: usize>(
+    f: &mut CuckooFilter<B, F>,
+    g: &mut CuckooFilter<B, F>,
+    min_full: u32,
+    max_fp: usize,
+    refill: u32,
+) -> Check {
+    let inserted = fill(f, 0..u32::MAX);
+    if fill(g, 0..inserted) != inserted || fill(f, inserted..inserted + 1) != 0 || f != g {
+        return Err("cuckoo: a failed insert changed the filter");
+    }
+    let n = inserted as usize;
+    if inserted < min_full
+        || f.victim().is_none()
+        || f.len() != n
+        || present(f, 0, inserted, 1) != n
+    {
+        return Err("cuckoo: filled too early, or a key was lost at full load");
+    }
+    for key in (0..inserted).step_by(2) {
+        if !f.remove(&key) {
+            return Err("cuckoo: a present key was not removed");
+        }
+    }
+    if present(f, 1, inserted, 2) != n / 2 || present(f, 10_000, 11_000, 1) > max_fp {
+        return Err("cuckoo: false negative after removals, or too many false positives");
+    }
+    if fill(f, 1_000..1_000 + refill) != refill {
+        return Err("cuckoo: insert failed at half load");
+    }
+    Ok(())
+}
+
+/// Cuckoo, 16-bit fingerprints: 128 slots filled until an insert fails (124 keys with this seed,
+/// 97%), half removed, 40 more. ~62 fingerprints give 1,000 absent probes 1,000 · 8 · 0.48 / 65,535
+/// ≈ 0.06 expected false positives (at most 3 allowed). With `wire`, emits the encoding and a frame.
+pub fn cuckoo(sink: &mut impl Sink, wire: bool) -> Check {
+    let (mut f, mut g) = (Cuckoo16::with_seed(0xc0c), Cuckoo16::with_seed(0xc0c));
+    cuckoo_run(&mut f, &mut g, 116, 3, 40)?;
+    if wire {
+        cuckoo_wire(sink, ("cuckoo16", "cuckoo16-frame"), &f, 6)?;
+    }
+    Ok(())
+}
+
+/// Cuckoo, 8-bit fingerprints: 64 slots filled until an insert fails, half removed, 16 more. ~30
+/// fingerprints give 1,000 absent probes about 1,000 · 8 · 0.47 / 255 ≈ 15 expected false positives
+/// (at most 40 allowed: Poisson(15) exceeds it with probability ~10⁻⁸). With `wire`, emits the
+/// encoding and a frame.
+pub fn cuckoo8(sink: &mut impl Sink, wire: bool) -> Check {
+    let (mut f, mut g) = (Cuckoo8::with_seed(0xc0c), Cuckoo8::with_seed(0xc0c));
+    cuckoo_run(&mut f, &mut g, 54, 40, 16)?;
+    if wire {
+        cuckoo_wire(sink, ("cuckoo8", "cuckoo8-frame"), &f, 7)?;
+    }
+    Ok(())
+}
+
+/// Emits a cuckoo filter's encoding as `name` and a frame of it as `frame_name`.
+#[inline(never)]
+fn cuckoo_wire<F: Fingerprint, const B: usize>(
+    sink: &mut impl Sink,
+    (name, frame_name): (&str, &str),
+    f: &CuckooFilter<B, F>,
+    seq: u32,
+) -> Check {
+    // Large enough for both families' frames (a const generic cannot size an array here).
+    let mut buf = [0u8; 320];
+    if buf.len() < Frame::<CuckooFilter<B, F>>::MAX_ENCODED_LEN {
+        return Err("cuckoo: wire buffer too small");
+    }
+    emit(sink, name, f, &mut buf)?;
+    let frame = Frame {
+        device: 0xd1,
+        seq,
+        sketch: f.clone(),
+    };
+    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
+    emit_bytes(sink, frame_name, bytes);
+    Ok(())
+}
+
 // The constants below are read by the host test (which measures the firmware), not by the firmware.
 
 /// Bytes of sketches the `micro` family keeps (without `wire`) on the stack at once.
@@ -296,13 +491,28 @@ pub const COUNTMIN_SKETCH_BYTES: usize = 2 * core::mem::size_of::<CountMin<64, 4
 #[allow(dead_code)]
 pub const HLL_SKETCH_BYTES: usize = 4 * core::mem::size_of::<Hll10>();
 
+/// Bytes of sketches the `counting` family keeps (without `wire`): three filters and a copy.
+#[allow(dead_code)]
+pub const COUNTING_SKETCH_BYTES: usize = 4 * core::mem::size_of::<Counting>();
+
+/// Bytes of sketches the `cuckoo` family keeps (without `wire`): two 16-bit filters.
+#[allow(dead_code)]
+pub const CUCKOO_SKETCH_BYTES: usize = 2 * core::mem::size_of::<Cuckoo16>();
+
+/// Bytes of sketches the `cuckoo8` family keeps (without `wire`): two 8-bit filters.
+#[allow(dead_code)]
+pub const CUCKOO8_SKETCH_BYTES: usize = 2 * core::mem::size_of::<Cuckoo8>();
+
 /// Every family: its name (also the cargo feature that builds it alone) and the bytes of its sketches.
 #[allow(dead_code)]
 ///
 /// `hll14` is not here: it runs only on targets with more RAM than the Cortex-M0 budget target.
-pub const FAMILIES: [(&str, usize); 4] = [
+pub const FAMILIES: [(&str, usize); 7] = [
     ("micro", MICRO_SKETCH_BYTES),
     ("bloom", BLOOM_SKETCH_BYTES),
     ("countmin", COUNTMIN_SKETCH_BYTES),
     ("hll", HLL_SKETCH_BYTES),
+    ("counting", COUNTING_SKETCH_BYTES),
+    ("cuckoo", CUCKOO_SKETCH_BYTES),
+    ("cuckoo8", CUCKOO8_SKETCH_BYTES),
 ];

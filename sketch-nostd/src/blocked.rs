@@ -51,8 +51,9 @@ const SALT: [u32; 8] = [
 ];
 
 /// A Bloom filter of `BLOCKS` cache-line blocks (512 bits each) that sets `K` bits per key, all in one
-/// block: faster than [`Bloom`](crate::Bloom), at about 5% more memory for the same 1%
-/// false-positive rate (see the [module](self) docs).
+/// block: one cache line per lookup where [`Bloom`](crate::Bloom) touches `k`, which matters once the
+/// filter is larger than the cache, at about 5% more memory for the same 1% false-positive rate (see
+/// the [module](self) docs). In cache the two cost about the same.
 ///
 /// `insert` and `contains` hash the key once with xxh3-64: the high 32 bits choose the block
 /// (multiply-shift, no division) and the low 32 bits, multiplied by `K` fixed odd constants, choose one

@@ -251,7 +251,7 @@ impl<K: BenchKey> Distinct<K> for Box<OurHll> {
         Some(core::mem::size_of::<OurHll>())
     }
     fn encoded_bytes(&self) -> Option<usize> {
-        None
+        Some(sketch_nostd::wire::encoded_len(&**self))
     }
 }
 

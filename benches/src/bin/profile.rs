@@ -6,18 +6,30 @@
 //! valgrind --tool=callgrind --toggle-collect='*timed*' target/release/profile hll insert sketch-nostd
 //! ```
 //!
-//! Only the `timed` function is counted: divide callgrind's total by the operations printed.
+//! Only the `timed` function is counted: divide callgrind's total by the operations printed. An
+//! optional fourth argument repeats the loop, for `perf stat -e cycles,instructions`.
 
 use sketch_benches::adapters::{self, Distinct, Filter, Frequency};
 use sketch_benches::keys::{u64_keys, ABSENT_SEED, MEMBER_SEED, SMALL};
 use sketch_nostd::countmin::{Conservative, Standard};
 use std::hint::black_box;
 
+/// Times the keys go through the measured loop (the optional fourth argument; default 1), so that
+/// `perf stat` can see the loop above the set-up.
+fn repeats() -> usize {
+    std::env::args()
+        .nth(4)
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(1)
+}
+
 /// The measured loop: callgrind collects inside this function only.
 #[inline(never)]
 fn timed(keys: &[u64], mut op: impl FnMut(&u64)) {
-    for k in keys {
-        op(black_box(k));
+    for _ in 0..repeats() {
+        for k in keys {
+            op(black_box(k));
+        }
     }
 }
 
@@ -98,5 +110,5 @@ fn main() {
             std::process::exit(2);
         }
     }
-    println!("{} operations", SMALL);
+    println!("{} operations", SMALL * repeats());
 }

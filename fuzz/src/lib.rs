@@ -140,7 +140,8 @@ pub fn decode(data: &[u8]) {
         seed,
     ));
     let mut cuckoo = CuckooFilter::<4, u8>::with_seed(seed);
-    for chunk in data.chunks(3) {
+    // At most 14 inserts into 16 slots: a full filter spends 500 kicks on every failed insert.
+    for chunk in data.chunks(3).take(14) {
         if chunk.first().is_some_and(|b| b & 1 == 0) {
             cuckoo.remove(chunk);
         } else {

@@ -25,7 +25,8 @@ fn load_average() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// `criterion_main!` plus a record of the machine's load at the start and the end of the run.
+/// `criterion_main!` plus a record of the machine's load at the start and the end of the run, and of
+/// the benchmark filter if there is one.
 fn main() {
     let start = load_average();
     bloom::benches();
@@ -35,5 +36,17 @@ fn main() {
     criterion::Criterion::default()
         .configure_from_args()
         .final_summary();
-    let _ = std::fs::write(LOAD_FILE, format!("{start} {}\n", load_average()));
+    // A full run starts the record afresh; a filtered run (`-- countmin/`) adds its line, so the
+    // table says which rows came from which run.
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-') && a.parse::<f64>().is_err())
+        .collect();
+    let line = format!("{start} {} {}\n", load_average(), filters.join(","));
+    let previous = if filters.is_empty() {
+        String::new()
+    } else {
+        std::fs::read_to_string(LOAD_FILE).unwrap_or_default()
+    };
+    let _ = std::fs::write(LOAD_FILE, previous + &line);
 }

@@ -23,19 +23,27 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown CPU".into())
 }
 
-/// The load averages `cargo bench -p sketch-benches` recorded at the start and end of its last run.
+/// The load averages `cargo bench -p sketch-benches` recorded at the start and end of its last full
+/// run, and of the filtered runs after it (`start end [filter]` per line).
 fn run_load(root: &Path) -> String {
-    std::fs::read_to_string(root.join("target/criterion/sketch-benches-load.txt"))
-        .ok()
-        .and_then(|s| {
-            let mut it = s.split_whitespace();
-            Some(format!(
-                "1-minute load average {} at the start of the run, {} at the end",
-                it.next()?,
-                it.next()?
-            ))
+    let text = std::fs::read_to_string(root.join("target/criterion/sketch-benches-load.txt"))
+        .unwrap_or_default();
+    let runs: Vec<String> = text
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let (start, end) = (it.next()?, it.next()?);
+            Some(match it.next() {
+                Some(filter) => format!("{start} → {end} in a later run of `{filter}` only"),
+                None => format!("{start} → {end} during the run"),
+            })
         })
-        .unwrap_or_else(|| "load average not recorded".into())
+        .collect();
+    if runs.is_empty() {
+        "load average not recorded".into()
+    } else {
+        format!("1-minute load average {}", runs.join("; "))
+    }
 }
 
 fn main() -> Result<(), String> {

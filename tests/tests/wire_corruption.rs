@@ -174,6 +174,25 @@ fn consistent<T: Wire + PartialEq + core::fmt::Debug>(bytes: &[u8]) -> Result<()
     Ok(())
 }
 
+/// The fuzz seeds (golden encodings) and the inputs the fuzzers once crashed on (`regression_*`):
+/// every decoder on each, and whatever decodes re-encodes consistently.
+#[test]
+fn fuzz_seeds_and_regressions_decode_consistently() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds/decode");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).expect("fuzz/seeds/decode exists") {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        decode_everything(&bytes);
+        consistent::<Bloom<8, 3>>(&bytes).unwrap();
+        consistent::<Hll10>(&bytes).unwrap();
+        consistent::<Hll4>(&bytes).unwrap();
+        consistent::<CountMin<16, 3, u16>>(&bytes).unwrap();
+        consistent::<CuckooFilter<8, u8>>(&bytes).unwrap();
+        n += 1;
+    }
+    assert!(n >= 20, "{n} seeds");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2_000))]
 

@@ -273,7 +273,15 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                 })
             }
         }
-        Self::from_dense_registers(&packed, seed, martingale).map_err(parts_error)
+        let sketch = Self::from_dense_registers(&packed, seed, martingale).map_err(parts_error)?;
+        // The sketch reports its martingale estimate clamped to the estimator's range (at most
+        // 2^64); a value it would not report back unchanged is not one any sketch could hold.
+        if martingale.map(f64::to_bits) != sketch.martingale_estimate().map(f64::to_bits) {
+            return Err(WireError::Inconsistent {
+                what: "HLL martingale estimate out of range",
+            });
+        }
+        Ok(sketch)
     }
 }
 
@@ -353,6 +361,32 @@ mod tests {
         assert!(back == *h);
         assert_eq!(back.estimate().to_bits(), h.estimate().to_bits());
         bytes.len()
+    }
+
+    #[test]
+    fn martingale_estimates_out_of_range_are_refused() {
+        // Found by the `decode` fuzz target: a dense single-stream Hll10 whose martingale estimate
+        // (about 1.5e77) is above what the sketch reports back (its clamp at 2^64), so it re-encoded
+        // differently. Now refused.
+        let mut h = crate::hll::Hll10::with_seed(7);
+        for i in 0..3_000u32 {
+            h.insert(&i);
+        }
+        let mut buf = [0u8; 1_000];
+        let n = encode(&h, &mut buf).unwrap().len();
+        assert_eq!(buf[6], DENSE | SINGLE_STREAM);
+        for bad in [1e77f64, f64::INFINITY, -0.0, -1.0] {
+            buf[7..15].copy_from_slice(&bad.to_bits().to_le_bytes());
+            assert!(
+                matches!(
+                    decode::<crate::hll::Hll10>(&buf[..n]),
+                    Err(WireError::Inconsistent { .. })
+                ),
+                "{bad}"
+            );
+        }
+        buf[7..15].copy_from_slice(&3_000.5f64.to_bits().to_le_bytes());
+        assert!(decode::<crate::hll::Hll10>(&buf[..n]).is_ok());
     }
 
     #[test]

@@ -62,8 +62,9 @@ firmware_lints() {
 }
 
 run_tests() {
-    # Tee the output so the totals can be summed at the end.
-    cargo test --workspace 2>&1 | tee "$LOG_DIR/cargo-test.log"
+    # Tee the output so the totals can be summed at the end. --no-fail-fast: one failing test
+    # binary must not hide the results of the others.
+    cargo test --workspace --no-fail-fast 2>&1 | tee "$LOG_DIR/cargo-test.log"
     return "${PIPESTATUS[0]}"
 }
 

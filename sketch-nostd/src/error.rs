@@ -172,7 +172,8 @@ pub enum PartsError {
         /// The sparse form's capacity.
         capacity: usize,
     },
-    /// An estimator state that no sketch can be in (a negative, infinite or NaN estimate).
+    /// An estimator state that no sketch can be in: a martingale estimate that is NaN, negative
+    /// (including −0) or above the largest estimate a sketch reports (2^64).
     InvalidEstimatorState,
     /// A cuckoo filter's victim entry names a bucket past the end of the filter or holds the empty
     /// fingerprint 0.

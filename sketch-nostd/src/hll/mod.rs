@@ -757,8 +757,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     ///
     /// # Errors
     /// [`PartsError::RegisterOutOfRange`] if a register exceeds [`MAX_RANK`](Self::MAX_RANK), and
-    /// [`PartsError::InvalidEstimatorState`] if the martingale estimate is negative, infinite or
-    /// NaN.
+    /// [`PartsError::InvalidEstimatorState`] if the martingale estimate is NaN, negative (including
+    /// −0) or above 2^64, the largest estimate a sketch reports.
     ///
     /// ```
     /// use sketch_nostd::Hll10;
@@ -814,7 +814,9 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                 max: Self::MAX_RANK,
             });
         }
-        if martingale.is_some_and(|x| !(x.is_finite() && x >= 0.0)) {
+        // A martingale estimate the sketch would not report back bit for bit (NaN, negative, −0,
+        // above the 2^64 clamp) is not one any sketch can hold.
+        if martingale.is_some_and(|x| estimator::clamp(x).to_bits() != x.to_bits()) {
             return Err(PartsError::InvalidEstimatorState);
         }
         self.data.copy_from_slice(registers);

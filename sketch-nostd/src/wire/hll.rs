@@ -273,15 +273,10 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                 })
             }
         }
-        let sketch = Self::from_dense_registers(&packed, seed, martingale).map_err(parts_error)?;
-        // The sketch reports its martingale estimate clamped to the estimator's range (at most
-        // 2^64); a value it would not report back unchanged is not one any sketch could hold.
-        if martingale.map(f64::to_bits) != sketch.martingale_estimate().map(f64::to_bits) {
-            return Err(WireError::Inconsistent {
-                what: "HLL martingale estimate out of range",
-            });
-        }
-        Ok(sketch)
+        // `from_dense_registers` also refuses a martingale estimate the sketch would not report back
+        // unchanged (above its 2^64 clamp, negative zero). Built and returned directly: a second
+        // sketch-sized local here overflowed a Cortex-M0's stack.
+        Self::from_dense_registers(&packed, seed, martingale).map_err(parts_error)
     }
 }
 

@@ -156,9 +156,16 @@ proptest! {
     #[test]
     fn estimate_is_sane_for_any_register_content(
         values in prop::collection::vec(0u8..=55, 1024),
-        martingale in prop::option::of(0.0f64..1e30),
+        // Any martingale estimate a sketch can report: 0 ..= 2^64 (its clamp).
+        martingale in prop::option::of(0.0f64..=18_446_744_073_709_551_616.0),
+        above in f64::from_bits(18_446_744_073_709_551_616.0f64.to_bits() + 1)..1e300,
         more in prop::collection::vec(any::<u64>(), 0..50),
     ) {
+        // Anything above the clamp is a state no sketch reports: refused.
+        prop_assert_eq!(
+            Hll10::from_dense_registers(&pack::<768>(&values), 0, Some(above)).err(),
+            Some(PartsError::InvalidEstimatorState)
+        );
         let mut h = Hll10::from_dense_registers(&pack::<768>(&values), 0, martingale)
             .expect("values ≤ 55 are valid at p = 10");
         prop_assert!(h.registers().eq(values.iter().copied()));

@@ -7,6 +7,9 @@
 //!
 //! On skewed streams this lists the top keys with nearly exact counts in a few kilobytes: heavy keys
 //! arrive early, while the smallest count is still tiny, and never leave.
+//!
+//! Among equal counts, the larger key is the one taken over and the smaller key is listed first, so
+//! what a summary does depends only on its contents (see [`SpaceSaving::sorted`]).
 
 use core::fmt;
 
@@ -56,6 +59,8 @@ impl<T> Counted<'_, T> {
 /// * Every listed count is at or above the true count and at most [`error_bound`](Self::error_bound)
 ///   (the smallest listed count, never more than `N/K`) above it; each entry also carries its own,
 ///   usually much smaller, error. Any key whose true count exceeds `error_bound()` is listed.
+///   [`halve`](Self::halve) ages all of this consistently (an entry's own error may then exceed
+///   `error_bound()` by one).
 /// * Memory: per counter the key, a `C` count and error, a 32-bit fingerprint and four `u16` links
 ///   (24 bytes for `u32` keys and counts), plus 24 bytes. `SpaceSaving<u32, 128>` is 3,096 bytes.
 ///
@@ -160,13 +165,20 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
     }
 
     /// Adds `count` occurrences of `key` and returns its new count (an upper bound of its true
-    /// count). A key that does not fit its slot is not counted: this returns 0 and
-    /// [`overlong`](Self::overlong) goes up.
+    /// count). A key not listed takes a free counter, or else the lowest-ranked one: the smallest
+    /// count, and among equal smallest counts the largest key. A key that does not fit its slot is
+    /// not counted: this returns 0 and [`overlong`](Self::overlong) goes up.
     ///
     /// ```
-    /// let mut ss = sketch_nostd::SpaceSaving::<u8, 1>::new();
+    /// let mut ss = sketch_nostd::SpaceSaving::<u8, 2>::new();
     /// assert_eq!(ss.add(&1, 5), 5);
-    /// assert_eq!(ss.add(&2, 1), 6); // takes over key 1's counter: true count between 1 and 6
+    /// ss.add(&9, 2);
+    /// ss.add(&4, 2); // takes over key 9's counter: true count between 2 and 4
+    /// assert_eq!(ss.bounds(&4), (2, 4));
+    /// ss.add(&3, 1); // takes over key 4's counter (count 4 < 5): 3 is listed with 5
+    /// ss.add(&2, 3); // keys 1 and 3 both at 5: 3, the larger key, is taken over
+    /// let top = ss.sorted();
+    /// assert_eq!((*top[0].key, top[0].count, *top[1].key, top[1].count), (2, 8, 1, 5));
     /// ```
     #[inline]
     pub fn add(&mut self, key: &T::Borrowed, count: u64) -> u64 {
@@ -269,14 +281,17 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
         }
     }
 
-    /// The listed keys, largest count first.
+    /// The listed keys, largest count first, equal counts by key, smallest first. The order depends
+    /// only on the contents, never on the order of the events.
     ///
     /// ```
     /// let mut ss = sketch_nostd::SpaceSaving::<u8, 4>::new();
     /// ss.add(&1, 2);
+    /// ss.add(&5, 7);
     /// ss.add(&2, 7);
     /// let top = ss.sorted();
     /// assert_eq!((*top[0].key, top[0].count, top[0].error), (2, 7, 0));
+    /// assert_eq!((*top[1].key, *top[2].key), (5, 1));
     /// ```
     #[must_use]
     pub fn sorted(&self) -> heapless::Vec<Counted<'_, T>, K> {
@@ -284,6 +299,8 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
     }
 
     /// The listed keys in storage order (for encoding; see [`from_parts`](Self::from_parts)).
+    /// Storage order depends on the history of the summary, not only on its contents: use
+    /// [`sorted`](Self::sorted) for a canonical order.
     ///
     /// ```
     /// let mut ss = sketch_nostd::SpaceSaving::<u8, 4>::new();
@@ -354,9 +371,44 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
         self.overlong = 0;
     }
 
+    /// Halves every count and `N`, rounding down: aging, as in W-TinyLFU (see
+    /// [`CountMin::halve`](crate::CountMin::halve)), so that old events weigh half as much as new
+    /// ones. Keys stay listed, in the same order.
+    ///
+    /// Both bounds of every key are halved with its count: the count becomes `⌊count/2⌋` and the
+    /// guaranteed count `⌊(count − error)/2⌋` (the error is their difference, at most `⌈error/2⌉`
+    /// and never above the count). So where the *aged* true count is the true count halved, rounding
+    /// down, at every `halve`:
+    ///
+    /// * every listed key's aged count stays within its [`bounds`](Self::bounds);
+    /// * [`error_bound`](Self::error_bound) halves too, still bounds every unlisted key's aged
+    ///   count (so any key above it is listed), and stays at most `N/K`;
+    /// * a listed entry's own error can exceed `error_bound()` by one (an error of 3 halves to 2
+    ///   while a smallest count of 3 halves to 1), never by more, however often `halve` runs.
+    ///
+    /// ```
+    /// let mut ss = sketch_nostd::SpaceSaving::<u8, 2>::new();
+    /// ss.add(&1, 9);
+    /// ss.add(&2, 3);
+    /// ss.add(&3, 2); // takes over key 2: count 5, error 3 (true 2)
+    /// ss.halve();
+    /// assert_eq!((ss.bounds(&1), ss.bounds(&3), ss.total()), ((4, 4), (1, 2), 7));
+    /// ```
+    pub fn halve(&mut self) {
+        self.top.update_all(|_, count, error| {
+            let guaranteed = count.to_u64().saturating_sub(error.to_u64()) >> 1;
+            let halved = count.halved();
+            let error = halved.to_u64().saturating_sub(guaranteed);
+            (halved, C::from_u64(error))
+        });
+        self.total >>= 1;
+    }
+
     /// Adds `other` to this summary (Agarwal et al., "Mergeable summaries", 2012): a key listed on
     /// one side only gets the other side's [`error_bound`](Self::error_bound) added to its count and
-    /// its error, then the `K` largest counts stay. Counts remain upper bounds, `count − error` lower
+    /// its error, then the `K` largest counts stay (equal counts at the cut-off: the smaller keys
+    /// stay, as in [`sorted`](Self::sorted)), so the result depends only on the two summaries'
+    /// contents: a decoded copy merges exactly like the original. Counts remain upper bounds, `count − error` lower
     /// bounds, and the error bound becomes at most the sum of both. Merging cannot fail: the index
     /// hash is fixed, so any two summaries of the same type combine.
     ///
@@ -399,7 +451,7 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
                 e.count.saturating_inc(ours_min),
                 e.extra.saturating_inc(ours_min),
             );
-            if self.top.is_full() && self.top.min().is_some_and(|min| count <= min) {
+            if self.top.cannot_enter(count, &e.key) {
                 continue;
             }
             if let Err(key) = self.top.push(e.key.clone(), fp, count, error) {
@@ -425,6 +477,26 @@ impl<T: OwnedKey, const K: usize, C: Counter> Default for SpaceSaving<T, K, C> {
         Self::new()
     }
 }
+
+/// Equal contents: the same listed keys with the same counts and errors, the same total and
+/// [`overlong`](SpaceSaving::overlong) counter (storage order aside).
+///
+/// ```
+/// use sketch_nostd::SpaceSaving;
+/// let (mut a, mut b) = (SpaceSaving::<u32, 4>::new(), SpaceSaving::<u32, 4>::new());
+/// for k in [1, 2, 3] { a.increment(&k); }
+/// for k in [3, 2, 1] { b.increment(&k); }
+/// assert!(a == b);
+/// ```
+impl<T: OwnedKey, const K: usize, C: Counter> PartialEq for SpaceSaving<T, K, C> {
+    fn eq(&self, other: &Self) -> bool {
+        self.total == other.total
+            && self.overlong == other.overlong
+            && self.top.same_contents(&other.top)
+    }
+}
+
+impl<T: OwnedKey, const K: usize, C: Counter> Eq for SpaceSaving<T, K, C> {}
 
 /// Shows the list, largest first.
 impl<T: OwnedKey + fmt::Debug, const K: usize, C: Counter> fmt::Debug for SpaceSaving<T, K, C> {

@@ -30,7 +30,8 @@ use crate::tracker::Tracker;
 /// silently merging long keys that share a prefix. To group long keys by a prefix on purpose, cut them
 /// before adding them.
 ///
-/// Hashing goes through `Borrowed`, so the stored and the borrowed form of a key hash the same.
+/// Hashing goes through `Borrowed`, so the stored and the borrowed form of a key hash the same, and
+/// keys compare through `Borrowed`'s `Ord` (numbers by value, strings and bytes lexicographically).
 ///
 /// ```
 /// use sketch_nostd::OwnedKey;
@@ -41,8 +42,10 @@ use crate::tracker::Tracker;
 /// ```
 pub trait OwnedKey: Clone {
     /// The borrowed form keys are passed in as (`str` for strings, `[u8]` for byte vectors, the type
-    /// itself for integers and arrays).
-    type Borrowed: Key + PartialEq + ?Sized;
+    /// itself for integers and arrays). Its `Ord` breaks ties between equal counts, so that what a
+    /// summary lists, evicts and merges depends only on its contents (see
+    /// [`TopK::sorted`](crate::TopK::sorted)).
+    type Borrowed: Key + Ord + ?Sized;
 
     /// An owned copy of `key`, or `None` if it does not fit.
     ///
@@ -260,8 +263,10 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     }
 
     /// Adds `count` occurrences of `key` and returns its new estimate. The key enters the list if
-    /// there is room or if its estimate is above the smallest listed count (which it replaces). A key
-    /// too long for its slot is counted but not listed, and [`overlong`](Self::overlong) goes up.
+    /// there is room or if its estimate is above the smallest listed count; it then replaces the
+    /// lowest-ranked entry (the smallest count, and among equal smallest counts the largest key). A
+    /// key too long for its slot is counted but not listed, and [`overlong`](Self::overlong) goes
+    /// up.
     ///
     /// ```
     /// let mut top = sketch_nostd::TopK::<u32, 1, 64, 3>::new();
@@ -328,13 +333,15 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
         self.sketch.estimate(key)
     }
 
-    /// The listed keys with their counts, largest first (ties in no particular order).
+    /// The listed keys with their counts, largest first, equal counts by key, smallest first. The
+    /// order depends only on the contents, never on the order of the events.
     ///
     /// ```
-    /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
+    /// let mut top = sketch_nostd::TopK::<u8, 3, 64, 3>::new();
     /// top.add(&1, 1);
+    /// top.add(&7, 9);
     /// top.add(&2, 9);
-    /// assert_eq!(top.sorted().as_slice(), [(&2, 9), (&1, 1)]);
+    /// assert_eq!(top.sorted().as_slice(), [(&2, 9), (&7, 9), (&1, 1)]);
     /// ```
     #[must_use]
     pub fn sorted(&self) -> heapless::Vec<(&T, u64), K> {
@@ -346,7 +353,8 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     }
 
     /// The listed keys with their counts, in storage order (for encoding; see
-    /// [`from_parts`](Self::from_parts)).
+    /// [`from_parts`](Self::from_parts)). Storage order depends on the history of the summary, not
+    /// only on its contents: use [`sorted`](Self::sorted) for a canonical order.
     ///
     /// ```
     /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
@@ -455,7 +463,9 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     }
 
     /// Adds `other` to this summary: the sketches merge cell by cell, and the list becomes the `K`
-    /// highest of the keys listed by either. A key's count is the smallest of the upper bounds known
+    /// highest of the keys listed by either (equal counts at the cut-off: the smaller keys stay, as
+    /// in [`sorted`](Self::sorted)), so the result depends only on the two summaries' contents: a
+    /// decoded copy merges exactly like the original. A key's count is the smallest of the upper bounds known
     /// for it (its count on each side, or that side's estimate where it was not listed, added; and the
     /// merged sketch's estimate), so it is never below the key's true total. A key listed by neither
     /// side is not listed after the merge, even if the two streams together make it heavy. Fails,
@@ -502,7 +512,7 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
             let count = e
                 .count
                 .saturating_inc(C::from_u64(self.sketch.estimate_hash(hash)));
-            if self.top.is_full() && self.top.min().is_some_and(|min| count <= min) {
+            if self.top.cannot_enter(count, &e.key) {
                 continue;
             }
             if let Err(key) = self.top.push(e.key.clone(), fp, count, ()) {
@@ -527,6 +537,33 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Equal contents: the same sketch, the same listed keys with the same counts, the same
+/// [`overlong`](TopK::overlong) counter (storage order aside).
+///
+/// ```
+/// use sketch_nostd::{wire, TopK};
+/// let mut a = TopK::<u32, 4, 64, 3>::with_seed(1);
+/// for k in [5, 1, 5, 2, 9, 9] { a.increment(&k); }
+/// let mut buf = [0u8; 1024];
+/// let b: TopK<u32, 4, 64, 3> = wire::decode(wire::encode(&a, &mut buf)?)?;
+/// assert!(a == b);
+/// # Ok::<(), sketch_nostd::WireError>(())
+/// ```
+impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U: UpdatePolicy>
+    PartialEq for TopK<T, K, W, D, C, U>
+{
+    fn eq(&self, other: &Self) -> bool {
+        self.overlong == other.overlong
+            && self.sketch == other.sketch
+            && self.top.same_contents(&other.top)
+    }
+}
+
+impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U: UpdatePolicy> Eq
+    for TopK<T, K, W, D, C, U>
+{
 }
 
 /// Shows the list and the sketch's shape, not its counters.

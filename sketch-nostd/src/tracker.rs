@@ -3,7 +3,16 @@
 //!
 //! Entries live in stable slots (a `heapless::Vec`, never moved once written). The heap orders slot
 //! numbers by count, smallest first, and each slot remembers its heap position so that a count can be
-//! raised in O(log K). The index is a chained hash table with `K` buckets (load factor at most 1):
+//! raised in O(log K).
+//!
+//! **Ranking.** Entries rank by count, largest first, and equal counts by key, smallest first
+//! ([`ranks_below`]): a total order on distinct keys that depends only on what is stored. The heap
+//! keeps the lowest-ranked entry on top, so the entry a full tracker evicts, the order of
+//! [`sorted`](Tracker::sorted), and so everything a summary does with its entries, depend on its
+//! contents only, never on the order of events that produced the heap's layout. Two summaries with
+//! the same contents (say, one and its decoded copy) behave the same from then on.
+//!
+//! The index is a chained hash table with `K` buckets (load factor at most 1):
 //! `heads[bucket]` is the first slot of a bucket and each slot links to the next, so finding a key
 //! costs O(1) expected. Slot numbers are `u16`, so `K` is below 65,535.
 //!
@@ -16,6 +25,14 @@ use crate::topk::OwnedKey;
 
 /// "No slot": the end of a bucket's chain.
 const NIL: u16 = u16::MAX;
+
+/// `true` if an entry with count `ca` and key `ka` ranks below one with `cb` and `kb`: a smaller
+/// count, or an equal count and a larger key. Keys compare in their borrowed form's `Ord` (numbers
+/// by value, strings and bytes lexicographically).
+#[inline]
+pub(crate) fn ranks_below<T: OwnedKey, C: Counter>(ca: C, ka: &T, cb: C, kb: &T) -> bool {
+    ca < cb || (ca == cb && ka.as_borrowed() > kb.as_borrowed())
+}
 
 /// One tracked key.
 #[derive(Clone, Debug)]
@@ -93,6 +110,21 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
     #[inline]
     pub(crate) fn min(&self) -> Option<C> {
         self.count_at(0)
+    }
+
+    /// `true` if the tracker is full and an untracked `key` with `count` would not rank above its
+    /// lowest-ranked entry (the one [`replace_min`](Self::replace_min) evicts), so offering it
+    /// changes nothing.
+    #[inline]
+    pub(crate) fn cannot_enter(&self, count: C, key: &T) -> bool {
+        if !self.is_full() {
+            return false;
+        }
+        let lowest = self
+            .heap
+            .first()
+            .and_then(|&s| self.slots.get(usize::from(s)));
+        lowest.is_some_and(|e| !ranks_below(e.count, &e.key, count, key))
     }
 
     /// The slot holding `key` (whose hash has fingerprint `fp`).
@@ -199,6 +231,23 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
         }
     }
 
+    /// `true` if both hold the same keys with the same counts and payloads (in any slots).
+    pub(crate) fn same_contents(&self, other: &Self) -> bool
+    where
+        X: PartialEq,
+    {
+        self.len() == other.len()
+            && self
+                .sorted()
+                .iter()
+                .zip(other.sorted().iter())
+                .all(|(a, b)| {
+                    a.count == b.count
+                        && a.extra == b.extra
+                        && a.key.as_borrowed() == b.key.as_borrowed()
+                })
+    }
+
     /// Applies `f` to every entry's count and payload, then restores the heap order.
     pub(crate) fn update_all(&mut self, mut f: impl FnMut(&T, C, X) -> (C, X)) {
         for e in self.slots.iter_mut() {
@@ -215,11 +264,15 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
         self.heads = [NIL; K];
     }
 
-    /// The entries sorted by count, largest first; ties by fingerprint, so the order depends only on
-    /// the contents.
+    /// The entries in rank order: count descending, then key ascending, so the order depends only
+    /// on the contents.
     pub(crate) fn sorted(&self) -> heapless::Vec<&Entry<T, C, X>, K> {
         let mut v: heapless::Vec<&Entry<T, C, X>, K> = self.slots.iter().collect();
-        v.sort_unstable_by(|a, b| b.count.cmp(&a.count).then(a.fp.cmp(&b.fp)));
+        v.sort_unstable_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then_with(|| a.key.as_borrowed().cmp(b.key.as_borrowed()))
+        });
         v
     }
 
@@ -230,28 +283,22 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
         Some(self.slots.get(usize::from(slot))?.count)
     }
 
-    /// Moves the entry at heap position `pos` up while its parent's count is larger.
+    /// Moves the entry at heap position `pos` up while its parent ranks below it.
     fn sift_up(&mut self, mut pos: usize) {
         let Some(heap) = self.heap.get_mut(..self.slots.len()) else {
             return;
         };
         let slots = &mut self.slots;
-        let count = |slots: &heapless::Vec<Entry<T, C, X>, K>, s: u16| {
-            slots.get(usize::from(s)).map(|e| e.count)
-        };
         let Some(&moving) = heap.get(pos) else {
             return;
         };
-        let Some(c) = count(slots, moving) else {
-            return;
-        };
-        // Shift larger parents down into the hole, then drop the entry into it.
+        // Shift lower-ranked parents down into the hole, then drop the entry into it.
         while pos > 0 {
             let parent = (pos - 1) / 2;
             let Some(&ps) = heap.get(parent) else {
                 break;
             };
-            if count(slots, ps).is_none_or(|pc| pc <= c) {
+            if !Self::lower(slots, moving, ps) {
                 break;
             }
             Self::place(heap, slots, pos, ps);
@@ -260,37 +307,30 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
         Self::place(heap, slots, pos, moving);
     }
 
-    /// Moves the entry at heap position `pos` down while a child's count is smaller.
+    /// Moves the entry at heap position `pos` down while a child ranks below it.
     ///
-    /// Bottom-up (Floyd): the hole first runs down to a leaf along the smaller children, then the
-    /// entry climbs back to its place. A replaced minimum (new count just above the old smallest)
-    /// belongs near the leaves, so the climb is short, and the descent has no data-dependent exit.
+    /// Bottom-up (Floyd): the hole first runs down to a leaf along the lower-ranked children, then
+    /// the entry climbs back to its place. A replaced minimum (new count just above the old
+    /// smallest) belongs near the leaves, so the climb is short, and the descent has no
+    /// data-dependent exit.
     fn sift_down(&mut self, pos: usize) {
         let Some(heap) = self.heap.get_mut(..self.slots.len()) else {
             return;
         };
         let slots = &mut self.slots;
-        let count = |slots: &heapless::Vec<Entry<T, C, X>, K>, s: u16| {
-            slots.get(usize::from(s)).map_or(C::MAX, |e| e.count)
-        };
         let Some(&moving) = heap.get(pos) else {
             return;
         };
-        let c = count(slots, moving);
         let mut hole = pos;
         loop {
             let left = 2 * hole + 1;
             let Some(&ls) = heap.get(left) else {
                 break;
             };
-            let lc = count(slots, ls);
-            // The smaller child, chosen without a branch: ties between children are common (many
-            // keys share the smallest counts), so a branch here would be mispredicted often.
-            let (rs, rc) = heap
-                .get(left + 1)
-                .map_or((ls, C::MAX), |&rs| (rs, count(slots, rs)));
-            let right = rc < lc;
-            let cs = if right { rs } else { ls };
+            let (cs, right) = match heap.get(left + 1) {
+                Some(&rs) if Self::lower(slots, rs, ls) => (rs, true),
+                _ => (ls, false),
+            };
             Self::place(heap, slots, hole, cs);
             hole = left + usize::from(right);
         }
@@ -299,13 +339,22 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
             let Some(&ps) = heap.get(parent) else {
                 break;
             };
-            if count(slots, ps) <= c {
+            if !Self::lower(slots, moving, ps) {
                 break;
             }
             Self::place(heap, slots, hole, ps);
             hole = parent;
         }
         Self::place(heap, slots, hole, moving);
+    }
+
+    /// `true` if slot `a` ranks below slot `b` (see [`ranks_below`]); a missing slot ranks above all.
+    #[inline]
+    fn lower(slots: &heapless::Vec<Entry<T, C, X>, K>, a: u16, b: u16) -> bool {
+        match (slots.get(usize::from(a)), slots.get(usize::from(b))) {
+            (Some(a), Some(b)) => ranks_below(a.count, &a.key, b.count, &b.key),
+            (a, _) => a.is_some(),
+        }
     }
 
     /// Puts slot `s` at heap position `pos` and records the position in the slot.
@@ -324,7 +373,8 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
     pub(crate) fn check(&self) {
         let n = self.slots.len();
         for pos in 1..n {
-            assert!(self.count_at((pos - 1) / 2) <= self.count_at(pos));
+            let (parent, child) = (self.heap[(pos - 1) / 2], self.heap[pos]);
+            assert!(Self::lower(&self.slots, parent, child));
         }
         for (s, e) in self.slots.iter().enumerate() {
             assert_eq!(usize::from(self.heap[usize::from(e.pos)]), s);

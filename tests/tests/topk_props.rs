@@ -143,6 +143,89 @@ proptest! {
         }
     }
 
+    /// Aging: with the true counts halved (rounding down) at every `halve`, every key's bounds still
+    /// bracket its aged count, the error bound still covers every unlisted key and stays at most
+    /// N/K, and a listed entry's own error exceeds the bound by at most one.
+    #[test]
+    fn space_saving_halve_ages_the_bounds_consistently(
+        events in prop::collection::vec((0u16..40, 1u16..50, 0u8..20), 0..300),
+    ) {
+        let mut s = Ss::new();
+        let mut aged: HashMap<u16, u64> = HashMap::new();
+        let mut n = 0u64;
+        for &(k, c, op) in &events {
+            if op == 0 {
+                s.halve();
+                aged.values_mut().for_each(|v| *v /= 2);
+                n /= 2;
+            } else {
+                s.add(&k, u64::from(c));
+                *aged.entry(k).or_default() += u64::from(c);
+                n += u64::from(c);
+            }
+            prop_assert_eq!(s.total(), n);
+            let bound = s.error_bound();
+            prop_assert!(bound <= n / 4, "bound {} above N/K = {}/4", bound, n);
+            for e in s.sorted().iter() {
+                prop_assert!(e.error <= e.count && e.error <= bound + 1, "{:?}, bound {}", e, bound);
+            }
+            for k in 0u16..40 {
+                let t = aged.get(&k).copied().unwrap_or(0);
+                let (lo, hi) = s.bounds(&k);
+                prop_assert!(lo <= t && t <= hi, "key {}: aged {} not in {}..={}", k, t, lo, hi);
+                if t > bound {
+                    prop_assert!(s.sorted().iter().any(|c| *c.key == k), "key {} ({} > {})", k, t, bound);
+                }
+            }
+        }
+    }
+
+    /// What a summary does next depends on its contents only, not on the heap layout its history
+    /// left: a copy rebuilt from its entries in reverse order (another layout) adds, evicts, halves
+    /// and merges exactly like the original, ties at the cut-off included.
+    #[test]
+    fn summaries_depend_only_on_contents(a in events(), b in events(), c in events(), seed: u64) {
+        let t = top_of(&a, seed);
+        let mut entries: Vec<_> = t.entries().map(|(k, c)| (*k, c)).collect();
+        entries.reverse();
+        let mut copy = Top::from_parts(t.sketch().clone(), entries, t.overlong()).unwrap();
+        let mut t = t;
+        prop_assert!(copy == t);
+        for &(k, n) in &b {
+            t.add(&k, u64::from(n));
+            copy.add(&k, u64::from(n));
+        }
+        t.halve();
+        copy.halve();
+        t.merge(&top_of(&c, seed)).unwrap();
+        copy.merge(&top_of(&c, seed)).unwrap();
+        prop_assert_eq!(copy.sorted(), t.sorted());
+        prop_assert!(copy == t);
+
+        let s = ss_of(&a);
+        let mut entries: Vec<_> = s.entries().map(|c| (*c.key, c.count, c.error)).collect();
+        entries.reverse();
+        let mut copy = Ss::from_parts(entries, s.total(), s.overlong()).unwrap();
+        let mut s = s;
+        prop_assert!(copy == s);
+        for &(k, n) in &b {
+            s.add(&k, u64::from(n));
+            copy.add(&k, u64::from(n));
+        }
+        s.halve();
+        copy.halve();
+        s.merge(&ss_of(&c)).unwrap();
+        copy.merge(&ss_of(&c)).unwrap();
+        prop_assert_eq!(copy.sorted(), s.sorted());
+        prop_assert!(copy == s);
+        // Merging the other way round gives the same contents too.
+        let mut other = ss_of(&c);
+        let mut mine = ss_of(&a);
+        other.merge(&mine).unwrap();
+        mine.merge(&ss_of(&c)).unwrap();
+        prop_assert!(other == mine);
+    }
+
     /// A string longer than its slot is counted by `TopK`'s sketch but never listed; Space-Saving
     /// cannot count it at all. Both report it.
     #[test]

@@ -58,7 +58,8 @@ setup() {
 firmware_lints() {
     # The firmware crate is its own workspace (it only builds for microcontrollers).
     (cd tests/firmware && cargo fmt -- --check &&
-        cargo clippy -q --release --target thumbv7m-none-eabi -- -D warnings)
+        cargo clippy -q --release --target thumbv7m-none-eabi -- -D warnings &&
+        cargo clippy -q --release --target thumbv7m-none-eabi --no-default-features --features cost -- -D warnings)
 }
 
 run_tests() {
@@ -93,6 +94,10 @@ read -r tests_passed tests_failed < <(awk '/^test result:/ { for (i = 1; i <= NF
 if [ -f target/firmware-budgets.md ]; then
     printf '\nFirmware budgets (from tests/tests/firmware.rs):\n'
     cat target/firmware-budgets.md
+fi
+if [ -f target/firmware-cost.md ]; then
+    printf '\nInstructions per operation (from tests/tests/firmware_cost.rs):\n'
+    cat target/firmware-cost.md
 fi
 
 printf '\n'

@@ -2,10 +2,15 @@
 //! over semihosting, for the host test to compare with the same workload run on the host.
 //!
 //! Output lines: `SKETCH <name> <hex>`, `STACK <family> <bytes>`, then `OK` or `FAIL <reason>`; the exit
-//! code (through QEMU's semihosting exit) is 0 on success and 1 on failure.
+//! code (through QEMU's semihosting exit) is 0 on success and 1 on failure. With the `cost` feature it
+//! runs only the instruction-count segments of `cost.rs` instead.
 #![no_std]
 #![no_main]
+// The `cost` firmware runs only cost.rs: the families are compiled but not called.
+#![cfg_attr(feature = "cost", allow(dead_code, unused_imports))]
 
+#[cfg(feature = "cost")]
+mod cost;
 mod workload;
 
 use cortex_m_rt::entry;
@@ -110,7 +115,12 @@ fn run_all() -> Check {
 
 #[entry]
 fn main() -> ! {
-    match run_all() {
+    // The instruction-count firmware runs only the measured segments.
+    #[cfg(feature = "cost")]
+    let result: Check = cost::run();
+    #[cfg(not(feature = "cost"))]
+    let result = run_all();
+    match result {
         Ok(()) => {
             hprintln!("OK");
             debug::exit(debug::EXIT_SUCCESS);

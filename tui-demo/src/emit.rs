@@ -2,9 +2,10 @@
 //!
 //! Each device reads its own synthetic access log (the same clients and paths as the others, its own
 //! random stream), counts it with the `no_std` sketches exactly as firmware would (fixed-size values,
-//! no heap inside the sketches, each sketch's own `insert`), and every `--period` sends each sketch
-//! as a [`Frame`] (device id, sequence number, CRC-32, COBS) in one UDP datagram from its own
-//! socket. Frames go to loopback addresses only. `--corrupt P` flips one bit in that fraction of the
+//! no heap inside the sketches, each sketch's own `insert`): a Bloom filter, a count-min sketch, a
+//! HyperLogLog and a Space-Saving heavy-hitter summary ([`SimDevice`]). Every `--period` it sends
+//! each sketch as a [`Frame`] (device id, sequence number, CRC-32, COBS) in one UDP datagram from its
+//! own socket. Frames go to loopback addresses only. `--corrupt P` flips one bit in that fraction of the
 //! frames, so the receiver's refusals can be watched.
 
 use std::io::{self, IsTerminal, Write};
@@ -12,10 +13,11 @@ use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use sketch_nostd::wire::Frame;
+use sketch_nostd::wire::{Frame, Wire};
+use sketch_nostd::WireError;
 
 use crate::human::{bytes, count};
-use crate::ingest::fleet::{DeviceDistinct, DeviceFreq, DeviceSeen, DEVICE_SEED};
+use crate::ingest::fleet::{DeviceDistinct, DeviceFreq, DeviceSeen, DeviceTop, DEVICE_SEED};
 use crate::source::synthetic::Generator;
 use crate::source::zipf::Rng;
 
@@ -53,10 +55,10 @@ pub struct EmitTotals {
     pub send_errors: u64,
 }
 
-/// One simulated device: its log, its sketches, its socket.
-struct Device {
+/// One simulated device without its network: its log, its sketches, its sequence number. What it
+/// sends is [`frames`](Self::frames), so tests can hand a device's frames to the host directly.
+pub struct SimDevice {
     id: u64,
-    socket: UdpSocket,
     log: Generator,
     /// The device's anti-spam filter: lines seen since it was last cleared.
     seen: Box<DeviceSeen>,
@@ -64,25 +66,105 @@ struct Device {
     freq: Box<DeviceFreq>,
     /// How many distinct lines it saw.
     distinct: Box<DeviceDistinct>,
+    /// Its heavy hitters.
+    top: Box<DeviceTop>,
     seq: u32,
-    next_send: Instant,
-    owed: f64,
     line: Vec<u8>,
 }
 
-impl Device {
-    fn count_lines(&mut self, n: u64) {
+impl SimDevice {
+    /// Device `id` (numbered from 1) of a fleet whose logs are seeded with `seed`: its log is
+    /// `base` forked for this device, as [`run`] does.
+    #[must_use]
+    pub fn new(id: u64, seed: u64, base: &Generator) -> Self {
+        Self {
+            id,
+            log: base.fork(seed ^ id.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            seen: Box::new(DeviceSeen::with_seed(DEVICE_SEED)),
+            freq: Box::new(DeviceFreq::with_seed(DEVICE_SEED)),
+            distinct: Box::new(DeviceDistinct::with_seed(DEVICE_SEED)),
+            top: Box::new(DeviceTop::new()),
+            seq: 0,
+            line: Vec::with_capacity(160),
+        }
+    }
+
+    /// Reads and counts the next `n` lines of the device's log; `each` sees every line.
+    pub fn count_lines(&mut self, n: u64, mut each: impl FnMut(&[u8])) {
         for _ in 0..n {
             self.line.clear();
             self.log.next_line(&mut self.line);
-            self.seen.insert(self.line.as_slice());
-            self.freq.increment(self.line.as_slice());
-            self.distinct.insert(self.line.as_slice());
+            let line = self.line.as_slice();
+            self.seen.insert(line);
+            self.freq.increment(line);
+            self.distinct.insert(line);
+            self.top.increment(line);
+            each(line);
         }
         if self.seen.estimated_fp_rate() > 0.01 {
             self.seen.clear();
         }
     }
+
+    /// The device's id.
+    #[must_use]
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The frames of one send: each sketch in its own frame, with consecutive sequence numbers.
+    /// Encoding cannot fail (the buffer fits the largest frame), but an error would be returned in
+    /// its frame's place.
+    pub fn frames(&mut self) -> Vec<Result<Vec<u8>, WireError>> {
+        let mut buf = vec![0u8; FRAME_MAX];
+        let (id, first) = (self.id, self.seq);
+        self.seq = first.wrapping_add(4);
+        vec![
+            encode(id, first, &*self.seen, &mut buf),
+            encode(id, first.wrapping_add(1), &*self.freq, &mut buf),
+            encode(id, first.wrapping_add(2), &*self.distinct, &mut buf),
+            encode(id, first.wrapping_add(3), &*self.top, &mut buf),
+        ]
+    }
+}
+
+/// One sketch in a frame, encoded.
+fn encode<T: Wire + Clone>(
+    device: u64,
+    seq: u32,
+    sketch: &T,
+    buf: &mut [u8],
+) -> Result<Vec<u8>, WireError> {
+    Frame {
+        device,
+        seq,
+        sketch: sketch.clone(),
+    }
+    .encode(buf)
+    .map(|b| b.to_vec())
+}
+
+/// The largest frame a device sends.
+const FRAME_MAX: usize = {
+    let a = Frame::<DeviceSeen>::MAX_ENCODED_LEN;
+    let b = Frame::<DeviceFreq>::MAX_ENCODED_LEN;
+    let c = Frame::<DeviceDistinct>::MAX_ENCODED_LEN;
+    let d = Frame::<DeviceTop>::MAX_ENCODED_LEN;
+    let ab = if a > b { a } else { b };
+    let cd = if c > d { c } else { d };
+    if ab > cd {
+        ab
+    } else {
+        cd
+    }
+};
+
+/// One simulated device on the network: the device, its socket, its schedule.
+struct Device {
+    sim: SimDevice,
+    socket: UdpSocket,
+    next_send: Instant,
+    owed: f64,
 }
 
 /// Runs the fleet until `--seconds` pass or `stop` is set; reports progress on `status`.
@@ -106,26 +188,14 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
     let mut devices = Vec::with_capacity(o.devices as usize);
     for i in 0..u64::from(o.devices) {
         devices.push(Device {
-            id: 1 + i,
+            sim: SimDevice::new(1 + i, o.seed, &base),
             socket: UdpSocket::bind(bind)?,
-            log: base.fork(o.seed ^ (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
-            seen: Box::new(DeviceSeen::with_seed(DEVICE_SEED)),
-            freq: Box::new(DeviceFreq::with_seed(DEVICE_SEED)),
-            distinct: Box::new(DeviceDistinct::with_seed(DEVICE_SEED)),
-            seq: 0,
             // Stagger the first sends over one period.
             next_send: start + o.period.mul_f64((i as f64 + 1.0) / f64::from(o.devices)),
             owed: 0.0,
-            line: Vec::with_capacity(160),
         });
     }
     let mut rng = Rng::new(o.seed ^ 0xc0ff_ee00);
-    let mut buf = vec![
-        0u8;
-        Frame::<DeviceSeen>::MAX_ENCODED_LEN
-            .max(Frame::<DeviceFreq>::MAX_ENCODED_LEN)
-            .max(Frame::<DeviceDistinct>::MAX_ENCODED_LEN)
-    ];
     let mut totals = EmitTotals::default();
     let deadline = o.seconds.map(|s| start + Duration::from_secs_f64(s));
     let interactive = io::stderr().is_terminal();
@@ -140,37 +210,16 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
             d.owed += o.rate as f64 * dt;
             let n = d.owed as u64;
             d.owed -= n as f64;
-            d.count_lines(n);
+            d.sim.count_lines(n, |_| {});
             totals.lines += n;
             if now < d.next_send {
                 continue;
             }
             d.next_send = now + o.period;
             // One frame per sketch, each in its own datagram.
-            let seen = Frame {
-                device: d.id,
-                seq: d.seq,
-                sketch: (*d.seen).clone(),
+            for frame in d.sim.frames() {
+                send(o, &d.socket, frame, &mut rng, &mut totals);
             }
-            .encode(&mut buf)
-            .map(|b| b.len());
-            send(o, d, &buf, seen, &mut rng, &mut totals);
-            let freq = Frame {
-                device: d.id,
-                seq: d.seq,
-                sketch: (*d.freq).clone(),
-            }
-            .encode(&mut buf)
-            .map(|b| b.len());
-            send(o, d, &buf, freq, &mut rng, &mut totals);
-            let distinct = Frame {
-                device: d.id,
-                seq: d.seq,
-                sketch: (*d.distinct).clone(),
-            }
-            .encode(&mut buf)
-            .map(|b| b.len());
-            send(o, d, &buf, distinct, &mut rng, &mut totals);
         }
         if interactive && now >= next_status {
             next_status = now + Duration::from_secs(1);
@@ -187,22 +236,18 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
     Ok(totals)
 }
 
-/// Sends one encoded frame (the first `len` bytes of `buf`), corrupting it first if the dice say
-/// so, and advances the device's sequence number.
+/// Sends one encoded frame, corrupting it first if the dice say so.
 fn send(
     o: &EmitOptions,
-    d: &mut Device,
-    buf: &[u8],
-    len: Result<usize, sketch_nostd::WireError>,
+    socket: &UdpSocket,
+    frame: Result<Vec<u8>, WireError>,
     rng: &mut Rng,
     totals: &mut EmitTotals,
 ) {
-    d.seq = d.seq.wrapping_add(1);
-    let Some(bytes) = len.ok().and_then(|n| buf.get(..n)) else {
+    let Ok(mut bytes) = frame else {
         totals.send_errors += 1;
         return;
     };
-    let mut bytes = bytes.to_vec();
     if o.corrupt > 0.0 && rng.chance(o.corrupt) {
         let bit = rng.below(bytes.len() as u64 * 8);
         if let Some(b) = bytes.get_mut((bit / 8) as usize) {
@@ -210,7 +255,7 @@ fn send(
         }
         totals.corrupted += 1;
     }
-    match d.socket.send_to(&bytes, o.to) {
+    match socket.send_to(&bytes, o.to) {
         Ok(n) => {
             totals.frames += 1;
             totals.bytes += n as u64;
@@ -244,9 +289,10 @@ mod tests {
         let o = EmitOptions {
             devices: 3,
             to: rx.local_addr().unwrap(),
-            // Small frames (about 1 KiB): the whole run fits in the socket's receive buffer, so
+            // Small frames (a few KiB: about 30 lines per device, so the heavy-hitter summary
+            // holds at most 30 lines): the whole run fits in the socket's receive buffer, so
             // nothing is dropped even if the receiving thread is slow to run.
-            rate: 200,
+            rate: 50,
             period: Duration::from_millis(50),
             corrupt: 0.3,
             seconds: Some(0.6),

@@ -88,14 +88,7 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
         engine.fill(&mut snap);
     }
     if device_mode {
-        let stats = fleet.stats(Instant::now());
-        snap.totals.lines = stats.ok + stats.bad;
-        snap.totals.bytes = stats.bytes;
-        if let Some((d, r)) = stats.merged_distinct.clone() {
-            snap.distinct = Some(d);
-            snap.registers = Some(r);
-        }
-        snap.devices = Some(stats);
+        fleet.stats(Instant::now()).fill(&mut snap);
     }
     let secs = elapsed.as_secs_f64().max(1e-9);
     snap.throughput.lines_per_sec = snap.totals.lines as f64 / secs;
@@ -349,6 +342,40 @@ fn write_fleet(
             r.held.map_or("-".into(), count_f)
         )?;
     }
+    if let Some(h) = &f.heavy {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "heavy hitters over all devices: their Space-Saving summaries ({} counters, {} each) merged; \
+             estimates from the merged count-min; ε·N = {} (N {}){}",
+            h.k,
+            bytes(h.topk_bytes),
+            count(h.bound),
+            count(h.total),
+            if h.overlong > 0 {
+                format!("; {} lines too long to list", count(h.overlong))
+            } else {
+                String::new()
+            }
+        )?;
+        writeln!(
+            w,
+            "{:>12} {:>12} {:>12} {:>8}   line",
+            "estimate", "true ≥", "true ≤", "over ≤"
+        )?;
+        for r in &h.rows {
+            let (lo, hi) = r.bounds.unwrap_or((0, r.estimate));
+            writeln!(
+                w,
+                "{:>12} {:>12} {:>12} {:>8}   {}",
+                count(r.estimate),
+                count(lo),
+                count(hi.min(r.estimate)),
+                format!("+{}", count(r.estimate.saturating_sub(lo))),
+                r.line
+            )?;
+        }
+    }
     w.flush()
 }
 
@@ -581,15 +608,22 @@ pub fn to_json(s: &Snapshot) -> Obj {
                     .int("depth", h.depth as u64)
                     .int("cm_bytes", h.cm_bytes)
                     .int("topk_bytes", h.topk_bytes)
+                    .str("list", h.list)
+                    .raw("per_device", h.per_device.to_string())
+                    .int("overlong", h.overlong)
                     .objs(
                         "rows",
                         h.rows
                             .iter()
                             .map(|r| {
                                 let o = Obj::new().str("line", &r.line).int("estimate", r.estimate);
-                                match r.exact {
+                                let o = match r.exact {
                                     Some(x) => o.int("exact", x),
                                     None => o.raw_opt("exact", None),
+                                };
+                                match r.bounds {
+                                    Some((lo, hi)) => o.int("lower", lo).int("upper", hi),
+                                    None => o,
                                 }
                             })
                             .collect(),

@@ -149,6 +149,8 @@ pub struct HeavyRow {
     pub estimate: u64,
     /// The true count, when the exact table knows the line.
     pub exact: Option<u64>,
+    /// Device mode: the merged Space-Saving summary's bounds of the true count, `(lower, upper)`.
+    pub bounds: Option<(u64, u64)>,
 }
 
 /// Heavy hitters: a count-min sketch and a top-k list.
@@ -174,6 +176,14 @@ pub struct HeavyStats {
     pub cm_bytes: u64,
     /// Memory of the top-k list.
     pub topk_bytes: u64,
+    /// The list's algorithm: "top" (count-min plus a min-heap) or "Space-Saving".
+    pub list: &'static str,
+    /// Device mode: the costs are per device, the figures those of the merged sketches.
+    pub per_device: bool,
+    /// Space-Saving's error bound: no unlisted line was counted more often (device mode).
+    pub summary_bound: Option<u64>,
+    /// Lines too long for the list's key slots (counted elsewhere, never listed).
+    pub overlong: u64,
 }
 
 /// One device, as the host sees it.
@@ -234,6 +244,10 @@ pub struct FleetStats {
     pub freq_bytes: u64,
     /// Bytes of one device HyperLogLog (and of the merged one).
     pub distinct_bytes: u64,
+    /// Bytes of one device heavy-hitter summary (and of the merged one).
+    pub top_bytes: u64,
+    /// The merged heavy hitters, once a device sent its summary.
+    pub heavy: Option<HeavyStats>,
     /// The merged HyperLogLog: distinct lines over all devices, and its registers.
     pub merged_distinct: Option<(DistinctStats, RegisterStats)>,
 }

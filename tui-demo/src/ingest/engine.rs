@@ -377,6 +377,7 @@ impl Engine {
                 line: self.names.get(*k).cloned().unwrap_or_else(|| "?".into()),
                 estimate: *c,
                 exact: self.exact.count(**k),
+                bounds: None,
             })
             .collect();
         let cm_bytes = std::mem::size_of::<Frequency>() as u64;
@@ -391,6 +392,10 @@ impl Engine {
             depth: Frequency::DEPTH,
             cm_bytes,
             topk_bytes: std::mem::size_of::<Heavy>() as u64 - cm_bytes,
+            list: "top",
+            per_device: false,
+            summary_bound: None,
+            overlong: self.heavy.overlong(),
         });
         let m = &self.micro_n;
         snap.micro = MicroStats {

@@ -2,7 +2,9 @@
 //!
 //! Each device sends its sketches periodically, each in a [`Frame`](sketch_nostd::wire::Frame) (device id, sequence number,
 //! sketch, CRC-32, COBS). The host keeps the latest sketch of each kind per device and merges them:
-//! a Bloom filter by OR. A datagram that fails any check (framing, CRC, envelope, parameters, seed)
+//! Bloom filters by OR, count-min sketches by adding, HyperLogLogs by register max, and Space-Saving
+//! heavy-hitter summaries by the mergeable-summaries rule (whose result depends only on the
+//! summaries' contents, so the host lists the same keys whatever order frames arrive in). A datagram that fails any check (framing, CRC, envelope, parameters, seed)
 //! is counted against its sender, if the sender's address is known, and dropped; nothing a device
 //! sends can stop the host.
 
@@ -12,10 +14,13 @@ use std::time::Instant;
 
 use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
 use sketch_nostd::wire::{RawFrame, SketchKind};
-use sketch_nostd::{Bloom, CountMin, Hll12, WireError};
+use sketch_nostd::{Bloom, CountMin, Hll12, SpaceSaving, WireError};
 
+use crate::human::printable;
 use crate::ingest::engine::hll_stats;
-use crate::snapshot::{DeviceRow, DistinctStats, FleetStats, RegisterStats};
+use crate::snapshot::{
+    DeviceRow, DistinctStats, FleetStats, HeavyRow, HeavyStats, RegisterStats, Snapshot,
+};
 
 /// The seed every device's sketches use (sketches merge only with equal seeds).
 pub const DEVICE_SEED: u64 = 0xdead_beef_0000_0001;
@@ -33,6 +38,29 @@ pub type DeviceFreq = CountMin<{ cm_width(0.01) }, { cm_depth(0.01) }, u32>;
 /// merging, exact while sparse).
 pub type DeviceDistinct = Hll12;
 
+/// Bytes of a line a device's heavy-hitter summary can hold: the synthetic log's lines are at most
+/// 148 bytes. A longer line is still counted by the device's other sketches; the summary skips it
+/// and counts it as overlong.
+pub const DEVICE_LINE_MAX: usize = 160;
+/// Counters of a device's heavy-hitter summary. Whole log lines are mostly unique (about 85% of
+/// the synthetic log's), which is hard on Space-Saving: with 4 devices the merged top 10 held 2–5
+/// of the true top 10 with 64 counters, 5–8 with 128, and 9–10 with 256 (the misses near-ties
+/// with the 11th), over 3,000 to 300,000 lines per device.
+pub const DEVICE_TOP_K: usize = 256;
+/// A line as a device's heavy-hitter summary stores it: up to [`DEVICE_LINE_MAX`] bytes, owned, no
+/// heap (a one-byte length).
+pub type DeviceLine = sketch_nostd::heapless::Vec<u8, DEVICE_LINE_MAX, u8>;
+/// A device's heavy hitters: Space-Saving with 256 counters (46 KiB: the lines' text is most of it;
+/// a microcontroller would count a field such as the path, in far smaller slots). No sketch beside
+/// it (the device's count-min sketch answers "how often" for any line); the top lines arrive early
+/// and keep nearly exact counts.
+pub type DeviceTop = SpaceSaving<DeviceLine, DEVICE_TOP_K>;
+
+/// Heavy hitters shown in device mode.
+pub const SHOWN_TOP: usize = 10;
+/// Characters of a heavy line shown.
+const SHOWN_CHARS: usize = 200;
+
 /// A sketch a device sends, decoded.
 #[derive(Clone, Debug)]
 pub enum DeviceSketch {
@@ -42,6 +70,8 @@ pub enum DeviceSketch {
     Freq(Box<DeviceFreq>),
     /// Its distinct counter.
     Distinct(Box<DeviceDistinct>),
+    /// Its heavy hitters.
+    Top(Box<DeviceTop>),
 }
 
 /// What the host keeps about one device.
@@ -60,6 +90,7 @@ struct Device {
     seen: Option<Box<DeviceSeen>>,
     freq: Option<Box<DeviceFreq>>,
     distinct: Option<Box<DeviceDistinct>>,
+    top: Option<Box<DeviceTop>>,
 }
 
 /// The fleet: every device heard from, and what went wrong.
@@ -135,6 +166,7 @@ impl Fleet {
                     seen: None,
                     freq: None,
                     distinct: None,
+                    top: None,
                 });
                 d.addr = from;
                 d.last_seen = now;
@@ -151,6 +183,7 @@ impl Fleet {
                     DeviceSketch::Seen(s) => d.seen = Some(s),
                     DeviceSketch::Freq(f) => d.freq = Some(f),
                     DeviceSketch::Distinct(h) => d.distinct = Some(h),
+                    DeviceSketch::Top(t) => d.top = Some(t),
                 }
             }
             Err(e) => {
@@ -175,10 +208,15 @@ impl Fleet {
     fn decode(bytes: &mut [u8]) -> Result<(u64, u32, DeviceSketch), Refused> {
         let raw = RawFrame::decode(bytes)?;
         let header = raw.header()?;
-        if header.seed != DEVICE_SEED {
+        // Space-Saving hashes nothing it sends (its envelope's seed is always 0, which its decoder
+        // checks); every other sketch must hash with the devices' seed to merge.
+        if header.kind != SketchKind::SpaceSaving && header.seed != DEVICE_SEED {
             return Err(Refused::WrongSeed);
         }
         let sketch = match header.kind {
+            SketchKind::SpaceSaving => {
+                DeviceSketch::Top(Box::new(raw.decode_sketch::<DeviceTop>()?))
+            }
             SketchKind::Bloom => DeviceSketch::Seen(Box::new(raw.decode_sketch::<DeviceSeen>()?)),
             SketchKind::CountMin => {
                 DeviceSketch::Freq(Box::new(raw.decode_sketch::<DeviceFreq>()?))
@@ -197,6 +235,7 @@ impl Fleet {
         let mut merged: Option<DeviceSeen> = None;
         let mut merged_freq: Option<DeviceFreq> = None;
         let mut merged_distinct: Option<DeviceDistinct> = None;
+        let mut merged_top: Option<DeviceTop> = None;
         let mut rows = Vec::with_capacity(self.devices.len());
         for (&id, d) in &self.devices {
             let held = d.seen.as_ref().map(|s| s.estimated_len());
@@ -225,6 +264,15 @@ impl Fleet {
                         let _ = m.merge(h);
                     }
                     None => merged_distinct = Some((**h).clone()),
+                }
+            }
+            if let Some(t) = &d.top {
+                match merged_top.as_mut() {
+                    // Space-Saving merges any two summaries of one type: it cannot fail.
+                    Some(m) => {
+                        let _ = m.merge(t);
+                    }
+                    None => merged_top = Some((**t).clone()),
                 }
             }
             rows.push(DeviceRow {
@@ -259,6 +307,10 @@ impl Fleet {
             bound_merged: merged_freq.as_ref().map_or(0, DeviceFreq::error_bound),
             freq_bytes: std::mem::size_of::<DeviceFreq>() as u64,
             distinct_bytes: std::mem::size_of::<DeviceDistinct>() as u64,
+            top_bytes: std::mem::size_of::<DeviceTop>() as u64,
+            heavy: merged_top
+                .as_ref()
+                .map(|t| heavy_stats(t, merged_freq.as_ref())),
             merged_distinct: merged_distinct.as_ref().map(|h| {
                 let (mut d, r): (DistinctStats, RegisterStats) = hll_stats(h);
                 d.sum_of_parts = Some(rows.iter().filter_map(|r| r.distinct).sum());
@@ -266,6 +318,57 @@ impl Fleet {
             }),
             rows,
         }
+    }
+}
+
+/// The merged heavy hitters: the top lines of the merged Space-Saving summary, each with its
+/// Space-Saving bounds and the merged count-min estimate.
+fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>) -> HeavyStats {
+    let rows = top
+        .sorted()
+        .iter()
+        .take(SHOWN_TOP)
+        .map(|c| HeavyRow {
+            line: printable(c.key, SHOWN_CHARS),
+            // Without a count-min sketch yet, the summary's own upper bound.
+            estimate: freq.map_or(c.count, |f| f.estimate(c.key.as_slice())),
+            exact: None,
+            bounds: Some((c.guaranteed(), c.count)),
+        })
+        .collect();
+    let (total, bound, epsilon, delta) = freq.map_or((top.total(), 0, 0.0, 0.0), |f| {
+        (f.total(), f.error_bound(), f.epsilon(), f.delta())
+    });
+    HeavyStats {
+        rows,
+        k: DEVICE_TOP_K,
+        total,
+        bound,
+        epsilon,
+        delta,
+        width: DeviceFreq::WIDTH,
+        depth: DeviceFreq::DEPTH,
+        cm_bytes: std::mem::size_of::<DeviceFreq>() as u64,
+        topk_bytes: std::mem::size_of::<DeviceTop>() as u64,
+        list: "Space-Saving",
+        per_device: true,
+        summary_bound: Some(top.error_bound()),
+        overlong: top.overlong(),
+    }
+}
+
+impl FleetStats {
+    /// Writes the fleet's merged view into a snapshot: datagrams are what "lines" count, the
+    /// merged HyperLogLog is the distinct count, the merged heavy hitters are the heavy hitters.
+    pub fn fill(self, snap: &mut Snapshot) {
+        snap.totals.lines = self.ok + self.bad;
+        snap.totals.bytes = self.bytes;
+        if let Some((d, r)) = self.merged_distinct.clone() {
+            snap.distinct = Some(d);
+            snap.registers = Some(r);
+        }
+        snap.heavy.clone_from(&self.heavy);
+        snap.devices = Some(self);
     }
 }
 

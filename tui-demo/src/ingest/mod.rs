@@ -306,15 +306,7 @@ impl Ingest {
             self.engine.fill(&mut snap);
         }
         if let Some(f) = &self.fleet {
-            let stats = f.stats(now);
-            // In device mode the input is datagrams: they are what "lines" count.
-            snap.totals.lines = stats.ok + stats.bad;
-            snap.totals.bytes = stats.bytes;
-            if let Some((d, r)) = stats.merged_distinct.clone() {
-                snap.distinct = Some(d);
-                snap.registers = Some(r);
-            }
-            snap.devices = Some(stats);
+            f.stats(now).fill(&mut snap);
         }
         if let Ok(mut latest) = self.latest.lock() {
             *latest = Arc::new(snap);

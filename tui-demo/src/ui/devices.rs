@@ -26,11 +26,12 @@ impl Widget for &DevicesPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (s, t) = (self.stats, self.theme);
         let cost = format!(
-            "{} × (Bloom {} + count-min {} + HLL {})",
+            "{} × (Bloom {} + count-min {} + HLL {} + Space-Saving {})",
             s.rows.len(),
             bytes(s.seen_bytes),
             bytes(s.freq_bytes),
-            bytes(s.distinct_bytes)
+            bytes(s.distinct_bytes),
+            bytes(s.top_bytes)
         );
         let inner = framed(panel_block("Devices", &cost, t, self.focused), area, buf);
         if inner.is_empty() {

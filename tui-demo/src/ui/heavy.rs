@@ -1,5 +1,9 @@
 //! The heavy-hitters panel: the top-k lines with their count-min estimate beside the true count,
 //! a bar per line, and the ε·N bound no estimate should pass.
+//!
+//! In device mode the host knows no true counts: the lines are the merged Space-Saving summary's,
+//! and beside each merged count-min estimate is the count the line is guaranteed to have reached
+//! (Space-Saving's lower bound), so "over ≤" is the most the estimate can be above the truth.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -25,14 +29,26 @@ pub struct HeavyPanel<'a> {
 impl Widget for &HeavyPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (s, t) = (self.stats, self.theme);
-        let cost = format!(
-            "count-min {}×{} {} + top-{} {}",
-            s.depth,
-            s.width,
-            bytes(s.cm_bytes),
-            s.k,
-            bytes(s.topk_bytes)
-        );
+        let devices = s.per_device;
+        let cost = if devices {
+            format!(
+                "Space-Saving {} {} + count-min {}×{} {} per device",
+                s.k,
+                bytes(s.topk_bytes),
+                s.depth,
+                s.width,
+                bytes(s.cm_bytes)
+            )
+        } else {
+            format!(
+                "count-min {}×{} {} + top-{} {}",
+                s.depth,
+                s.width,
+                bytes(s.cm_bytes),
+                s.k,
+                bytes(s.topk_bytes)
+            )
+        };
         let inner = framed(
             panel_block("Heavy hitters", &cost, t, self.focused),
             area,
@@ -61,23 +77,28 @@ impl Widget for &HeavyPanel<'_> {
         let num_w = if wide { 10 } else { 7 };
         let bar_w = if wide {
             12
-        } else if w >= 50 {
+        } else if w >= 46 {
             6
         } else {
             0
         };
+        let (true_h, over_h) = if devices {
+            ("true ≥", "over ≤")
+        } else {
+            ("true", "over")
+        };
         lines.push(Line::from(Span::styled(
             format!(
-                "{:>num_w$} {:>num_w$} {:>6} {:bar_w$} line",
-                "estimate", "true", "over", "",
+                "{:>num_w$} {true_h:>num_w$} {over_h:>6} {:bar_w$} line",
+                "estimate", "",
             ),
             t.dim(),
         )));
         let top = s.rows.first().map_or(1, |r| r.estimate.max(1));
         for r in &s.rows {
             let num = |x: u64| if wide { count(x) } else { short(x as f64) };
-            let (truth, over, over_style) = match r.exact {
-                Some(x) => {
+            let (truth, over, over_style) = match (r.exact, r.bounds) {
+                (Some(x), _) => {
                     let over = r.estimate.saturating_sub(x);
                     let style = if r.estimate < x || over > s.bound {
                         t.bad()
@@ -86,7 +107,20 @@ impl Widget for &HeavyPanel<'_> {
                     };
                     (num(x), format!("+{}", short(over as f64)), style)
                 }
-                None => ("?".to_string(), "?".to_string(), t.dim()),
+                // Device mode: the truth is at least `lower`, so the estimate is at most this
+                // much too high; above ε·N only if the summary's own error is large too.
+                (None, Some((lower, _))) => {
+                    let over = r.estimate.saturating_sub(lower);
+                    let style = if r.estimate < lower {
+                        t.bad()
+                    } else if over > s.bound {
+                        t.warn()
+                    } else {
+                        t.good()
+                    };
+                    (num(lower), format!("+{}", short(over as f64)), style)
+                }
+                (None, None) => ("?".to_string(), "?".to_string(), t.dim()),
             };
             let mut spans = vec![
                 Span::styled(format!("{:>num_w$} ", num(r.estimate)), t.value()),
@@ -103,6 +137,15 @@ impl Widget for &HeavyPanel<'_> {
         }
         if s.rows.is_empty() {
             lines.push(Line::from(Span::styled("no lines yet", t.dim())));
+        }
+        if s.overlong > 0 {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "{} lines too long to list (still counted)",
+                    count(s.overlong)
+                ),
+                t.dim(),
+            )));
         }
         Paragraph::new(lines).render(inner, buf);
     }

@@ -1,15 +1,18 @@
 //! `tui-demo`: arguments, terminal set-up and restore, the panic hook, the draw/event loop.
 //!
 //! The terminal is restored on every way out: `q`/`Esc`, Ctrl-C (a key in raw mode), SIGINT,
-//! SIGTERM and SIGHUP (flags checked every frame), a panic (the hook restores before the message is
-//! printed), and a write error such as a broken pipe or a vanished terminal (the loop ends with the
-//! error and the guard restores). Broken pipes in headless output end the program quietly.
+//! SIGTERM and SIGHUP (flags checked every frame), a panic of the draw loop (the hook restores before
+//! the message is printed), a panic of another thread such as ingest (the hook keeps the message
+//! and raises a flag; the draw loop sees it within a frame, leaves the view, and the message is
+//! printed on the restored screen), and a write error such as a broken pipe or a vanished terminal
+//! (the loop ends with the error and the guard restores). Broken pipes in headless output end the
+//! program quietly.
 #![forbid(unsafe_code)]
 
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ratatui::backend::CrosstermBackend;
@@ -83,6 +86,11 @@ fn main() -> ExitCode {
         live(&opts)
     };
     match result {
+        // Another thread panicked in the live view: its message, the usual panic exit code.
+        Err(e) if PANICKED.load(Ordering::SeqCst) => {
+            eprintln!("tui-demo: {e}");
+            ExitCode::from(101)
+        }
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
@@ -110,6 +118,19 @@ fn headless(opts: &Options) -> io::Result<()> {
 /// Whether the terminal is in raw mode on the alternate screen (so restore runs once).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 
+/// A thread other than the draw loop panicked while the live view was up: its message, for the
+/// draw loop to print once the terminal is restored.
+static PANICKED: AtomicBool = AtomicBool::new(false);
+static PANIC_MESSAGE: Mutex<Option<String>> = Mutex::new(None);
+
+/// The message kept by the panic hook, if a thread panicked.
+fn panic_message() -> Option<String> {
+    PANIC_MESSAGE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+}
+
 fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let _ = disable_raw_mode();
@@ -122,8 +143,8 @@ fn restore() {
 /// crossterm 0.29's `event::poll` spins without returning once its terminal is gone (its unix
 /// event source retries a read that keeps returning 0 or EIO; crossterm issue #793), so the draw
 /// loop can neither see the signal flag nor fail a write. This thread checks five times a second:
-/// if stdout is no longer a terminal (hung up), or a stop signal came more than a second ago and
-/// the loop has not finished, it restores what it can and exits.
+/// if stdout is no longer a terminal (hung up), or a stop signal or another thread's panic came more
+/// than a second ago and the loop has not finished, it restores what it can and exits.
 fn watchdog(signalled: Arc<AtomicBool>) -> io::Result<()> {
     std::thread::Builder::new()
         .name("watchdog".into())
@@ -135,12 +156,16 @@ fn watchdog(signalled: Arc<AtomicBool>) -> io::Result<()> {
                     return; // the live view is being left normally
                 }
                 let hung_up = !io::stdout().is_terminal();
-                if signalled.load(Ordering::Relaxed) {
+                if signalled.load(Ordering::Relaxed) || PANICKED.load(Ordering::SeqCst) {
                     signal_seen.get_or_insert_with(Instant::now);
                 }
                 let stuck = signal_seen.is_some_and(|t| t.elapsed() > Duration::from_secs(1));
                 if hung_up || stuck {
                     restore();
+                    if let Some(message) = panic_message() {
+                        eprintln!("tui-demo: {message}");
+                        std::process::exit(101);
+                    }
                     std::process::exit(i32::from(hung_up));
                 }
             }
@@ -178,9 +203,21 @@ fn live(opts: &Options) -> io::Result<()> {
         signal_hook::flag::register(sig, Arc::clone(&signalled))?;
     }
     let previous = std::panic::take_hook();
+    let draw_loop = std::thread::current().id();
     std::panic::set_hook(Box::new(move |info| {
-        restore();
-        previous(info);
+        if std::thread::current().id() == draw_loop || !ACTIVE.load(Ordering::SeqCst) {
+            restore();
+            previous(info);
+            return;
+        }
+        // Another thread: the draw loop may be writing to the terminal right now, so leave the
+        // terminal to it and keep the message for after the restore.
+        let thread = std::thread::current();
+        let message = format!("thread '{}' {info}", thread.name().unwrap_or("<unnamed>"));
+        *PANIC_MESSAGE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(message);
+        PANICKED.store(true, Ordering::SeqCst);
     }));
 
     enable_raw_mode()?;
@@ -218,9 +255,12 @@ fn run(
         if signalled.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
             return Ok(());
         }
-        if !handle.alive() || !ACTIVE.load(Ordering::SeqCst) {
-            // A thread panicked: the hook has restored the terminal and printed the message.
-            return Err(io::Error::other("the ingest thread stopped unexpectedly"));
+        if PANICKED.load(Ordering::SeqCst) || !handle.alive() || !ACTIVE.load(Ordering::SeqCst) {
+            // Ingest or the source panicked (or stopped, which it only does when asked): leave the
+            // view; the guard restores the terminal and `main` prints why.
+            return Err(io::Error::other(panic_message().unwrap_or_else(|| {
+                "the ingest thread stopped unexpectedly".to_string()
+            })));
         }
         app.snapshot = handle.snapshot();
         terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;

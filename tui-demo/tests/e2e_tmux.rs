@@ -235,6 +235,26 @@ fn ctrl_c_sigterm_and_a_panic_restore_the_terminal() {
 }
 
 #[test]
+fn a_panic_in_the_ingest_thread_restores_the_terminal_and_is_reported() {
+    // The ingest thread panics while the draw loop runs: the loop notices within a frame, leaves
+    // the view, and the message is printed on the restored screen; nothing hangs.
+    let t = Tmux::start("ingest-panic", 100, 30);
+    t.type_line(&format!(
+        "TUI_DEMO_PANIC_INGEST_AFTER=20 {BIN}; echo ingest-panic-exit=$?"
+    ));
+    // The echo's line, not the typed command's (which contains the same words).
+    let s = t.wait_for("the demo to exit", |s| {
+        s.lines().any(|l| l.starts_with("ingest-panic-exit="))
+    });
+    assert!(s.contains("ingest-panic-exit=101"), "{s}");
+    assert!(
+        s.contains("thread 'ingest'") && s.contains("panics on purpose after 20 snapshots"),
+        "the panic message is printed on the restored screen:\n{s}"
+    );
+    t.assert_shell_is_back("ingest-panic-exit=101");
+}
+
+#[test]
 fn a_tiny_terminal_still_works() {
     let t = Tmux::start("tiny", 24, 6);
     t.type_line(&format!("{BIN}; echo exit=$?"));

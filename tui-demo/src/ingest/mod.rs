@@ -133,6 +133,21 @@ impl Handle {
         !self.thread.is_finished()
     }
 
+    /// Stops the ingest thread and waits for it; a panic comes back as its message.
+    ///
+    /// # Errors
+    /// The panic's message, if the thread panicked.
+    pub fn finish(self) -> Result<(), String> {
+        self.send(Command::Quit);
+        self.thread.join().map_err(|payload| {
+            payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic without a message".to_string())
+        })
+    }
+
     /// Sends a command; a finished ingest thread ignores it.
     pub fn send(&self, command: Command) {
         let _ = self.commands.send(command);
@@ -150,6 +165,10 @@ pub fn label(spec: &SourceSpec, options: &EngineOptions) -> String {
     }
 }
 
+/// Test hook for the end-to-end test of a panic in the ingest thread: the thread panics after
+/// publishing this many snapshots.
+pub const PANIC_AFTER_VAR: &str = "TUI_DEMO_PANIC_INGEST_AFTER";
+
 /// Starts the source and the ingest thread.
 ///
 /// # Errors
@@ -159,6 +178,23 @@ pub fn spawn(
     options: EngineOptions,
     rate: u64,
     limit: Option<u64>,
+) -> std::io::Result<Handle> {
+    let panic_after = std::env::var(PANIC_AFTER_VAR)
+        .ok()
+        .and_then(|v| v.parse().ok());
+    spawn_with(spec, options, rate, limit, panic_after)
+}
+
+/// [`spawn`], with the thread set to panic after `panic_after` snapshots (for tests).
+///
+/// # Errors
+/// When the source cannot be opened or a thread cannot start.
+pub fn spawn_with(
+    spec: &SourceSpec,
+    options: EngineOptions,
+    rate: u64,
+    limit: Option<u64>,
+    panic_after: Option<u32>,
 ) -> std::io::Result<Handle> {
     let control = Control::new(rate);
     let (source_rx, _source) = source::spawn(spec, limit, Arc::clone(&control))?;
@@ -175,6 +211,8 @@ pub fn spawn(
         burst: None,
         latest: Arc::clone(&latest),
         fleet: matches!(spec, SourceSpec::Device(_)).then(fleet::Fleet::new),
+        panic_after,
+        published: 0,
     };
     let control2 = Arc::clone(&control);
     let thread = std::thread::Builder::new()
@@ -200,6 +238,9 @@ struct Ingest {
     latest: Latest,
     /// Device mode: the fleet the datagrams come from.
     fleet: Option<fleet::Fleet>,
+    /// Test hook: panic after this many snapshots.
+    panic_after: Option<u32>,
+    published: u32,
 }
 
 impl Ingest {
@@ -287,7 +328,11 @@ impl Ingest {
         }
     }
 
-    fn publish(&self, now: Instant) {
+    fn publish(&mut self, now: Instant) {
+        self.published = self.published.saturating_add(1);
+        if let Some(n) = self.panic_after.filter(|&n| self.published > n) {
+            panic!("{PANIC_AFTER_VAR}: the ingest thread panics on purpose after {n} snapshots");
+        }
         let paused = self
             .paused_since
             .map_or(Duration::ZERO, |s| now.duration_since(s));
@@ -311,5 +356,67 @@ impl Ingest {
         if let Ok(mut latest) = self.latest.lock() {
             *latest = Arc::new(snap);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Waits until `cond` holds, polling; fails after `limit` (a guard against a hang, not a
+    /// timing assertion: on a loaded machine the condition just takes longer).
+    fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
+        let start = Instant::now();
+        while !cond() {
+            if start.elapsed() > limit {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        true
+    }
+
+    #[test]
+    fn a_panic_in_the_ingest_thread_is_reported_not_hung() {
+        let handle = spawn_with(
+            &SourceSpec::Synthetic { seed: 3 },
+            EngineOptions::default(),
+            0,
+            None,
+            Some(2),
+        )
+        .unwrap();
+        assert!(
+            wait_until(Duration::from_secs(60), || !handle.alive()),
+            "the ingest thread should have panicked after two snapshots"
+        );
+        // The last snapshot is still there for the UI (the lock is not poisoned), the source
+        // stops once ingest is gone, and the panic's message comes back from `finish`.
+        let last = handle.snapshot();
+        assert!(last.totals.lines > 0, "{:?}", last.totals);
+        assert!(wait_until(Duration::from_secs(60), || handle
+            .control
+            .stop
+            .load(Ordering::Relaxed)
+            || std::sync::Arc::strong_count(&handle.control) == 1));
+        let message = handle.finish().unwrap_err();
+        assert!(
+            message.contains("panics on purpose after 2 snapshots"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn finish_stops_a_healthy_thread() {
+        let handle = spawn_with(
+            &SourceSpec::Synthetic { seed: 3 },
+            EngineOptions::default(),
+            1_000,
+            None,
+            None,
+        )
+        .unwrap();
+        assert!(handle.alive());
+        assert_eq!(handle.finish(), Ok(()));
     }
 }

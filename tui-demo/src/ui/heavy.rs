@@ -74,7 +74,8 @@ impl Widget for &HeavyPanel<'_> {
         ]));
         let wide = w >= 70;
         // Columns: estimate, true, over-estimate, bar, line.
-        let num_w = if wide { 10 } else { 7 };
+        // Wide enough for the "estimate" header (8) in narrow panels too.
+        let num_w = if wide { 10 } else { 8 };
         let bar_w = if wide {
             12
         } else if w >= 46 {

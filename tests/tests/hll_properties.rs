@@ -241,11 +241,15 @@ fn invalid_martingale_states_are_rejected() {
             capacity: Hll10::SPARSE_CAPACITY
         })
     );
-    assert_eq!(
-        Hll10::from_coupons([5 << 6 | 40], 0, true),
-        Err(PartsError::InvalidCoupon {
-            index: 0,
-            coupon: 5 << 6 | 40
-        })
-    );
+    // At p = 10 a coupon has 17 index bits and a rank in 1..=48.
+    assert!(Hll10::from_coupons([5 << 6 | 48, ((1 << 17) - 1) << 6 | 1], 0, true).is_ok());
+    for bad in [5 << 6 | 49, 5 << 6, (1 << 17) << 6 | 1] {
+        assert_eq!(
+            Hll10::from_coupons([bad], 0, true),
+            Err(PartsError::InvalidCoupon {
+                index: 0,
+                coupon: bad
+            })
+        );
+    }
 }

@@ -206,7 +206,7 @@ proptest! {
         tail in proptest::collection::vec(any::<u8>(), 0..120), tag in 0u8..4,
     ) {
         // Past the envelope, so the body decoders see the random bytes.
-        let bytes = [&[0x53, 0x4b, 1, 1, 8, 3, 7, tag][..], &tail].concat();
+        let bytes = [&[0x53, 0x4b, 2, 1, 8, 3, 7, tag][..], &tail].concat();
         decode_everything(&bytes);
         consistent::<Bloom<8, 3>>(&bytes)?;
     }
@@ -216,7 +216,7 @@ proptest! {
         tail in proptest::collection::vec(any::<u8>(), 0..120), tag in 0u8..3,
     ) {
         // CountMin<16, 3, u16>, seed 7, total 1000 (e8 07), then the random body.
-        let bytes = [&[0x53, 0x4b, 1, 5, 16, 3, 2, 0, 7, 0xe8, 0x07, tag][..], &tail].concat();
+        let bytes = [&[0x53, 0x4b, 2, 5, 16, 3, 2, 0, 7, 0xe8, 0x07, tag][..], &tail].concat();
         decode_everything(&bytes);
         consistent::<CountMin<16, 3, u16>>(&bytes)?;
     }
@@ -224,12 +224,14 @@ proptest! {
     #[test]
     fn random_hll_bodies_never_panic(
         tail in proptest::collection::vec(any::<u8>(), 0..300), state in 0u8..5, tag in 0u8..4,
+        version in 1u8..=2,
     ) {
-        // Hll10, seed 7, then a state byte and a tag (the martingale, when present, is in the tail).
-        let bytes = [&[0x53, 0x4b, 1, 4, 10, 7, state, tag][..], &tail].concat();
+        // Hll10, seed 7, then a state byte and a tag (the martingale, when present, is in the tail),
+        // in both format versions (version 1's sparse coupons are converted).
+        let bytes = [&[0x53, 0x4b, version, 4, 10, 7, state, tag][..], &tail].concat();
         decode_everything(&bytes);
         consistent::<Hll10>(&bytes)?;
-        let bytes = [&[0x53, 0x4b, 1, 4, 4, 7, state, tag][..], &tail].concat();
+        let bytes = [&[0x53, 0x4b, version, 4, 4, 7, state, tag][..], &tail].concat();
         consistent::<Hll4>(&bytes)?;
     }
 
@@ -238,31 +240,31 @@ proptest! {
         tail in proptest::collection::vec(any::<u8>(), 0..80), tag in 0u8..5,
     ) {
         // CountingBloom<4, 3>, seed 7, then every tag (3 is the two-bit body) and a random body.
-        let bytes = [&[0x53, 0x4b, 1, 8, 4, 3, 7, tag][..], &tail].concat();
+        let bytes = [&[0x53, 0x4b, 2, 8, 4, 3, 7, tag][..], &tail].concat();
         decode_everything(&bytes);
         consistent::<CountingBloom<4, 3>>(&bytes)?;
-        let bytes = [&[0x53, 0x4b, 1, 10, 2, 8, 7][..], &tail].concat();
+        let bytes = [&[0x53, 0x4b, 2, 10, 2, 8, 7][..], &tail].concat();
         consistent::<BlockedBloom<2, 8>>(&bytes)?;
     }
 
     #[test]
     fn random_cuckoo_bodies_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..100)) {
         // CuckooFilter<8, u8>, seed 7, then the random body; and the u16 variant.
-        let bytes = [&[0x53, 0x4b, 1, 9, 8, 8, 7][..], &tail].concat();
+        let bytes = [&[0x53, 0x4b, 2, 9, 8, 8, 7][..], &tail].concat();
         decode_everything(&bytes);
         consistent::<CuckooFilter<8, u8>>(&bytes)?;
-        let bytes = [&[0x53, 0x4b, 1, 9, 2, 16, 7][..], &tail].concat();
+        let bytes = [&[0x53, 0x4b, 2, 9, 2, 16, 7][..], &tail].concat();
         consistent::<CuckooFilter<2>>(&bytes)?;
-        let bytes = [&[0x53, 0x4b, 1, 8, 4, 3, 7][..], &tail].concat();
+        let bytes = [&[0x53, 0x4b, 2, 8, 4, 3, 7][..], &tail].concat();
         consistent::<CountingBloom<4, 3>>(&bytes)?;
-        let bytes = [&[0x53, 0x4b, 1, 10, 2, 8, 7][..], &tail].concat();
+        let bytes = [&[0x53, 0x4b, 2, 10, 2, 8, 7][..], &tail].concat();
         consistent::<BlockedBloom<2, 8>>(&bytes)?;
     }
 
     #[test]
     fn random_heavy_hitter_bodies_never_panic(tail in proptest::collection::vec(any::<u8>(), 0..200)) {
         // SpaceSaving<u32, 4>: K, counter bytes, KEY (u32), seed 0, then the random body.
-        let bytes = [&[0x53, 0x4b, 1, 7, 4, 4, 0x84, 0x80, 0x80, 0x80, 0x10, 0][..], &tail].concat();
+        let bytes = [&[0x53, 0x4b, 2, 7, 4, 4, 0x84, 0x80, 0x80, 0x80, 0x10, 0][..], &tail].concat();
         decode_everything(&bytes);
         if let Ok(ss) = wire::decode::<SpaceSaving<u32, 4>>(&bytes) {
             let mut buf = vec![0u8; SpaceSaving::<u32, 4>::MAX_ENCODED_LEN];

@@ -197,13 +197,49 @@ proptest! {
 
     #[test]
     fn hll_coupons_round_trip(
-        keys in proptest::collection::btree_map(0u32..1 << 26, 1u32..=39, 0..144),
+        // Hll10: 17-bit coupon indexes (P + 7), ranks 1..=48.
+        keys in proptest::collection::btree_map(0u32..1 << 17, 1u32..=48, 0..144),
         single in any::<bool>(),
         seed in any::<u64>(),
     ) {
         let coupons = keys.iter().map(|(&k, &r)| k << 6 | r);
         let h = Hll10::from_coupons(coupons, seed, single).unwrap();
         round_trip(&h)?;
+    }
+
+    /// A version-1 sparse body (26-bit coupons, here raw) decodes to the sketch that hashes giving
+    /// those coupons build now: the conversion to P + 7 bits is exact.
+    #[test]
+    fn hll_v1_coupons_decode_to_the_sketch_of_their_hashes(
+        keys in proptest::collection::btree_map(0u32..1 << 26, 1u32..=39, 0..144),
+        single in any::<bool>(),
+    ) {
+        let mut bytes = vec![0x53, 0x4b, 1, 4, 10, 3, if single { 2 } else { 0 }, 1];
+        // The count as a varint (below 144: one or two bytes).
+        if keys.len() < 128 {
+            bytes.push(keys.len() as u8);
+        } else {
+            bytes.extend([keys.len() as u8 | 0x80, 1]);
+        }
+        let mut now = Hll10::with_seed(3);
+        for (&k, &r) in &keys {
+            bytes.extend_from_slice(&(k << 6 | r).to_le_bytes());
+            // A hash whose v1 coupon is (k, r): k in the top 26 bits, then r − 1 zeros and a one
+            // (none for rank 39).
+            let low = if r < 39 { 1u64 << (38 - r) } else { 0 };
+            now.insert_hash(u64::from(k) << 38 | low);
+        }
+        if !single {
+            // A merged sketch: the same coupons, flagged as no longer a single stream.
+            now = Hll10::from_coupons(now.coupons(), 3, false).unwrap();
+        }
+        prop_assert!(now.is_sparse());
+        let back = wire::decode::<Hll10>(&bytes).unwrap();
+        prop_assert!(back == now);
+        prop_assert_eq!(wire::peek(&bytes).unwrap().version, 1);
+        // Re-encoded, it is version 2.
+        prop_assert!(wire::decode::<Hll10>(&encoded(&back)).unwrap() == now);
+        prop_assert_eq!(encoded(&back)[2], 2);
     }
 
     #[test]
@@ -448,19 +484,24 @@ fn a_self_describing_format_round_trips_too() {
         f.insert(&i);
     }
     let json = serde_json::to_string(&f).unwrap();
-    assert!(json.starts_with("[83,75,1,1,16,4,3,"), "{json}");
+    assert!(json.starts_with("[83,75,2,1,16,4,3,"), "{json}");
     assert_eq!(serde_json::from_str::<Bloom<16, 4>>(&json).unwrap(), f);
     let m = MicroBloom32::<2>::from_bits(0xdead_beef);
     let json = serde_json::to_string(&m).unwrap();
     assert_eq!(serde_json::from_str::<MicroBloom32<2>>(&json).unwrap(), m);
     // Validation errors surface as the format's error (typed ones come from `wire::decode`).
     assert!(serde_json::from_str::<Bloom<16, 5>>(&serde_json::to_string(&f).unwrap()).is_err());
-    let err = serde_json::from_str::<Bloom<16, 5>>("[83,75,1,1,16,4]")
+    let err = serde_json::from_str::<Bloom<16, 5>>("[83,75,2,1,16,4]")
         .unwrap_err()
         .to_string();
     assert!(err.contains("parameter K differs"), "{err}");
     // Trailing elements are the format's business: JSON refuses them.
-    assert!(serde_json::from_str::<MicroBloom32<2>>("[83,75,1,3,2,0,239,190,173,222,9]").is_err());
+    assert!(serde_json::from_str::<MicroBloom32<2>>("[83,75,2,3,2,0,239,190,173,222,9]").is_err());
+    // Version 1 reads through serde too.
+    assert_eq!(
+        serde_json::from_str::<MicroBloom32<2>>("[83,75,1,3,2,0,239,190,173,222]").unwrap(),
+        m
+    );
 }
 
 fn encoded<T: Wire>(sketch: &T) -> Vec<u8> {
@@ -473,8 +514,8 @@ fn encoded<T: Wire>(sketch: &T) -> Vec<u8> {
 #[test]
 fn every_rejection_is_typed() {
     let bloom = encoded(&Bloom::<8, 3>::with_seed(7));
-    // 53 4b | 01 | 01 | 08 03 | 07 | 02 00
-    assert_eq!(bloom, [0x53, 0x4b, 1, 1, 8, 3, 7, 2, 0]);
+    // 53 4b | 02 | 01 | 08 03 | 07 | 02 00
+    assert_eq!(bloom, [0x53, 0x4b, 2, 1, 8, 3, 7, 2, 0]);
 
     let with = |i: usize, b: u8| {
         let mut v = bloom.clone();
@@ -485,10 +526,22 @@ fn every_rejection_is_typed() {
         wire::decode::<Bloom<8, 3>>(&with(0, b'X')),
         Err(WireError::BadMagic)
     );
+    for version in [0, 3, 0xff] {
+        assert_eq!(
+            wire::decode::<Bloom<8, 3>>(&with(2, version)),
+            Err(WireError::UnsupportedVersion { found: version })
+        );
+        assert_eq!(
+            wire::peek(&with(2, version)),
+            Err(WireError::UnsupportedVersion { found: version })
+        );
+    }
+    // Version 1 still decodes (its Bloom body is the same).
     assert_eq!(
-        wire::decode::<Bloom<8, 3>>(&with(2, 2)),
-        Err(WireError::UnsupportedVersion { found: 2 })
+        wire::decode::<Bloom<8, 3>>(&with(2, 1)),
+        Ok(Bloom::with_seed(7))
     );
+    assert_eq!(wire::peek(&with(2, 1)).map(|h| h.version), Ok(1));
     assert_eq!(
         wire::decode::<MicroBloom<3>>(&bloom),
         Err(WireError::WrongKind {
@@ -613,8 +666,8 @@ fn count_min_rejections_are_typed() {
     let mut cm = CountMin::<4, 2, u8>::with_seed(1);
     cm.add("x", 200);
     let bytes = encoded(&cm);
-    // 53 4b 01 05 | W D bytes rule | seed | total (varint 200) | tag ...
-    assert_eq!(&bytes[..10], [0x53, 0x4b, 1, 5, 4, 2, 1, 0, 1, 0xc8]);
+    // 53 4b 02 05 | W D bytes rule | seed | total (varint 200) | tag ...
+    assert_eq!(&bytes[..10], [0x53, 0x4b, 2, 5, 4, 2, 1, 0, 1, 0xc8]);
     assert_eq!(
         wire::decode::<CountMin<4, 2, u16>>(&bytes),
         Err(WireError::WrongParameter {
@@ -658,7 +711,7 @@ fn count_min_rejections_are_typed() {
 #[test]
 fn hll_rejections_are_typed() {
     // Hll4 (P = 4, registers at most 61), seed 3, dense, not single stream, packed.
-    let header = [0x53, 0x4b, 1, 4, 4, 3, 1, 0];
+    let header = [0x53, 0x4b, 2, 4, 4, 3, 1, 0];
     let packed = |regs: &[u8]| [&header[..], &pack::<12>(regs)].concat();
     let mut regs = [1u8; 16];
     assert!(wire::decode::<Hll4>(&packed(&regs)).is_ok());
@@ -693,7 +746,7 @@ fn hll_rejections_are_typed() {
     ));
     // A single-stream sketch with a NaN martingale estimate.
     let nan = [
-        &[0x53, 0x4b, 1, 4, 4, 3, 3][..],
+        &[0x53, 0x4b, 2, 4, 4, 3, 3][..],
         &f64::NAN.to_bits().to_le_bytes(),
         &[0],
         &[0; 12],
@@ -704,13 +757,14 @@ fn hll_rejections_are_typed() {
         Err(WireError::Inconsistent { .. })
     ));
     // Sparse: raw coupons out of order, a rank of 0, more than the sparse form holds.
-    let sparse = |coupons: &[u32]| {
-        let mut v = vec![0x53, 0x4b, 1, 4, 10, 3, 0, 1, coupons.len() as u8];
+    let sparse_v = |version: u8, coupons: &[u32]| {
+        let mut v = vec![0x53, 0x4b, version, 4, 10, 3, 0, 1, coupons.len() as u8];
         for c in coupons {
             v.extend_from_slice(&c.to_le_bytes());
         }
         v
     };
+    let sparse = |coupons: &[u32]| sparse_v(2, coupons);
     assert!(wire::decode::<Hll10>(&sparse(&[1 << 6 | 1, 2 << 6 | 1])).is_ok());
     assert!(matches!(
         wire::decode::<Hll10>(&sparse(&[2 << 6 | 1, 1 << 6 | 1])),
@@ -730,6 +784,57 @@ fn hll_rejections_are_typed() {
     let mut short = sparse(&[1 << 6 | 1, 2 << 6 | 1]);
     short.pop();
     assert_eq!(wire::decode::<Hll10>(&short), Err(WireError::Truncated));
+    // Version 2 at P = 10: 17 index bits and ranks up to 48.
+    let widest = ((1 << 17) - 1) << 6 | 48;
+    assert!(wire::decode::<Hll10>(&sparse(&[widest])).is_ok());
+    for bad in [widest + 1, (1 << 17) << 6 | 1] {
+        assert_eq!(
+            wire::decode::<Hll10>(&sparse(&[bad])),
+            Err(WireError::BadRegister {
+                index: 0,
+                value: u64::from(bad)
+            })
+        );
+    }
+    // Version 1: 26 index bits and ranks up to 39, whatever the precision, checked as a version-1
+    // decoder did before the conversion.
+    let v1 = |coupons: &[u32]| sparse_v(1, coupons);
+    // The top index: 9 one bits dropped, the first is set: rank 1.
+    let widest = ((1 << 26) - 1) << 6 | 39;
+    assert_eq!(
+        wire::decode::<Hll10>(&v1(&[widest])).map(|h| h.coupons().collect::<Vec<_>>()),
+        Ok(vec![((1 << 17) - 1) << 6 | 1])
+    );
+    // 9 zero bits dropped: rank 9 + 39, the highest at P = 10.
+    let top = ((1 << 17) - 1) << 9 << 6 | 39;
+    assert_eq!(
+        wire::decode::<Hll10>(&v1(&[top])).map(|h| h.coupons().collect::<Vec<_>>()),
+        Ok(vec![((1 << 17) - 1) << 6 | 48])
+    );
+    assert_eq!(
+        wire::decode::<Hll10>(&v1(&[5 << 6 | 40])),
+        Err(WireError::BadRegister {
+            index: 0,
+            value: 5 << 6 | 40
+        })
+    );
+    // Out of order or repeated at 26 bits, even where the 17-bit indexes agree.
+    for coupons in [[2 << 6 | 1, 1 << 6 | 1], [1 << 6 | 1, 1 << 6 | 2]] {
+        assert!(matches!(
+            wire::decode::<Hll10>(&v1(&coupons)),
+            Err(WireError::Inconsistent { .. })
+        ));
+    }
+    // Coupons sharing their top 17 bits become one, with the highest rank: here indexes 1 and 2
+    // (low 9 bits 000000001 and 000000010: ranks 9 and 8).
+    assert_eq!(
+        wire::decode::<Hll10>(&v1(&[1 << 6 | 1, 2 << 6 | 1]))
+            .map(|h| h.coupons().collect::<Vec<_>>()),
+        Ok(vec![9])
+    );
+    let mut short = v1(&[1 << 6 | 1, 2 << 6 | 1]);
+    short.pop();
+    assert_eq!(wire::decode::<Hll10>(&short), Err(WireError::Truncated));
 }
 
 #[test]
@@ -737,8 +842,8 @@ fn cuckoo_rejections_are_typed() {
     let mut f = CuckooFilter::<2, u8>::with_seed(1);
     f.insert("x").unwrap();
     let bytes = encoded(&f);
-    // 53 4b 01 09 | BUCKETS 2, BITS 8 | seed 1 | victim 0 | tag ...
-    assert_eq!(bytes[..8], [0x53, 0x4b, 1, 9, 2, 8, 1, 0]);
+    // 53 4b 02 09 | BUCKETS 2, BITS 8 | seed 1 | victim 0 | tag ...
+    assert_eq!(bytes[..8], [0x53, 0x4b, 2, 9, 2, 8, 1, 0]);
     assert!(matches!(
         wire::decode::<CuckooFilter<2>>(&bytes),
         Err(WireError::WrongParameter {

@@ -17,11 +17,13 @@
 //! * **Insert.** One 64-bit hash ([`hash64`] with the sketch's seed): the top `P` bits choose a
 //!   register, which keeps the maximum rank ρ = (leading zeros of the other `64 − P` bits) + 1, in
 //!   `1..=65 − P`. Duplicates change nothing. No division anywhere on this path.
-//! * **Sparse form.** A new sketch stores exact hash "coupons" (26 index bits and a 6-bit rank) in the
-//!   same bytes, up to 3/4 of `BYTES / 4` of them (2,304 at `P = 14`), and counts by linear counting
-//!   over 2^26 virtual registers: about n²/2^27 collisions among n keys, so counts in the thousands are
-//!   exact or off by one. When the coupons fill up, the sketch converts itself to dense registers in
-//!   place, losing nothing (a coupon determines the register it updates).
+//! * **Sparse form.** A new sketch stores exact hash "coupons" (`P + 7` index bits, 21 at `P = 14`,
+//!   and a 6-bit rank) in the same bytes, up to 3/4 of `BYTES / 4` of them (2,304 at `P = 14`), and
+//!   counts by linear counting over 2^(P+7) virtual registers: about n²/2^(P+8) collisions among n
+//!   keys, a relative standard error of about 1/sqrt(2^(P+8)) (0.05% at `P = 14`, where counts up to
+//!   a few hundred are almost always exact and a thousand is off by a key or two at most). When the
+//!   coupons fill up, the sketch converts itself to dense registers in place, losing nothing (a coupon
+//!   determines the register it updates).
 //! * **Estimators.** [`estimate`](HyperLogLog::estimate) uses, in this order of preference:
 //!   [`Estimator::Sparse`] while sparse; [`Estimator::Martingale`] (HIP, Ting 2014 / Cohen 2015) for a
 //!   sketch fed by a single stream, updated on every register change and about 20% more accurate; and
@@ -181,8 +183,22 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// The largest value a register can hold, `64 − P + 1`.
     pub const MAX_RANK: u8 = 65 - Self::PRECISION;
 
-    /// How many distinct coupons the sparse form holds before converting to dense registers.
+    /// How many distinct coupons the sparse form holds before converting to dense registers: 3/4 of
+    /// `BYTES / 4` four-byte coupons (2,304 at `P = 14`).
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::Hll14::SPARSE_CAPACITY, 2_304);
+    /// ```
     pub const SPARSE_CAPACITY: usize = sparse::capacity(BYTES);
+
+    /// The number of hash bits that index a sparse coupon, `P + 7` (21 at `P = 14`): the coupon's
+    /// register (`P` bits) and 7 more, so linear counting over the `2^(P+7)` virtual registers of the
+    /// sparse form is nearly exact. See [`coupons`](Self::coupons).
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::Hll14::SPARSE_INDEX_BITS, 21);
+    /// ```
+    pub const SPARSE_INDEX_BITS: u8 = Self::PRECISION + sparse::EXTRA_BITS as u8;
 
     const P32: u32 = Self::PRECISION as u32;
     const M: f64 = Self::REGISTERS as f64;
@@ -260,7 +276,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
             let rank = (hash << Self::P32 | 1 << (Self::P32 - 1)).leading_zeros() as u8 + 1;
             self.raise(index, rank)
         } else {
-            self.insert_coupon(sparse::coupon(hash))
+            self.insert_coupon(sparse::coupon(hash, Self::P32))
         }
     }
 
@@ -462,9 +478,12 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         }
     }
 
-    /// Linear counting over 2^26 virtual registers, one per distinct coupon.
+    /// Linear counting over 2^(P+7) virtual registers, one per distinct coupon.
     fn sparse_estimate(&self) -> f64 {
-        estimator::linear_counting(sparse::VIRTUAL_REGISTERS, f64::from(self.coupons))
+        estimator::linear_counting(
+            sparse::virtual_registers(Self::P32),
+            f64::from(self.coupons),
+        )
     }
 
     /// Ertl's improved histogram estimator over the registers, whatever the estimator in use (while
@@ -509,12 +528,13 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// The relative standard error of [`estimate`](Self::estimate) with the estimator in use:
     /// sqrt(ln 2)/√m ≈ 0.83/√m for the martingale estimator, sqrt(3 ln 2 − 1)/√m ≈ 1.04/√m for the
     /// histogram estimator (less while many registers are zero: it then behaves like linear counting),
-    /// and the linear-counting error over 2^26 virtual registers while sparse (about 0.01%).
+    /// and the linear-counting error over 2^(P+7) virtual registers while sparse (about
+    /// 1/sqrt(2^(P+8)): 0.05% at `P = 14`).
     ///
     /// ```
     /// use sketch_nostd::Hll14;
     /// let mut h = Hll14::new();
-    /// assert!(h.relative_standard_error() < 1e-4); // sparse: near-exact
+    /// assert!(h.relative_standard_error() < 5e-4); // sparse: near-exact
     /// for i in 0..100_000u32 { h.insert(&i); }
     /// assert!((h.relative_standard_error() - 0.0065).abs() < 1e-4); // martingale
     /// h.merge(&h.clone())?;
@@ -530,7 +550,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         let sqrt_m = libm::sqrt(Self::M);
         match self.estimator() {
             Estimator::Sparse => {
-                estimator::linear_counting_rse(sparse::VIRTUAL_REGISTERS, estimate)
+                estimator::linear_counting_rse(sparse::virtual_registers(Self::P32), estimate)
             }
             Estimator::Martingale => MARTINGALE_RSE_SQRT_M / sqrt_m,
             Estimator::Histogram => {
@@ -596,7 +616,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// for i in 0..600u32 { a.insert(&i); }
     /// for i in 400..1_000u32 { b.insert(&i); }
     /// a.merge(&b)?;
-    /// assert_eq!(a.estimate().round(), 1_000.0); // still sparse: exact
+    /// assert_eq!(a.estimate().round(), 1_000.0); // still sparse: exact here (no shared coupon)
     /// assert!(a.merge(&Hll14::with_seed(2)).is_err());
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
@@ -709,17 +729,19 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         }
     }
 
-    /// The sparse coupons in increasing order (none once dense). A coupon is
-    /// `(hash >> 38) << 6 | ρ'`: the top 26 bits of a hash above its rank
-    /// `ρ' = (leading zeros of the low 38 bits) + 1`, in `1..=39`; the sketch keeps the highest rank
-    /// per 26-bit index. They are the sparse form's whole content:
+    /// The sparse coupons in increasing order (none once dense). With `b =`
+    /// [`SPARSE_INDEX_BITS`](Self::SPARSE_INDEX_BITS) `= P + 7`, a coupon is
+    /// `(hash >> (64 − b)) << 6 | ρ'`: the top `b` bits of a hash above its rank
+    /// `ρ' = (leading zeros of the low 64 − b bits) + 1`, in `1..=65 − b`; the sketch keeps the
+    /// highest rank per `b`-bit index. At `P = 14`: 21 index bits, ranks `1..=44`. The top `P` index
+    /// bits are the register the coupon updates once dense. They are the sparse form's whole content:
     /// [`from_coupons`](Self::from_coupons) rebuilds the sketch from them.
     ///
     /// ```
     /// let mut h = sketch_nostd::Hll14::new();
-    /// h.insert_hash(0xffff_ffc0_0000_0001); // index 2^26 − 1, 37 leading zeros in the low 38 bits
-    /// h.insert_hash(0x0000_0000_0000_0000); // index 0, rank 39
-    /// assert_eq!(h.coupons().collect::<Vec<_>>(), [39, (((1 << 26) - 1) << 6) | 38]);
+    /// h.insert_hash(0xffff_f800_0000_0001); // index 2^21 − 1, 42 leading zeros in the low 43 bits
+    /// h.insert_hash(0x0000_0000_0000_0000); // index 0, rank 44
+    /// assert_eq!(h.coupons().collect::<Vec<_>>(), [44, (((1 << 21) - 1) << 6) | 43]);
     /// ```
     pub fn coupons(&self) -> impl Iterator<Item = u32> + '_ {
         let mut cursor = sparse::Cursor::new(BYTES, !self.dense);
@@ -830,12 +852,14 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     }
 
     /// A sparse sketch from its coupons (as returned by [`coupons`](Self::coupons)), in strictly
-    /// increasing order of their 26 index bits, and whether it is a single stream
+    /// increasing order of their [`SPARSE_INDEX_BITS`](Self::SPARSE_INDEX_BITS) index bits, and
+    /// whether it is a single stream
     /// ([`is_single_stream`](Self::is_single_stream)). [`set_coupons`](Self::set_coupons) does the
     /// same into an existing sketch.
     ///
     /// # Errors
-    /// [`PartsError::InvalidCoupon`] for a rank outside `1..=39`,
+    /// [`PartsError::InvalidCoupon`] for a rank outside `1..=58 − P` or an index of more than
+    /// `P + 7` bits,
     /// [`PartsError::UnsortedCoupons`] for coupons out of order or repeated, and
     /// [`PartsError::TooManyCoupons`] beyond [`SPARSE_CAPACITY`](Self::SPARSE_CAPACITY).
     ///
@@ -887,7 +911,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         self.single_stream = single_stream;
         let mut previous: Option<u32> = None;
         for (index, coupon) in coupons.into_iter().enumerate() {
-            let problem = if !sparse::is_valid(coupon) {
+            let problem = if !sparse::is_valid(coupon, Self::P32) {
                 Some(PartsError::InvalidCoupon { index, coupon })
             } else if previous.is_some_and(|p| p >> 6 >= coupon >> 6) {
                 Some(PartsError::UnsortedCoupons { index })

@@ -1,10 +1,14 @@
 //! The sparse form: exact hash "coupons" kept in the register bytes while few keys have been seen.
 //!
-//! A **coupon** is a `u32` holding the top 26 bits of the hash (`key`, an index into 2^26 virtual
-//! registers) above 6 bits of rank `ρ' = (leading zeros of the remaining 38 bits) + 1`, in `1..=39`:
-//! `coupon = key << 6 | ρ'`. It determines the dense register it would update at any precision
-//! `p ≤ 26` ([`register_of`]), so converting to dense loses nothing, and 2^26 virtual registers make
-//! linear counting over coupons nearly exact (about n²/2^27 collisions among n keys).
+//! A **coupon** is a `u32` holding the top `b = p + 7` bits of the hash (`key`, an index into 2^b
+//! virtual registers: 2^21 at `p = 14`) above 6 bits of rank
+//! `ρ' = (leading zeros of the remaining 64 − b bits) + 1`, in `1..=65 − b`:
+//! `coupon = key << 6 | ρ'`. Its top `p` key bits are the dense register it updates and the 7 bits
+//! below them, with `ρ'`, give that register's rank ([`register_of`]), so converting to dense loses
+//! nothing, and 2^b = 128·m virtual registers make linear counting over coupons nearly exact (about
+//! n²/2^(b+1) collisions among n keys, a relative standard error of about 1/sqrt(2^(b+1)), 0.05% at
+//! `p = 14`). Seven extra bits, rather than more, keep a coupon's share of the wire encoding small
+//! (about `b − log2 n + 3.4` bits).
 //!
 //! **Layout.** The `BYTES` register bytes become `T = BYTES / 4` little-endian `u32` slots; 0 marks an
 //! empty slot (a coupon's rank is never 0). It is an ordered linear-probing hash table whose hash is
@@ -20,14 +24,23 @@
 
 use super::registers::PackedWriter;
 
-/// Bits of the hash that index the virtual registers of the sparse form.
-pub(crate) const KEY_BITS: u32 = 26;
+/// Key bits of a coupon beyond the `p` that choose its dense register.
+pub(crate) const EXTRA_BITS: u32 = 7;
 
-/// The largest valid coupon rank: 64 − 26 rank bits, plus one.
-pub(crate) const MAX_COUPON_RANK: u32 = 64 - KEY_BITS + 1;
+/// Bits of the hash that index the virtual registers of the sparse form at precision `p`: `p + 7`.
+pub(crate) const fn index_bits(p: u32) -> u32 {
+    p + EXTRA_BITS
+}
 
-/// Number of virtual registers, 2^26.
-pub(crate) const VIRTUAL_REGISTERS: f64 = (1u32 << KEY_BITS) as f64;
+/// The largest valid coupon rank at precision `p`: `64 − (p + 7)` rank bits, plus one.
+pub(crate) const fn max_coupon_rank(p: u32) -> u32 {
+    65 - index_bits(p)
+}
+
+/// Number of virtual registers at precision `p`, `2^(p + 7)`.
+pub(crate) const fn virtual_registers(p: u32) -> f64 {
+    (1u32 << index_bits(p)) as f64
+}
 
 /// The most overflow slots any precision uses (they are copied to the stack when converting).
 const MAX_OVERFLOW: usize = 32;
@@ -56,40 +69,42 @@ pub(crate) const fn capacity(bytes: usize) -> usize {
     t - t / 4
 }
 
-/// The coupon of a 64-bit hash.
+/// The coupon of a 64-bit hash at precision `p`.
 #[inline]
-pub(crate) const fn coupon(hash: u64) -> u32 {
-    let key = (hash >> (64 - KEY_BITS)) as u32;
-    let rank = (hash << KEY_BITS | 1 << (KEY_BITS - 1)).leading_zeros() + 1;
+pub(crate) const fn coupon(hash: u64, p: u32) -> u32 {
+    let bits = index_bits(p);
+    let key = (hash >> (64 - bits)) as u32;
+    let rank = (hash << bits | 1 << (bits - 1)).leading_zeros() + 1;
     key << 6 | rank
 }
 
-/// `true` if `coupon` could have come from [`coupon`].
-pub(crate) const fn is_valid(coupon: u32) -> bool {
+/// `true` if `coupon` could have come from [`coupon`] at precision `p`: a key below `2^(p + 7)` and a
+/// rank in `1..=58 − p`.
+pub(crate) const fn is_valid(coupon: u32, p: u32) -> bool {
     let rank = coupon & 63;
-    rank >= 1 && rank <= MAX_COUPON_RANK
+    key(coupon) >> index_bits(p) == 0 && rank >= 1 && rank <= max_coupon_rank(p)
 }
 
-/// The sort key of a coupon (its 26 index bits).
+/// The sort key of a coupon (its index bits).
 #[inline]
-const fn key(coupon: u32) -> u32 {
+pub(crate) const fn key(coupon: u32) -> u32 {
     coupon >> 6
 }
 
 /// The dense register (index, rank) a coupon updates at precision `p` (`4 ≤ p ≤ 18`): the top `p`
-/// key bits choose the register; the rank counts leading zeros through the remaining `26 − p` key bits
-/// and then continues with the coupon's own rank.
+/// key bits choose the register; the rank counts leading zeros through the remaining 7 key bits and
+/// then continues with the coupon's own rank.
 #[inline]
 pub(crate) const fn register_of(coupon: u32, p: u32) -> (usize, u8) {
-    let extra = KEY_BITS - p;
+    let _ = p; // the register is the key without its 7 extra bits, whatever p
     let key = key(coupon);
-    let below = key & ((1 << extra) - 1);
+    let below = key & ((1 << EXTRA_BITS) - 1);
     let rank = if below != 0 {
-        below.leading_zeros() - (32 - extra) + 1
+        below.leading_zeros() - (32 - EXTRA_BITS) + 1
     } else {
-        extra + (coupon & 63)
+        EXTRA_BITS + (coupon & 63)
     };
-    ((key >> extra) as usize, rank as u8)
+    ((key >> EXTRA_BITS) as usize, rank as u8)
 }
 
 /// The home slot of coupons for register `j` at precision `p`, in `W..T`: registers spread evenly
@@ -328,12 +343,17 @@ mod tests {
         }
         for p in 4..=18 {
             for &h in &hashes {
-                let c = coupon(h);
-                assert!(is_valid(c));
+                let c = coupon(h, p);
+                assert!(is_valid(c, p));
+                assert!(!is_valid(c | 1 << (6 + index_bits(p)), p));
                 assert_eq!(register_of(c, p), dense_register(h, p), "p={p} h={h:#x}");
             }
         }
-        assert_eq!(coupon(0) & 63, MAX_COUPON_RANK);
+        for p in 4..=18 {
+            assert_eq!(coupon(0, p) & 63, max_coupon_rank(p));
+            assert!(!is_valid(max_coupon_rank(p) + 1, p) && !is_valid(0, p));
+        }
+        assert_eq!((index_bits(14), max_coupon_rank(14)), (21, 44));
     }
 
     #[test]
@@ -367,7 +387,7 @@ mod tests {
             x ^= x << 17;
             let (j, r) = dense_register(x, p);
             super::super::registers::raise(&mut reference, j, r);
-            match insert(&mut bytes, p, coupon(x), true) {
+            match insert(&mut bytes, p, coupon(x, p), true) {
                 Outcome::Added => added += 1,
                 Outcome::Full => panic!("full at {added}"),
                 _ => {}
@@ -382,7 +402,10 @@ mod tests {
             }
             assert_eq!(n, added);
         }
-        assert_eq!(insert(&mut bytes, p, coupon(x), true), Outcome::Unchanged);
+        assert_eq!(
+            insert(&mut bytes, p, coupon(x, p), true),
+            Outcome::Unchanged
+        );
         to_dense(&mut bytes, p);
         assert_eq!(bytes, reference);
     }
@@ -394,12 +417,13 @@ mod tests {
         let mut bytes = [0u8; 768];
         let mut reference = [0u8; 768];
         let mut stored = 0;
-        for i in 0..200u64 {
-            let h = (0x3ff << 54) | (i << 38) | (1 << (i % 30));
+        // Distinct 17-bit keys (p + 7 bits): the register's 10 bits, then i in the 7 extra bits.
+        for i in 0..100u64 {
+            let h = (0x3ff << 54) | (i << 47) | (1 << (i % 30));
             let (j, r) = dense_register(h, p);
             assert_eq!(j, 1023);
             super::super::registers::raise(&mut reference, j, r);
-            match insert(&mut bytes, p, coupon(h), true) {
+            match insert(&mut bytes, p, coupon(h, p), true) {
                 Outcome::Added => stored += 1,
                 Outcome::Full => break,
                 other => panic!("{other:?}"),
@@ -409,9 +433,9 @@ mod tests {
         assert_eq!(stored, 1 + overflow_slots(768));
         to_dense(&mut bytes, p);
         let mut expected = [0u8; 768];
-        let top = (0..200u64)
+        let top = (0..100u64)
             .take(stored)
-            .map(|i| dense_register((0x3ff << 54) | (i << 38) | (1 << (i % 30)), p).1)
+            .map(|i| dense_register((0x3ff << 54) | (i << 47) | (1 << (i % 30)), p).1)
             .max()
             .unwrap_or(0);
         super::super::registers::raise(&mut expected, 1023, top);

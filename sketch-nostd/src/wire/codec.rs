@@ -13,7 +13,7 @@ use core::marker::PhantomData;
 use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::{self, SerializeTuple};
 
-use super::{SketchKind, Wire, FORMAT_VERSION, MAGIC};
+use super::{SketchKind, Wire, FORMAT_VERSION, MAGIC, MIN_FORMAT_VERSION};
 use crate::error::{PartsError, WireError};
 
 /// Where an encoder writes its elements.
@@ -132,9 +132,26 @@ pub trait Codec: Sized {
     fn wire_seed(&self) -> u64;
     /// Writes the body.
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error>;
-    /// Reads and validates a body whose envelope (kind, parameters) has been checked; `seed` is the
-    /// envelope's seed.
+    /// Reads and validates a body of the current format version whose envelope (kind, parameters)
+    /// has been checked; `seed` is the envelope's seed.
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError>;
+    /// Reads a body written in format `version` (`MIN_FORMAT_VERSION..=FORMAT_VERSION`, checked by the
+    /// caller). Only kinds whose body changed between versions override this; the others read every
+    /// version as the current one.
+    fn read_body_version<R: Source>(r: &mut R, seed: u64, version: u8) -> Result<Self, WireError> {
+        let _ = version;
+        Self::read_body(r, seed)
+    }
+}
+
+/// Reads the format version byte, refusing versions this library does not read.
+fn read_version<R: Source>(r: &mut R) -> Result<u8, WireError> {
+    let version = r.byte()?;
+    if (MIN_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
+        Ok(version)
+    } else {
+        Err(WireError::UnsupportedVersion { found: version })
+    }
 }
 
 /// How an owned key of a heavy-hitter summary is written and read. Sealed: implemented in
@@ -191,10 +208,7 @@ pub fn read_header<R: Source>(r: &mut R) -> Result<RawHeader, WireError> {
             return Err(WireError::BadMagic);
         }
     }
-    let version = r.byte()?;
-    if version != FORMAT_VERSION {
-        return Err(WireError::UnsupportedVersion { found: version });
-    }
+    let version = read_version(r)?;
     let found = r.byte()?;
     let kind = SketchKind::from_u8(found).ok_or(WireError::UnknownKind { found })?;
     let mut params = [0; super::MAX_PARAMS];
@@ -217,10 +231,7 @@ pub fn read_sketch<T: Wire, R: Source>(r: &mut R) -> Result<T, WireError> {
             return Err(WireError::BadMagic);
         }
     }
-    let version = r.byte()?;
-    if version != FORMAT_VERSION {
-        return Err(WireError::UnsupportedVersion { found: version });
-    }
+    let version = read_version(r)?;
     let found = r.byte()?;
     if found != T::KIND as u8 {
         return Err(WireError::WrongKind {
@@ -239,7 +250,7 @@ pub fn read_sketch<T: Wire, R: Source>(r: &mut R) -> Result<T, WireError> {
         }
     }
     let seed = r.varint()?;
-    T::read_body(r, seed)
+    T::read_body_version(r, seed, version)
 }
 
 /// `Serialize` for every sketch: one tuple of the envelope and body elements.

@@ -1,6 +1,11 @@
 //! Encoding of [`HyperLogLog`]: the sparse form's exact coupons, or the dense registers, each in the
 //! smallest of a few encodings. Decoding rebuilds exactly the same sketch (coupons, registers,
 //! estimator state).
+//!
+//! Format version 1 differs only in the sparse body: its coupons have 26 index bits at every
+//! precision (ranks `1..=39`), where version 2 has `P + 7` (the sketch's
+//! [`SPARSE_INDEX_BITS`](HyperLogLog::SPARSE_INDEX_BITS)). A version-1 sparse body is converted
+//! exactly to the sketch the same keys build now (see [`WireCoupons`]).
 
 use super::bits::{
     best_list_k, bytes_for, list_bits, rice_len, write_list, BitReader, BitWriter, ListReader,
@@ -9,7 +14,7 @@ use super::codec::{
     envelope_max_len, parts_error, serde_via_wire, varint_len, Codec, Sink, Source,
 };
 use super::{SketchKind, Wire};
-use crate::error::WireError;
+use crate::error::{PartsError, WireError};
 use crate::hll::HyperLogLog;
 
 /// State bit: the sketch is dense (registers), not sparse (coupons).
@@ -17,7 +22,7 @@ const DENSE: u8 = 1;
 /// State bit: the sketch is a single stream (its martingale estimate is valid).
 const SINGLE_STREAM: u8 = 2;
 
-/// Sparse body tag: coupons as a Rice-coded list of (26-bit index, rank).
+/// Sparse body tag: coupons as a Rice-coded list of (index, rank).
 const COUPONS_RICE: u8 = 0;
 /// Sparse body tag: coupons as 4 little-endian bytes each.
 const COUPONS_RAW: u8 = 1;
@@ -29,15 +34,112 @@ const REGISTER_LIST: u8 = 1;
 /// Dense body tag: every register as a Rice code of its zigzagged distance from a base value.
 const COMPACT: u8 = 2;
 
-/// Index bits of a coupon (the top 26 bits of the hash).
-const COUPON_KEY_BITS: u32 = 26;
-/// The largest coupon rank.
-const MAX_COUPON_RANK: u64 = 39;
+/// Index bits of a coupon in format version 1 (the top 26 bits of the hash, at every precision).
+const V1_INDEX_BITS: u32 = 26;
 /// The largest Rice parameter the compact dense form uses.
 const MAX_COMPACT_K: u32 = 7;
 
 fn coupon_item(c: u32) -> (u64, u64) {
     (u64::from(c >> 6), u64::from(c & 63))
+}
+
+/// The largest coupon rank with `bits` index bits: `64 − bits` rank bits, plus one.
+const fn max_coupon_rank(bits: u32) -> u32 {
+    65 - bits
+}
+
+/// The coupon with `drop` fewer index bits that the same hash gives: the index loses its low `drop`
+/// bits, and the rank counts the leading zeros of those bits (plus one) if any is set, else `drop`
+/// plus the old rank. Exact: it is the coupon of the same hash at the coarser precision.
+const fn narrow(coupon: u32, drop: u32) -> u32 {
+    let key = coupon >> 6;
+    let below = key & ((1 << drop) - 1);
+    let rank = if below != 0 {
+        below.leading_zeros() - (32 - drop) + 1
+    } else {
+        drop + (coupon & 63)
+    };
+    (key >> drop) << 6 | rank
+}
+
+/// The coupons of a sparse body as the sketch takes them, counting those read. Version 2 passes
+/// them through (the sketch checks them). Version 1 (26 index bits, strictly increasing) is
+/// converted to this library's sparse form ([`narrow`]ed to `P + 7` bits): still sorted, and
+/// coupons whose new indexes are equal, which are adjacent, become one with the highest rank. It
+/// checks what a version-1 decoder checked (ranks in `1..=39`, strictly increasing indexes),
+/// keeping the first problem in `error` and ending there.
+///
+/// One adapter for both versions, so the decoder builds the sketch at a single place: every extra
+/// sketch-sized value on the decoding path costs stack a Cortex-M0 does not have.
+struct WireCoupons<I> {
+    coupons: I,
+    /// Version 1: convert, dropping this many index bits.
+    v1: Option<u32>,
+    /// The converted coupon not yet handed out (the next one may share its index).
+    pending: Option<u32>,
+    /// The index of the last version-1 coupon.
+    previous: Option<u32>,
+    /// Coupons read from the body.
+    read: usize,
+    error: Option<PartsError>,
+}
+
+impl<I: Iterator<Item = u32>> WireCoupons<I> {
+    /// The coupons of a body of format `version` for a sketch with `index_bits` index bits.
+    fn new(coupons: I, version: u8, index_bits: u32) -> Self {
+        Self {
+            coupons,
+            v1: (version == 1).then_some(V1_INDEX_BITS - index_bits),
+            pending: None,
+            previous: None,
+            read: 0,
+            error: None,
+        }
+    }
+
+    fn next_v1(&mut self, drop: u32) -> Option<u32> {
+        loop {
+            let Some(c) = self.coupons.next() else {
+                return self.pending.take();
+            };
+            let (index, rank) = (self.read, c & 63);
+            if rank == 0 || rank > max_coupon_rank(V1_INDEX_BITS) {
+                self.error = Some(PartsError::InvalidCoupon { index, coupon: c });
+                return None;
+            }
+            if self.previous.is_some_and(|p| p >= c >> 6) {
+                self.error = Some(PartsError::UnsortedCoupons { index });
+                return None;
+            }
+            self.previous = Some(c >> 6);
+            self.read += 1;
+            let new = narrow(c, drop);
+            match self.pending {
+                // Same index: the coupons differ only in their rank; keep the higher.
+                Some(p) if p >> 6 == new >> 6 => self.pending = Some(p.max(new)),
+                Some(p) => {
+                    self.pending = Some(new);
+                    return Some(p);
+                }
+                None => self.pending = Some(new),
+            }
+        }
+    }
+}
+
+impl<I: Iterator<Item = u32>> Iterator for WireCoupons<I> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        match self.v1 {
+            Some(drop) => self.next_v1(drop),
+            None => {
+                let c = self.coupons.next()?;
+                self.read += 1;
+                Some(c)
+            }
+        }
+    }
 }
 
 /// Register `i` of packed 6-bit registers (bits `6i..6i + 6`, least significant first).
@@ -80,7 +182,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     fn write_coupons<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         let count = self.coupon_count() as u64;
         let items = || self.coupons().map(coupon_item);
-        let k = best_list_k(items, count, 1 << COUPON_KEY_BITS);
+        let k = best_list_k(items, count, 1 << Self::SPARSE_INDEX_BITS);
         let rice = 1 + bytes_for(list_bits(items(), k));
         let raw = 4 * count;
         if rice <= raw {
@@ -159,7 +261,13 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         }
     }
 
-    fn read_coupons<R: Source>(r: &mut R, seed: u64, single: bool) -> Result<Self, WireError> {
+    /// Reads a sparse body of format `version` (1: 26-bit coupons, converted; 2: this sketch's).
+    fn read_coupons<R: Source>(
+        r: &mut R,
+        seed: u64,
+        single: bool,
+        version: u8,
+    ) -> Result<Self, WireError> {
         let tag = r.byte()?;
         let count = r.varint()?;
         if count > Self::SPARSE_CAPACITY as u64 {
@@ -167,29 +275,35 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                 what: "more HLL coupons than the sparse form holds",
             });
         }
+        let bits = u32::from(Self::SPARSE_INDEX_BITS);
+        let wire_bits = if version == 1 { V1_INDEX_BITS } else { bits };
         let mut err = None;
-        let sketch = match tag {
+        let (sketch, read, error) = match tag {
             COUPONS_RICE => {
                 let k = u32::from(r.byte()?);
-                let mut list = ListReader::new(r, count, k, 1 << COUPON_KEY_BITS, MAX_COUPON_RANK)?;
-                let coupons = core::iter::from_fn(|| match list.next_item() {
+                let max_rank = u64::from(max_coupon_rank(wire_bits));
+                let mut list = ListReader::new(r, count, k, 1 << wire_bits, max_rank)?;
+                let list_items = core::iter::from_fn(|| match list.next_item() {
                     Ok(item) => item.map(|(key, rank)| (key as u32) << 6 | rank as u32),
                     Err(e) => {
                         err = Some(e);
                         None
                     }
                 });
-                let sketch = Self::from_coupons(coupons, seed, single);
+                let mut coupons = WireCoupons::new(list_items, version, bits);
+                let sketch = Self::from_coupons(&mut coupons, seed, single);
+                let (read, error) = (coupons.read, coupons.error);
                 if let Some(e) = err {
                     return Err(e);
                 }
-                let sketch = sketch.map_err(parts_error)?;
-                list.finish()?;
-                sketch
+                if error.is_none() && sketch.is_ok() {
+                    list.finish()?;
+                }
+                (sketch, read, error)
             }
             COUPONS_RAW => {
                 let mut left = count;
-                let coupons = core::iter::from_fn(|| {
+                let raw = core::iter::from_fn(|| {
                     left = left.checked_sub(1)?;
                     let mut b = [0u8; 4];
                     for x in &mut b {
@@ -203,11 +317,13 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                     }
                     Some(u32::from_le_bytes(b))
                 });
-                let sketch = Self::from_coupons(coupons, seed, single);
+                let mut coupons = WireCoupons::new(raw, version, bits);
+                let sketch = Self::from_coupons(&mut coupons, seed, single);
+                let (read, error) = (coupons.read, coupons.error);
                 if let Some(e) = err {
                     return Err(e);
                 }
-                sketch.map_err(parts_error)?
+                (sketch, read, error)
             }
             _ => {
                 return Err(WireError::BadEncoding {
@@ -215,8 +331,12 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                 })
             }
         };
-        if sketch.coupon_count() as u64 != count {
-            // from_coupons stopped early: only when the input ended, which `err` reported.
+        if let Some(e) = error {
+            return Err(parts_error(e));
+        }
+        let sketch = sketch.map_err(parts_error)?;
+        if read as u64 != count {
+            // The coupons ended early: only when the input did, which `err` reported.
             return Err(WireError::Truncated);
         }
         Ok(sketch)
@@ -308,6 +428,10 @@ impl<const P: u8, const BYTES: usize> Codec for HyperLogLog<P, BYTES> {
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+        Self::read_body_version(r, seed, super::FORMAT_VERSION)
+    }
+
+    fn read_body_version<R: Source>(r: &mut R, seed: u64, version: u8) -> Result<Self, WireError> {
         let state = r.byte()?;
         if state & !(DENSE | SINGLE_STREAM) != 0 {
             return Err(WireError::BadEncoding {
@@ -318,7 +442,7 @@ impl<const P: u8, const BYTES: usize> Codec for HyperLogLog<P, BYTES> {
         if state & DENSE != 0 {
             Self::read_registers(r, seed, single)
         } else {
-            Self::read_coupons(r, seed, single)
+            Self::read_coupons(r, seed, single, version)
         }
     }
 }
@@ -384,6 +508,137 @@ mod tests {
         assert!(decode::<crate::hll::Hll10>(&buf[..n]).is_ok());
     }
 
+    /// The coupon format version 1 kept for `hash`: 26 index bits, rank in `1..=39`.
+    fn v1_coupon(hash: u64) -> u32 {
+        let key = (hash >> 38) as u32;
+        let rank = (hash << 26 | 1 << 25).leading_zeros() + 1;
+        key << 6 | rank
+    }
+
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    #[test]
+    fn narrowing_a_v1_coupon_gives_the_coupon_of_the_same_hash() {
+        fn check<const P: u8, const BYTES: usize>(hashes: &[u64]) {
+            let bits = u32::from(HyperLogLog::<P, BYTES>::SPARSE_INDEX_BITS);
+            for &hash in hashes {
+                let mut h = HyperLogLog::<P, BYTES>::new();
+                h.insert_hash(hash);
+                let now = h.coupons().next().unwrap();
+                assert_eq!(narrow(v1_coupon(hash), 26 - bits), now, "P={P} {hash:#x}");
+            }
+        }
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        let mut hashes = vec![0, 1, u64::MAX, 1 << 38, 1 << 37, (1 << 38) - 1, 1 << 45];
+        for _ in 0..3_000 {
+            let v = xorshift(&mut x);
+            hashes.extend([v, v >> (v & 63), v & !((1 << ((v & 31) + 32)) - 1)]);
+        }
+        check::<4, 12>(&hashes);
+        check::<10, 768>(&hashes);
+        check::<14, 12_288>(&hashes);
+        check::<18, 196_608>(&hashes);
+    }
+
+    #[test]
+    fn v1_coupons_sharing_a_new_index_become_one_with_the_highest_rank() {
+        // Index bits 21..26 of the v1 index are dropped at p = 14 (d = 5).
+        let v1 = [
+            0b1_00001 << 6 | 7,  // new index 1, rank 5 (4 leading zeros in 00001, plus one)
+            0b1_00100 << 6 | 2,  // new index 1, rank 3
+            0b10_00000 << 6 | 1, // new index 2, rank 5 + 1
+            0b10_00000 << 6 | 1, // repeated: refused
+        ];
+        let got: Vec<u32> = WireCoupons::new(v1[..3].iter().copied(), 1, 21).collect();
+        assert_eq!(got, [1 << 6 | 5, 2 << 6 | 6]);
+        let mut bad = WireCoupons::new(v1.iter().copied(), 1, 21);
+        assert_eq!(bad.by_ref().count(), 1);
+        assert_eq!(bad.error, Some(PartsError::UnsortedCoupons { index: 3 }));
+        let mut bad = WireCoupons::new([3 << 6 | 40].into_iter(), 1, 21);
+        assert_eq!(bad.next(), None);
+        assert!(matches!(
+            bad.error,
+            Some(PartsError::InvalidCoupon { index: 0, .. })
+        ));
+    }
+
+    #[test]
+    fn v1_sparse_bodies_decode_to_the_sketch_the_same_keys_build_now() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for n in [0usize, 1, 5, 100, 1_000, 2_304, 3_000] {
+            let hashes: Vec<u64> = (0..n).map(|_| xorshift(&mut x)).collect();
+            let mut now = Hll14::with_seed(3);
+            for &h in &hashes {
+                now.insert_hash(h);
+            }
+            // The v1 coupons of the same hashes, as a v1 encoder kept them.
+            let mut v1: Vec<u32> = hashes.iter().map(|&h| v1_coupon(h)).collect();
+            v1.sort_unstable();
+            v1.dedup_by(|later, earlier| {
+                let same = *later >> 6 == *earlier >> 6;
+                if same {
+                    *earlier = (*earlier).max(*later);
+                }
+                same
+            });
+            if v1.len() > Hll14::SPARSE_CAPACITY {
+                continue; // a v1 sketch would have been dense
+            }
+            assert!(now.is_sparse());
+            for raw in [false, true] {
+                let mut bytes = vec![0x53, 0x4b, 1, 4, 14, 3, SINGLE_STREAM];
+                let mut sink = VecSink(&mut bytes);
+                if raw {
+                    sink.byte(COUPONS_RAW).unwrap();
+                    sink.varint(v1.len() as u64).unwrap();
+                    for c in &v1 {
+                        for b in c.to_le_bytes() {
+                            sink.byte(b).unwrap();
+                        }
+                    }
+                } else {
+                    let items = || v1.iter().map(|&c| coupon_item(c));
+                    let k = best_list_k(items, v1.len() as u64, 1 << 26);
+                    sink.byte(COUPONS_RICE).unwrap();
+                    sink.varint(v1.len() as u64).unwrap();
+                    sink.byte(k as u8).unwrap();
+                    write_list(&mut sink, k, items()).unwrap();
+                }
+                let back = decode::<Hll14>(&bytes).unwrap();
+                assert!(back == now, "n = {n}, raw = {raw}");
+                assert_eq!(crate::wire::peek(&bytes).unwrap().version, 1);
+                // Truncated anywhere: an error, never a shorter sketch.
+                for cut in 7..bytes.len() {
+                    assert!(decode::<Hll14>(&bytes[..cut]).is_err(), "n = {n} cut {cut}");
+                }
+            }
+        }
+    }
+
+    /// Writes elements as postcard would (bytes raw, varints LEB128).
+    struct VecSink<'a>(&'a mut Vec<u8>);
+
+    impl Sink for VecSink<'_> {
+        type Error = ();
+        fn byte(&mut self, b: u8) -> Result<(), ()> {
+            self.0.push(b);
+            Ok(())
+        }
+        fn varint(&mut self, mut v: u64) -> Result<(), ()> {
+            while v >= 0x80 {
+                self.0.push(v as u8 | 0x80);
+                v >>= 7;
+            }
+            self.0.push(v as u8);
+            Ok(())
+        }
+    }
+
     #[test]
     fn packing_matches_the_sketch() {
         let mut h = Hll4::new();
@@ -410,7 +665,8 @@ mod tests {
         for i in 0..100u32 {
             h.insert(&i);
         }
-        round_trip(&h);
+        // Issue 5's targets for the sparse form: half of a reference server's bytes.
+        assert!(h.is_sparse() && round_trip(&h) <= 283);
         // The same registers once dense: a register list.
         let mut d = h.clone();
         d.to_dense();
@@ -418,7 +674,7 @@ mod tests {
         for i in 100..1_000u32 {
             h.insert(&i);
         }
-        round_trip(&h);
+        assert!(h.is_sparse() && round_trip(&h) <= 1_903);
         let mut d = h.clone();
         d.to_dense();
         assert!(round_trip(&d) <= 1_903);

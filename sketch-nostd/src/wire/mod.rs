@@ -26,7 +26,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # Format, version 1
+//! # Format, version 2
 //!
 //! A sketch is one postcard tuple of bytes (`u8`, written raw) and unsigned integers (written as
 //! LEB128 varints, 7 bits per byte, least significant first, as postcard writes `u64`):
@@ -34,7 +34,7 @@
 //! | field | encoding |
 //! | --- | --- |
 //! | magic | the two bytes [`MAGIC`], `"SK"` (`53 4b`) |
-//! | format version | one byte, [`FORMAT_VERSION`] |
+//! | format version | one byte, [`FORMAT_VERSION`] (2) when writing; decoders accept 1 and 2 |
 //! | kind | one byte, a [`SketchKind`] |
 //! | parameters | one varint each, in the order of [`SketchKind::param_names`] (for example `WORDS`, `K`) |
 //! | seed | varint |
@@ -71,8 +71,10 @@
 //!   bits 0), then
 //!   * sparse: a tag byte, the number of coupons (varint, at most `SPARSE_CAPACITY`), and either `0`
 //!     a Rice-coded list (a Rice parameter byte `k`, then per coupon, in increasing order, the gap to
-//!     the previous 26-bit index as a Rice code and `rank − 1` in unary) or `1` each coupon as 4
-//!     little-endian bytes, whichever is smaller;
+//!     the previous index as a Rice code and `rank − 1` in unary) or `1` each coupon as 4
+//!     little-endian bytes (`index << 6 | rank`), whichever is smaller. A coupon's index has
+//!     [`SPARSE_INDEX_BITS`](crate::HyperLogLog::SPARSE_INDEX_BITS) `= P + 7` bits and its rank is
+//!     in `1..=58 − P` (see [`HyperLogLog::coupons`](crate::HyperLogLog::coupons));
 //!   * dense: for a single stream the martingale estimate (an `f64`, 8 little-endian bytes), then a
 //!     tag byte and the smallest of `0` the packed 6-bit registers as in memory, `1` the non-zero
 //!     registers as a Rice-coded list (count varint, `k`, then index gaps in Rice and `value − 1` in
@@ -107,7 +109,18 @@
 //! the next delimiter after any corruption; [`RawFrame::decode`] takes one frame (a UDP datagram).
 //!
 //! Changing an encoding means bumping [`FORMAT_VERSION`] and keeping the old decoder: the golden
-//! tests in `tests/tests/wire_golden.rs` pin every byte.
+//! tests in `tests/tests/wire_golden.rs` pin every byte, and keep the bytes of older versions as
+//! decoding tests.
+//!
+//! # Format version 1
+//!
+//! Written by releases before version 2 and still decoded ([`MIN_FORMAT_VERSION`]). Everything is as
+//! above except the sparse [`HyperLogLog`](crate::HyperLogLog) body, whose coupons have 26 index bits
+//! at every precision and ranks in `1..=39`. Decoding converts them exactly to this library's
+//! sparse form: a version-1 coupon's index loses its low `d = 26 − (P + 7)` bits, and its rank
+//! becomes (leading zeros of those `d` bits) + 1 if any is set, else `d` + its rank: the coupon the
+//! same hash gives now. Coupons that end up with the same index keep the highest rank. The result
+//! equals the sketch built from the same keys by this library; re-encoding it writes version 2.
 //!
 //! [postcard]: https://docs.rs/postcard
 
@@ -130,8 +143,32 @@ use codec::{read_header, Counter, SketchVisitor};
 /// The first two bytes of every encoded sketch: `"SK"`.
 pub const MAGIC: [u8; 2] = *b"SK";
 
-/// The version of the format this library writes and reads.
-pub const FORMAT_VERSION: u8 = 1;
+/// The version of the format this library writes, and the newest it reads.
+///
+/// Version 2 changed only the sparse [`HyperLogLog`](crate::HyperLogLog) body (coupons with `P + 7`
+/// index bits instead of 26); see the [module documentation](self#format-version-2).
+///
+/// ```
+/// use sketch_nostd::{wire, MicroBloom};
+/// let mut buf = [0u8; 32];
+/// let bytes = wire::encode(&MicroBloom::<3>::new(), &mut buf)?;
+/// assert_eq!(wire::peek(bytes)?.version, wire::FORMAT_VERSION);
+/// # Ok::<(), sketch_nostd::WireError>(())
+/// ```
+pub const FORMAT_VERSION: u8 = 2;
+
+/// The oldest format version this library reads. Every version from this one to
+/// [`FORMAT_VERSION`] decodes, into the sketch the same keys build with this library.
+///
+/// ```
+/// use sketch_nostd::{wire, MicroBloom};
+/// // A MicroBloom written by a version-1 device (the body is the same in both versions).
+/// let v1 = [0x53, 0x4b, 1, 2, 3, 0, 2, 1, 0, 0, 0, 0, 0, 0];
+/// assert_eq!(wire::peek(&v1)?.version, wire::MIN_FORMAT_VERSION);
+/// assert_eq!(wire::decode::<MicroBloom<3>>(&v1)?.bits(), 0x0102);
+/// # Ok::<(), sketch_nostd::WireError>(())
+/// ```
+pub const MIN_FORMAT_VERSION: u8 = 1;
 
 /// The most parameters any kind has.
 pub const MAX_PARAMS: usize = 6;
@@ -261,7 +298,7 @@ pub trait Wire: codec::Codec + serde::Serialize + for<'de> serde::Deserialize<'d
 /// use sketch_nostd::{wire, MicroBloom};
 /// let mut buf = [0u8; 32];
 /// let bytes = wire::encode(&MicroBloom::<3>::from_bits(0x0102), &mut buf)?;
-/// assert_eq!(bytes, [0x53, 0x4b, 1, 2, 3, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
+/// assert_eq!(bytes, [0x53, 0x4b, 2, 2, 3, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
 /// # Ok::<(), sketch_nostd::WireError>(())
 /// ```
 ///
@@ -348,7 +385,7 @@ pub fn take<T: Wire>(bytes: &[u8]) -> Result<(T, &[u8]), WireError> {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
-    /// The format version.
+    /// The format version the bytes were written in ([`MIN_FORMAT_VERSION`]`..=`[`FORMAT_VERSION`]).
     pub version: u8,
     /// The kind of sketch.
     pub kind: SketchKind,

@@ -222,7 +222,8 @@ pub fn hll(sink: &mut impl Sink, wire: bool) -> Check {
             return Err("hll: estimate outside its 3-sigma band");
         }
     }
-    // 100 keys stay in the sparse form: linear counting over 2^26 coupon indexes, exact or off by one.
+    // 100 keys stay in the sparse form: linear counting over 2^17 (p + 7 bits) coupon indexes, exact
+    // or off by one.
     let e = small.estimate();
     if !small.is_sparse() || !(99.0..=101.0).contains(&e) {
         return Err("hll: small count not near-exact");

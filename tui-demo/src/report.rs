@@ -33,7 +33,7 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
         crate::args::DEFAULT_RATE
     });
     let control = Control::new(rate);
-    let (rx, _source) = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
+    let (rx, source) = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
     let mut engine = Engine::new(EngineOptions {
         exact_cap: opts.exact_cap,
         clear_at: opts.clear_at,
@@ -44,15 +44,24 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
     let start = Instant::now();
     let deadline = opts.seconds.map(|s| start + Duration::from_secs_f64(s));
     let mut error = None;
+    // The source hung up without saying it ended: it panicked.
+    let mut hung_up = false;
     loop {
         let msg = match deadline {
             Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
                 Ok(m) => m,
-                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => {
+                    hung_up = true;
+                    break;
+                }
             },
             None => match rx.recv() {
                 Ok(m) => m,
-                Err(_) => break,
+                Err(_) => {
+                    hung_up = true;
+                    break;
+                }
             },
         };
         match msg {
@@ -70,6 +79,15 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
     control.stop.store(true, Ordering::Relaxed);
     if let Some(e) = error {
         return Err(io::Error::other(e));
+    }
+    // A source that dropped its channel has returned or is unwinding, so joining it cannot block;
+    // a panic must not pass for the end of the input.
+    if hung_up {
+        if let Err(message) = crate::ingest::joined(source) {
+            return Err(io::Error::other(format!(
+                "the source thread panicked: {message}"
+            )));
+        }
     }
     let elapsed = start.elapsed();
     let mut snap = Snapshot {

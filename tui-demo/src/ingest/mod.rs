@@ -139,19 +139,27 @@ impl Handle {
     /// The panic's message, if the thread panicked.
     pub fn finish(self) -> Result<(), String> {
         self.send(Command::Quit);
-        self.thread.join().map_err(|payload| {
-            payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic without a message".to_string())
-        })
+        joined(self.thread)
     }
 
     /// Sends a command; a finished ingest thread ignores it.
     pub fn send(&self, command: Command) {
         let _ = self.commands.send(command);
     }
+}
+
+/// Waits for a thread; a panic comes back as its message.
+///
+/// # Errors
+/// The panic's message, if the thread panicked.
+pub fn joined(thread: std::thread::JoinHandle<()>) -> Result<(), String> {
+    thread.join().map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_string())
+    })
 }
 
 /// The header's name for what is counted: the source, and the key fields if not whole lines.
@@ -404,6 +412,16 @@ mod tests {
             message.contains("panics on purpose after 2 snapshots"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn joined_reports_a_panic_message() {
+        let n = 3;
+        let formatted = std::thread::spawn(move || panic!("source broke after {n} lines"));
+        assert_eq!(joined(formatted), Err("source broke after 3 lines".into()));
+        let literal = std::thread::spawn(|| panic!("plain"));
+        assert_eq!(joined(literal), Err("plain".into()));
+        assert_eq!(joined(std::thread::spawn(|| {})), Ok(()));
     }
 
     #[test]

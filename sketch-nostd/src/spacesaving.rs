@@ -373,7 +373,8 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
 
     /// Halves every count and `N`, rounding down: aging, as in W-TinyLFU (see
     /// [`CountMin::halve`](crate::CountMin::halve)), so that old events weigh half as much as new
-    /// ones. Keys stay listed, in the same order.
+    /// ones. Every key stays listed; counts that rounding makes equal are then ordered by key, as in
+    /// [`sorted`](Self::sorted).
     ///
     /// Both bounds of every key are halved with its count: the count becomes `⌊count/2⌋` and the
     /// guaranteed count `⌊(count − error)/2⌋` (the error is their difference, at most `⌈error/2⌉`

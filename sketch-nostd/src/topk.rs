@@ -434,8 +434,9 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
         self.sketch.total()
     }
 
-    /// Halves the sketch and every listed count (aging; see [`CountMin::halve`]). The order of the
-    /// list is kept.
+    /// Halves the sketch and every listed count (aging; see [`CountMin::halve`]). Every key stays
+    /// listed; counts that rounding makes equal are then ordered by key, as in
+    /// [`sorted`](Self::sorted).
     ///
     /// ```
     /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();

@@ -136,10 +136,17 @@ proptest! {
         let all: Vec<_> = a.iter().chain(&b).chain(&c).copied().collect();
         prop_assert_eq!(left.total(), all.iter().map(|&(_, c)| u64::from(c)).sum::<u64>());
         let truth = exact(&all);
+        let bound = left.error_bound();
         for k in 0u16..40 {
             let t = truth.get(&k).copied().unwrap_or(0);
             let (lo, hi) = left.bounds(&k);
             prop_assert!(lo <= t && t <= hi, "key {}: {} not in {}..={}", k, t, lo, hi);
+            // Still true after merging: a key unlisted on both sides is at most the sum of their
+            // bounds, which every merged candidate's count reaches; a key dropped at the cut-off
+            // had a count (an upper bound) at most the merged minimum.
+            if t > bound {
+                prop_assert!(left.sorted().iter().any(|c| *c.key == k), "key {} ({} > {})", k, t, bound);
+            }
         }
     }
 

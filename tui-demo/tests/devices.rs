@@ -250,4 +250,16 @@ fn device_mode_screen_shows_the_heavy_hitters() {
             assert!(screen.contains('█'), "bars at 120 columns:\n{screen}");
         }
     }
+    // Tiny terminals and areas: the screen and the panel alone draw without a panic.
+    let stats = app.snapshot.heavy.clone().expect("heavy hitters");
+    for (w, h) in [(24, 6), (10, 3), (1, 1), (3, 0), (0, 0)] {
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|f| f.render_widget(&app, f.area())).unwrap();
+        let panel = tui_demo::ui::heavy::HeavyPanel {
+            stats: &stats,
+            theme: Theme { color: false },
+            focused: true,
+        };
+        terminal.draw(|f| f.render_widget(&panel, f.area())).unwrap();
+    }
 }

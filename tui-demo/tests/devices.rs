@@ -260,6 +260,8 @@ fn device_mode_screen_shows_the_heavy_hitters() {
             theme: Theme { color: false },
             focused: true,
         };
-        terminal.draw(|f| f.render_widget(&panel, f.area())).unwrap();
+        terminal
+            .draw(|f| f.render_widget(&panel, f.area()))
+            .unwrap();
     }
 }

@@ -10,9 +10,34 @@ use sketch_nostd::{
     SpaceSaving, TopK,
 };
 
-/// Decodes `data` as a `T` with the typed decoder and through postcard's serde path; both must agree,
-/// and a decoded value must survive a round trip.
-fn decoder<T: Wire + PartialEq + core::fmt::Debug>(data: &[u8]) {
+/// The in-place decoder on `data`, into an empty `T` (seed 0): the same result as `decode` (compared
+/// with `same`), and the target a valid sketch afterwards, empty after an error.
+fn in_place<T: Wire + Default>(data: &[u8], same: impl Fn(&T, &T) -> bool) {
+    let mut target = T::default();
+    let result = wire::decode_into(data, &mut target);
+    match (wire::decode::<T>(data), result) {
+        (Ok(v), Ok(())) => assert!(same(&v, &target), "decode_into gave another sketch"),
+        (Err(a), Err(b)) => {
+            assert_eq!(a, b, "decode_into gave another error");
+            assert!(same(&target, &T::default()), "not empty after an error");
+        }
+        (a, b) => panic!("decode: {:?}, decode_into: {b:?}", a.err()),
+    }
+    let mut target = T::default();
+    let rest = wire::take_into(data, &mut target);
+    assert_eq!(rest, wire::take::<T>(data).map(|(_, r)| r));
+}
+
+/// Equality of summaries without `PartialEq`: their encoding is canonical.
+fn same_bytes<T: Wire>(a: &T, b: &T) -> bool {
+    let (mut x, mut y) = (vec![0u8; T::MAX_ENCODED_LEN], vec![0u8; T::MAX_ENCODED_LEN]);
+    wire::encode(a, &mut x).ok() == wire::encode(b, &mut y).ok()
+}
+
+/// Decodes `data` as a `T` with the typed decoder, in place, and through postcard's serde path; all
+/// must agree, and a decoded value must survive a round trip.
+fn decoder<T: Wire + PartialEq + Default + core::fmt::Debug>(data: &[u8]) {
+    in_place::<T>(data, T::eq);
     let typed = wire::take::<T>(data);
     let serde = postcard::take_from_bytes::<T>(data);
     match (&typed, &serde) {
@@ -34,7 +59,8 @@ fn decoder<T: Wire + PartialEq + core::fmt::Debug>(data: &[u8]) {
 
 /// [`decoder`] for summaries without `PartialEq`: their encoding is canonical, so whatever decodes
 /// must re-encode to bytes that decode and re-encode to themselves.
-fn canonical_decoder<T: Wire>(data: &[u8]) {
+fn canonical_decoder<T: Wire + Default>(data: &[u8]) {
+    in_place::<T>(data, same_bytes);
     let typed = wire::take::<T>(data);
     let serde = postcard::take_from_bytes::<T>(data);
     assert_eq!(
@@ -183,6 +209,11 @@ pub fn decode(data: &[u8]) {
 /// Checks one frame's sketch as every type a host might try.
 fn sketch_of(raw: &RawFrame<'_>) {
     let _ = raw.header();
+    let mut h = Hll10::default();
+    assert_eq!(
+        raw.decode_sketch_into(&mut h).err(),
+        raw.decode_sketch::<Hll10>().err()
+    );
     if let Ok(f) = raw.to_frame::<Bloom<8, 3>>() {
         frame_round_trip(&f);
     }

@@ -146,6 +146,24 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
         Self { blocks, seed }
     }
 
+    /// Replaces the blocks, in place, by what `fill` writes into them (zeroed first), and the seed by
+    /// `seed` if `fill` succeeds; if it fails, the filter is left empty with its own seed. Every bit
+    /// pattern is a valid filter. Crate-internal: for decoders that must not make a second
+    /// filter-sized value (a Cortex-M0 has 16 KB of RAM).
+    pub(crate) fn load<E>(
+        &mut self,
+        seed: u64,
+        fill: impl FnOnce(&mut [Block; BLOCKS]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.blocks.fill(Block([0; 8]));
+        let result = fill(&mut self.blocks);
+        match result {
+            Ok(()) => self.seed = seed,
+            Err(_) => self.blocks.fill(Block([0; 8])),
+        }
+        result
+    }
+
     /// The seed this filter hashes with.
     ///
     /// ```

@@ -136,6 +136,24 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
         Self { words, seed }
     }
 
+    /// Replaces the words (16 four-bit counters each), in place, by what `fill` writes into them
+    /// (zeroed first), and the seed by `seed` if `fill` succeeds; if it fails, the filter is left
+    /// empty with its own seed. Every bit pattern is a valid filter. Crate-internal: for decoders that must not make a second
+    /// filter-sized value (a Cortex-M0 has 16 KB of RAM).
+    pub(crate) fn load<E>(
+        &mut self,
+        seed: u64,
+        fill: impl FnOnce(&mut [u64; WORDS]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.words.fill(0);
+        let result = fill(&mut self.words);
+        match result {
+            Ok(()) => self.seed = seed,
+            Err(_) => self.words.fill(0),
+        }
+        result
+    }
+
     /// The seed this filter hashes with.
     ///
     /// ```

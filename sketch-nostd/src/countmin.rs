@@ -317,6 +317,36 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
         Ok(sketch)
     }
 
+    /// Replaces the counters, `N` and the seed in place: `fill` writes the counters (zeroed first)
+    /// and returns `N`, and the parts are then checked as by [`from_parts`](Self::from_parts) (a
+    /// refusal is turned into `E` by `invalid`). On any error the sketch is left empty with its own
+    /// seed. Crate-internal: for decoders that must not make a second sketch-sized value.
+    pub(crate) fn load<E>(
+        &mut self,
+        seed: u64,
+        fill: impl FnOnce(&mut [[C; W]; D]) -> Result<u64, E>,
+        invalid: impl FnOnce(PartsError) -> E,
+    ) -> Result<(), E> {
+        self.cells.as_flattened_mut().fill(C::ZERO);
+        self.total = 0;
+        let result = fill(&mut self.cells).and_then(|total| {
+            check_rows(&self.cells, total)
+                .map_err(invalid)
+                .map(|()| total)
+        });
+        match result {
+            Ok(total) => {
+                self.total = total;
+                self.seed = seed;
+                Ok(())
+            }
+            Err(e) => {
+                self.cells.as_flattened_mut().fill(C::ZERO);
+                Err(e)
+            }
+        }
+    }
+
     /// [`from_parts`](Self::from_parts) from the counters as one row-major slice of `W·D` values, as
     /// returned by [`cells_flat`](Self::cells_flat). Fails with [`PartsError::LengthMismatch`] if the
     /// slice has another length.

@@ -312,18 +312,49 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
         seed: u64,
     ) -> Result<Self, PartsError> {
         let mut f = Self::with_seed(seed);
-        if let Some((bucket, fp)) = victim {
-            let fp = fp.to_u32();
-            if bucket >= BUCKETS || fp == 0 {
-                return Err(PartsError::BadVictim);
-            }
-            f.victim_bucket = bucket as u32;
-            f.victim_fp = fp;
-        }
-        f.buckets = buckets;
-        f.len =
-            f.buckets.iter().map(|&b| F::occupied(b)).sum::<u32>() + u32::from(f.victim_fp != 0);
+        f.load(
+            seed,
+            |b| {
+                *b = buckets;
+                Ok(victim)
+            },
+            |e| e,
+        )?;
         Ok(f)
+    }
+
+    /// Replaces the buckets, the victim and the seed in place: `fill` writes the buckets (emptied
+    /// first) and returns the victim, which is then checked as by [`from_parts`](Self::from_parts)
+    /// (a refusal is turned into `E` by `invalid`). On any error the filter is left empty with its
+    /// own seed. Crate-internal: for decoders that must not make a second filter-sized value.
+    pub(crate) fn load<E>(
+        &mut self,
+        seed: u64,
+        fill: impl FnOnce(&mut [F::Bucket; BUCKETS]) -> Result<Option<(usize, F)>, E>,
+        invalid: impl FnOnce(PartsError) -> E,
+    ) -> Result<(), E> {
+        self.buckets.fill(F::EMPTY);
+        (self.len, self.victim_bucket, self.victim_fp) = (0, 0, 0);
+        let result = fill(&mut self.buckets).and_then(|victim| match victim {
+            None => Ok((0, 0)),
+            Some((bucket, fp)) if bucket < BUCKETS && fp.to_u32() != 0 => {
+                Ok((bucket as u32, fp.to_u32()))
+            }
+            Some(_) => Err(invalid(PartsError::BadVictim)),
+        });
+        match result {
+            Ok((bucket, fp)) => {
+                (self.victim_bucket, self.victim_fp) = (bucket, fp);
+                self.len =
+                    self.buckets.iter().map(|&b| F::occupied(b)).sum::<u32>() + u32::from(fp != 0);
+                self.seed = seed;
+                Ok(())
+            }
+            Err(e) => {
+                self.buckets.fill(F::EMPTY);
+                Err(e)
+            }
+        }
     }
 
     /// The seed this filter hashes with.

@@ -405,7 +405,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
 
     /// Makes this an empty sparse single-stream sketch with `seed`, field by field (assigning a new
     /// value could put a sketch-sized temporary on the stack).
-    fn reset(&mut self, seed: u64) {
+    pub(crate) fn reset(&mut self, seed: u64) {
         self.data.fill(0);
         self.seed = seed;
         self.hip = 0.0;
@@ -826,6 +826,14 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         seed: u64,
         martingale: Option<f64>,
     ) -> Result<(), PartsError> {
+        Self::check_dense(registers, martingale)?;
+        self.data.copy_from_slice(registers);
+        self.become_dense(seed, martingale);
+        Ok(())
+    }
+
+    /// The checks of [`set_dense_registers`](Self::set_dense_registers).
+    fn check_dense(registers: &[u8; BYTES], martingale: Option<f64>) -> Result<(), PartsError> {
         if let Some((index, value)) = registers::iter(registers)
             .enumerate()
             .find(|&(_, v)| v > Self::MAX_RANK)
@@ -841,14 +849,39 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         if martingale.is_some_and(|x| estimator::clamp(x).to_bits() != x.to_bits()) {
             return Err(PartsError::InvalidEstimatorState);
         }
-        self.data.copy_from_slice(registers);
+        Ok(())
+    }
+
+    /// Makes the (checked) registers in `data` a dense sketch with `seed` and this estimator state.
+    fn become_dense(&mut self, seed: u64, martingale: Option<f64>) {
         self.seed = seed;
         self.coupons = 0;
         self.dense = true;
         self.single_stream = martingale.is_some();
         self.hip = martingale.unwrap_or(0.0);
         self.refresh();
-        Ok(())
+    }
+
+    /// [`set_dense_registers`](Self::set_dense_registers) with the registers written by `fill`
+    /// straight into the sketch's storage (zeroed first) and checked there, so that not even the
+    /// registers are copied (a refusal is turned into `E` by `invalid`). On any error the sketch is
+    /// left empty with its own seed. Crate-internal: for decoders on small stacks.
+    pub(crate) fn load_dense<E>(
+        &mut self,
+        seed: u64,
+        martingale: Option<f64>,
+        fill: impl FnOnce(&mut [u8; BYTES]) -> Result<(), E>,
+        invalid: impl FnOnce(PartsError) -> E,
+    ) -> Result<(), E> {
+        let own = self.seed;
+        self.reset(own);
+        let result = fill(&mut self.data)
+            .and_then(|()| Self::check_dense(&self.data, martingale).map_err(invalid));
+        match result {
+            Ok(()) => self.become_dense(seed, martingale),
+            Err(_) => self.reset(own),
+        }
+        result
     }
 
     /// A sparse sketch from its coupons (as returned by [`coupons`](Self::coupons)), in strictly

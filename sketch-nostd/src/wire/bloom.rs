@@ -114,42 +114,77 @@ fn malformed(what: &'static str) -> WireError {
     WireError::BadEncoding { what }
 }
 
-fn read_words<R: Source>(r: &mut R, words: &mut [u64]) -> Result<(), WireError> {
+/// Words a body is read into, all zero beforehand: a filter's words, or a blocked filter's blocks
+/// seen as one run of words (block after block).
+trait Words {
+    /// The number of words.
+    fn count(&self) -> usize;
+    /// Word `i`, if `i < count()`.
+    fn word(&mut self, i: usize) -> Option<&mut u64>;
+}
+
+impl Words for [u64] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn word(&mut self, i: usize) -> Option<&mut u64> {
+        self.get_mut(i)
+    }
+}
+
+impl Words for [Block] {
+    fn count(&self) -> usize {
+        8 * self.len()
+    }
+    fn word(&mut self, i: usize) -> Option<&mut u64> {
+        self.get_mut(i / 8).and_then(|b| b.0.get_mut(i % 8))
+    }
+}
+
+fn read_words<R: Source, W: Words + ?Sized>(r: &mut R, words: &mut W) -> Result<(), WireError> {
     let tag = r.byte()?;
     read_words_tagged(tag, r, words)
 }
 
 /// [`read_words`] after its tag byte has been read.
-fn read_words_tagged<R: Source>(tag: u8, r: &mut R, words: &mut [u64]) -> Result<(), WireError> {
+fn read_words_tagged<R: Source, W: Words + ?Sized>(
+    tag: u8,
+    r: &mut R,
+    words: &mut W,
+) -> Result<(), WireError> {
+    let len = words.count();
     match tag {
         DENSE => {
-            for w in words.iter_mut() {
-                *w = r.u64_le()?;
+            for i in 0..len {
+                let w = r.u64_le()?;
+                if let Some(x) = words.word(i) {
+                    *x = w;
+                }
             }
         }
         ZERO_RUNS => {
             let mut pos = 0usize;
-            while pos < words.len() {
+            while pos < len {
                 let zeros = r.varint()?;
                 let literals = r.varint()?;
                 let covered = zeros
                     .checked_add(literals)
                     .filter(|&c| c > 0)
                     .ok_or(malformed("empty or overflowing zero run"))?;
-                if covered > (words.len() - pos) as u64 {
+                if covered > (len - pos) as u64 {
                     return Err(malformed("zero runs cover more words than the filter has"));
                 }
                 // Both fit in usize now: they add up to at most the words left.
                 pos += zeros as usize;
                 for _ in 0..literals {
-                    let w = words.get_mut(pos).ok_or(malformed("zero runs overflow"))?;
+                    let w = words.word(pos).ok_or(malformed("zero runs overflow"))?;
                     *w = r.u64_le()?;
                     pos += 1;
                 }
             }
         }
         SPARSE => {
-            let bits = words.len() as u64 * 64;
+            let bits = len as u64 * 64;
             let count = r.varint()?;
             if count > bits {
                 return Err(malformed("more set bits than the filter has"));
@@ -161,7 +196,7 @@ fn read_words_tagged<R: Source>(tag: u8, r: &mut R, words: &mut [u64]) -> Result
                     .filter(|&b| b < bits)
                     .ok_or(malformed("set bit position past the end of the filter"))?;
                 let word = words
-                    .get_mut((bit / 64) as usize)
+                    .word((bit / 64) as usize)
                     .ok_or(malformed("set bit position past the end of the filter"))?;
                 *word |= 1 << (bit % 64);
                 next = bit + 1;
@@ -182,9 +217,17 @@ impl<const WORDS: usize, const K: u32> Codec for Bloom<WORDS, K> {
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        let mut words = [0u64; WORDS];
-        read_words(r, &mut words)?;
-        Ok(Self::from_parts(words, seed))
+        let mut f = Self::with_seed(seed);
+        f.read_body_into(r, seed, super::FORMAT_VERSION)?;
+        Ok(f)
+    }
+
+    fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
+        self.load(seed, |words| read_words(r, words.as_mut_slice()))
+    }
+
+    fn clear_with_seed(&mut self, seed: u64) {
+        let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
     }
 }
 
@@ -219,12 +262,20 @@ impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        let mut words = [0u64; WORDS];
-        match r.byte()? {
-            TWO_BIT => read_two_bit(r, &mut words)?,
-            tag => read_words_tagged(tag, r, &mut words)?,
-        }
-        Ok(Self::from_parts(words, seed))
+        let mut f = Self::with_seed(seed);
+        f.read_body_into(r, seed, super::FORMAT_VERSION)?;
+        Ok(f)
+    }
+
+    fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
+        self.load(seed, |words| match r.byte()? {
+            TWO_BIT => read_two_bit(r, words),
+            tag => read_words_tagged(tag, r, words.as_mut_slice()),
+        })
+    }
+
+    fn clear_with_seed(&mut self, seed: u64) {
+        let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
     }
 }
 
@@ -250,9 +301,17 @@ impl<const BLOCKS: usize, const K: u32> Codec for BlockedBloom<BLOCKS, K> {
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        let mut words = [[0u64; 8]; BLOCKS];
-        read_words(r, words.as_flattened_mut())?;
-        Ok(Self::from_parts(words.map(Block), seed))
+        let mut f = Self::with_seed(seed);
+        f.read_body_into(r, seed, super::FORMAT_VERSION)?;
+        Ok(f)
+    }
+
+    fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
+        self.load(seed, |blocks| read_words(r, blocks.as_mut_slice()))
+    }
+
+    fn clear_with_seed(&mut self, seed: u64) {
+        let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
     }
 }
 
@@ -277,6 +336,12 @@ macro_rules! micro_codec {
                     s.byte(b)?;
                 }
                 Ok(())
+            }
+
+            const FIXED_SEED: Option<u64> = Some(SEED);
+
+            fn clear_with_seed(&mut self, _: u64) {
+                self.clear();
             }
 
             fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {

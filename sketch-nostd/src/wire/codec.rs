@@ -125,9 +125,74 @@ impl<'de, A: SeqAccess<'de>> Source for SeqSource<'de, A> {
     }
 }
 
+/// Reads elements straight from a byte slice, accepting exactly the bytes postcard's deserializer
+/// accepts (`u8` as one raw byte, `u64` as a LEB128 varint of at most 10 bytes whose last byte holds
+/// at most the one remaining bit), without serde's layers: the in-place decoder reads through it.
+///
+/// It behaves as [`SeqSource`] over postcard does: a failed read is reported to the decoder as
+/// [`WireError::Truncated`] and kept, and [`finish`](Self::finish) replaces the decoder's result by
+/// the kept error (the last one), as postcard's error replaces it in [`with_seq_source`].
+pub struct SliceSource<'a> {
+    bytes: &'a [u8],
+    err: Option<WireError>,
+}
+
+impl<'a> SliceSource<'a> {
+    pub const fn new(bytes: &'a [u8]) -> Self {
+        Self { bytes, err: None }
+    }
+
+    fn fail<T>(&mut self, e: WireError) -> Result<T, WireError> {
+        self.err = Some(e);
+        Err(WireError::Truncated)
+    }
+
+    /// The decoder's result, or the error of the input itself if a read failed; and the bytes left.
+    pub fn finish<V>(self, value: Result<V, WireError>) -> Result<(V, &'a [u8]), WireError> {
+        match self.err {
+            Some(e) => Err(e),
+            None => value.map(|v| (v, self.bytes)),
+        }
+    }
+}
+
+impl Source for SliceSource<'_> {
+    fn byte(&mut self) -> Result<u8, WireError> {
+        match self.bytes.split_first() {
+            Some((&b, rest)) => {
+                self.bytes = rest;
+                Ok(b)
+            }
+            None => self.fail(WireError::Truncated),
+        }
+    }
+
+    fn varint(&mut self) -> Result<u64, WireError> {
+        // As postcard 1's `try_take_varint_u64`: 7 bits a byte, at most VARINT_MAX bytes, the last
+        // of which may carry only the top bit of a u64.
+        let mut out = 0u64;
+        for i in 0..VARINT_MAX {
+            let b = self.byte()?;
+            out |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                if i == VARINT_MAX - 1 && b > 1 {
+                    break;
+                }
+                return Ok(out);
+            }
+        }
+        self.fail(WireError::BadEncoding {
+            what: "over-long varint",
+        })
+    }
+}
+
 /// How a sketch type writes and reads its body (everything after the envelope). Sealed: only the
 /// crate's sketches implement it.
 pub trait Codec: Sized {
+    /// The seed the type requires in the envelope, for types whose seed is fixed (a type parameter,
+    /// or none at all); checked with the envelope by the in-place decoder.
+    const FIXED_SEED: Option<u64> = None;
     /// The seed written in the envelope.
     fn wire_seed(&self) -> u64;
     /// Writes the body.
@@ -142,6 +207,30 @@ pub trait Codec: Sized {
         let _ = version;
         Self::read_body(r, seed)
     }
+    /// Reads and validates a body of format `version` into `self`, which takes `seed` on success.
+    /// On an error `self` is left empty with the seed it had before (as by
+    /// [`clear_with_seed`](Self::clear_with_seed)). The default decodes by value and assigns;
+    /// large sketches override it to write straight into their storage, so that no second
+    /// sketch-sized value is made.
+    fn read_body_into<R: Source>(
+        &mut self,
+        r: &mut R,
+        seed: u64,
+        version: u8,
+    ) -> Result<(), WireError> {
+        match Self::read_body_version(r, seed, version) {
+            Ok(v) => {
+                *self = v;
+                Ok(())
+            }
+            Err(e) => {
+                self.clear_with_seed(self.wire_seed());
+                Err(e)
+            }
+        }
+    }
+    /// Makes the sketch empty, in place, with `seed` (ignored by types whose seed is fixed).
+    fn clear_with_seed(&mut self, seed: u64);
 }
 
 /// Reads the format version byte, refusing versions this library does not read.
@@ -224,8 +313,9 @@ pub fn read_header<R: Source>(r: &mut R) -> Result<RawHeader, WireError> {
     })
 }
 
-/// Reads and checks the envelope for `T`, then its body.
-pub fn read_sketch<T: Wire, R: Source>(r: &mut R) -> Result<T, WireError> {
+/// Reads and checks the envelope for `T` (magic, version, kind, parameters); returns its seed and
+/// format version.
+fn read_envelope<T: Wire, R: Source>(r: &mut R) -> Result<(u64, u8), WireError> {
     for m in MAGIC {
         if r.byte()? != m {
             return Err(WireError::BadMagic);
@@ -250,7 +340,28 @@ pub fn read_sketch<T: Wire, R: Source>(r: &mut R) -> Result<T, WireError> {
         }
     }
     let seed = r.varint()?;
+    Ok((seed, version))
+}
+
+/// Reads and checks the envelope for `T`, then its body.
+pub fn read_sketch<T: Wire, R: Source>(r: &mut R) -> Result<T, WireError> {
+    let (seed, version) = read_envelope::<T, R>(r)?;
     T::read_body_version(r, seed, version)
+}
+
+/// Reads and checks the envelope for `T`, then its body into `target`. An error in the envelope
+/// (including a seed other than [`Codec::FIXED_SEED`]) leaves `target` unchanged; an error in the body
+/// leaves it empty with its own seed (see [`Codec::read_body_into`]).
+pub fn read_sketch_into<T: Wire, R: Source>(r: &mut R, target: &mut T) -> Result<(), WireError> {
+    let (seed, version) = read_envelope::<T, R>(r)?;
+    if let Some(expected) = T::FIXED_SEED.filter(|&s| s != seed) {
+        return Err(WireError::WrongParameter {
+            name: "SEED",
+            expected,
+            found: seed,
+        });
+    }
+    target.read_body_into(r, seed, version)
 }
 
 /// `Serialize` for every sketch: one tuple of the envelope and body elements.

@@ -75,62 +75,79 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> Codec for Coun
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        let total = r.varint()?;
-        let mut cells = [[C::ZERO; W]; D];
-        let mut flat = cells.iter_mut().flatten();
-        match r.byte()? {
-            DENSE => {
-                for c in flat {
-                    let mut b = [0u8; 8];
-                    for x in b.iter_mut().take(width::<C>()) {
-                        *x = r.byte()?;
-                    }
-                    *c = C::from_u64(u64::from_le_bytes(b));
+        let mut sketch = Self::with_seed(seed);
+        sketch.read_body_into(r, seed, super::FORMAT_VERSION)?;
+        Ok(sketch)
+    }
+
+    fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
+        self.load(seed, |cells| read_cells(r, cells), parts_error)
+    }
+
+    fn clear_with_seed(&mut self, seed: u64) {
+        let _ = self.load(seed, |_| Ok(0), |e: crate::error::PartsError| e);
+    }
+}
+
+/// Reads the total and the counters (zero beforehand) of a count-min body; returns the total.
+fn read_cells<R: Source, const W: usize, const D: usize, C: Counter>(
+    r: &mut R,
+    cells: &mut [[C; W]; D],
+) -> Result<u64, WireError> {
+    let total = r.varint()?;
+    let mut flat = cells.iter_mut().flatten();
+    match r.byte()? {
+        DENSE => {
+            for c in flat {
+                let mut b = [0u8; 8];
+                for x in b.iter_mut().take(width::<C>()) {
+                    *x = r.byte()?;
                 }
-            }
-            ZERO_RUNS => {
-                let (mut pos, len) = (0usize, W * D);
-                while pos < len {
-                    let zeros = r.varint()?;
-                    let literals = r.varint()?;
-                    let covered = zeros.checked_add(literals).filter(|&c| c > 0).ok_or(
-                        WireError::BadEncoding {
-                            what: "empty or overflowing zero run",
-                        },
-                    )?;
-                    if covered > (len - pos) as u64 {
-                        return Err(WireError::BadEncoding {
-                            what: "zero runs cover more counters than the sketch has",
-                        });
-                    }
-                    // Both fit in usize now: they add up to at most the counters left.
-                    for _ in 0..zeros {
-                        flat.next();
-                    }
-                    pos += zeros as usize;
-                    for _ in 0..literals {
-                        let value = r.varint()?;
-                        if value > Self::MAX_COUNT {
-                            return Err(WireError::BadRegister {
-                                index: pos as u32,
-                                value,
-                            });
-                        }
-                        if let Some(c) = flat.next() {
-                            *c = C::from_u64(value);
-                        }
-                        pos += 1;
-                    }
-                }
-            }
-            _ => {
-                return Err(WireError::BadEncoding {
-                    what: "unknown count-min body encoding",
-                })
+                *c = C::from_u64(u64::from_le_bytes(b));
             }
         }
-        Self::from_parts(cells, seed, total).map_err(parts_error)
+        ZERO_RUNS => {
+            let (mut pos, len) = (0usize, W * D);
+            while pos < len {
+                let zeros = r.varint()?;
+                let literals = r.varint()?;
+                let covered = zeros.checked_add(literals).filter(|&c| c > 0).ok_or(
+                    WireError::BadEncoding {
+                        what: "empty or overflowing zero run",
+                    },
+                )?;
+                if covered > (len - pos) as u64 {
+                    return Err(WireError::BadEncoding {
+                        what: "zero runs cover more counters than the sketch has",
+                    });
+                }
+                // Both fit in usize now: they add up to at most the counters left.
+                for _ in 0..zeros {
+                    flat.next();
+                }
+                pos += zeros as usize;
+                for _ in 0..literals {
+                    let value = r.varint()?;
+                    if value > C::MAX.to_u64() {
+                        return Err(WireError::BadRegister {
+                            index: pos as u32,
+                            value,
+                        });
+                    }
+                    if let Some(c) = flat.next() {
+                        *c = C::from_u64(value);
+                    }
+                    pos += 1;
+                }
+            }
+        }
+        _ => {
+            return Err(WireError::BadEncoding {
+                what: "unknown count-min body encoding",
+            })
+        }
     }
+    Ok(total)
 }
 
 impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> Wire for CountMin<W, D, C, U> {

@@ -87,59 +87,78 @@ impl<const BUCKETS: usize, F: Fingerprint> Codec for CuckooFilter<BUCKETS, F> {
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        let victim = match r.varint()? {
-            0 => None,
-            v => {
-                let bucket = usize::try_from(v - 1).unwrap_or(usize::MAX);
-                Some((bucket, F::from_u32(read_fp::<R, F>(r)?)))
-            }
-        };
-        let mut buckets = [F::EMPTY; BUCKETS];
-        let slots = (SLOTS * BUCKETS) as u64;
-        let mut set = |i: u64, fp: u32| {
-            let (b, s) = ((i / SLOTS as u64) as usize, (i % SLOTS as u64) as u32);
-            if let Some(bucket) = buckets.get_mut(b) {
-                *bucket = F::with_slot(*bucket, s, fp);
-            }
-        };
-        match r.byte()? {
-            DENSE => {
-                for i in 0..slots {
-                    set(i, read_fp::<R, F>(r)?);
-                }
-            }
-            SPARSE => {
-                let count = r.varint()?;
-                if count > slots {
-                    return Err(WireError::BadEncoding {
-                        what: "more occupied slots than the filter has",
-                    });
-                }
-                let mut next = 0u64;
-                for _ in 0..count {
-                    let i = next.checked_add(r.varint()?).filter(|&i| i < slots).ok_or(
-                        WireError::BadEncoding {
-                            what: "slot index past the end of the filter",
-                        },
-                    )?;
-                    let fp = read_fp::<R, F>(r)?;
-                    if fp == 0 {
-                        return Err(WireError::BadEncoding {
-                            what: "an occupied slot listed with an empty fingerprint",
-                        });
-                    }
-                    set(i, fp);
-                    next = i + 1;
-                }
-            }
-            _ => {
-                return Err(WireError::BadEncoding {
-                    what: "unknown cuckoo filter body encoding",
-                })
+        let mut f = Self::with_seed(seed);
+        f.read_body_into(r, seed, super::FORMAT_VERSION)?;
+        Ok(f)
+    }
+
+    fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
+        self.load(seed, |buckets| read_slots(r, buckets), parts_error)
+    }
+
+    fn clear_with_seed(&mut self, seed: u64) {
+        let _ = self.load(seed, |_| Ok(None), |e: crate::error::PartsError| e);
+    }
+}
+
+/// Reads the victim and the slots of a cuckoo body into `buckets` (empty beforehand); returns the
+/// victim.
+#[allow(clippy::type_complexity)]
+fn read_slots<R: Source, const BUCKETS: usize, F: Fingerprint>(
+    r: &mut R,
+    buckets: &mut [F::Bucket; BUCKETS],
+) -> Result<Option<(usize, F)>, WireError> {
+    let victim = match r.varint()? {
+        0 => None,
+        v => {
+            let bucket = usize::try_from(v - 1).unwrap_or(usize::MAX);
+            Some((bucket, F::from_u32(read_fp::<R, F>(r)?)))
+        }
+    };
+    let slots = (SLOTS * BUCKETS) as u64;
+    let mut set = |i: u64, fp: u32| {
+        let (b, s) = ((i / SLOTS as u64) as usize, (i % SLOTS as u64) as u32);
+        if let Some(bucket) = buckets.get_mut(b) {
+            *bucket = F::with_slot(*bucket, s, fp);
+        }
+    };
+    match r.byte()? {
+        DENSE => {
+            for i in 0..slots {
+                set(i, read_fp::<R, F>(r)?);
             }
         }
-        Self::from_parts(buckets, victim, seed).map_err(parts_error)
+        SPARSE => {
+            let count = r.varint()?;
+            if count > slots {
+                return Err(WireError::BadEncoding {
+                    what: "more occupied slots than the filter has",
+                });
+            }
+            let mut next = 0u64;
+            for _ in 0..count {
+                let i = next.checked_add(r.varint()?).filter(|&i| i < slots).ok_or(
+                    WireError::BadEncoding {
+                        what: "slot index past the end of the filter",
+                    },
+                )?;
+                let fp = read_fp::<R, F>(r)?;
+                if fp == 0 {
+                    return Err(WireError::BadEncoding {
+                        what: "an occupied slot listed with an empty fingerprint",
+                    });
+                }
+                set(i, fp);
+                next = i + 1;
+            }
+        }
+        _ => {
+            return Err(WireError::BadEncoding {
+                what: "unknown cuckoo filter body encoding",
+            })
+        }
     }
+    Ok(victim)
 }
 
 impl<const BUCKETS: usize, F: Fingerprint> Wire for CuckooFilter<BUCKETS, F> {

@@ -5,7 +5,7 @@ use crc::{Crc, CRC_32_ISO_HDLC};
 use postcard::ser_flavors::{crc::CrcModifier, Cobs, Slice};
 
 use super::codec::{from_postcard, VARINT_MAX};
-use super::{decode, peek, Header, Wire};
+use super::{decode, decode_into, peek, Header, Wire};
 use crate::error::WireError;
 
 /// CRC-32/ISO-HDLC (the zlib, Ethernet and PNG CRC), table-driven from the `crc` crate.
@@ -101,6 +101,38 @@ impl<S: Wire> Frame<S> {
     pub fn decode(buf: &mut [u8]) -> Result<Self, WireError> {
         RawFrame::decode(buf)?.to_frame()
     }
+
+    /// Decodes one frame (COBS bytes, with or without the final delimiter; `buf` is overwritten by
+    /// the decoded payload) into `frame`, its sketch in place (see [`decode_into`]): for a receiver
+    /// that keeps one frame, large sketch included, in a static.
+    ///
+    /// On success `frame` equals what [`decode`](Self::decode) returns. After an error in the
+    /// framing (COBS, CRC, device id, sequence number) `frame` is unchanged; after an error in the
+    /// sketch, `device` and `seq` are unchanged and the sketch is as [`decode_into`] leaves it
+    /// (unchanged after an error in its envelope, empty with its own seed after one in its body).
+    ///
+    /// ```
+    /// use sketch_nostd::{wire::Frame, Hll10, WireError};
+    /// let mut sketch = Hll10::with_seed(3);
+    /// for i in 0..2_000u32 { sketch.insert(&i); }
+    /// let sent = Frame { device: 9, seq: 1, sketch };
+    /// let mut buf = [0u8; Frame::<Hll10>::MAX_ENCODED_LEN];
+    /// let n = sent.encode(&mut buf)?.len();
+    ///
+    /// let mut rx = Frame { device: 0, seq: 0, sketch: Hll10::new() };
+    /// Frame::decode_into(&mut buf[..n], &mut rx)?;
+    /// assert_eq!(rx, sent);
+    /// # Ok::<(), WireError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`decode`](Self::decode), with exactly the same error for the same bytes.
+    pub fn decode_into(buf: &mut [u8], frame: &mut Self) -> Result<(), WireError> {
+        let raw = RawFrame::decode(buf)?;
+        raw.decode_sketch_into(&mut frame.sketch)?;
+        (frame.device, frame.seq) = (raw.device, raw.seq);
+        Ok(())
+    }
 }
 
 /// A frame whose framing and checksum are valid, its sketch still undecoded: a host receiving
@@ -183,6 +215,28 @@ impl<'a> RawFrame<'a> {
     /// As [`decode`](super::decode).
     pub fn decode_sketch<S: Wire>(&self) -> Result<S, WireError> {
         decode(self.sketch)
+    }
+
+    /// Decodes the sketch into `sketch`, in place; see [`decode_into`] for what `sketch` holds after
+    /// an error.
+    ///
+    /// ```
+    /// use sketch_nostd::{wire::{Frame, RawFrame}, Bloom};
+    /// let mut f = Bloom::<8, 3>::with_seed(2);
+    /// f.insert("x");
+    /// let mut buf = [0u8; Frame::<Bloom<8, 3>>::MAX_ENCODED_LEN];
+    /// let n = Frame { device: 1, seq: 4, sketch: f.clone() }.encode(&mut buf)?.len();
+    ///
+    /// let mut rx = Bloom::<8, 3>::new();
+    /// RawFrame::decode(&mut buf[..n])?.decode_sketch_into(&mut rx)?;
+    /// assert_eq!(rx, f);
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`decode_into`].
+    pub fn decode_sketch_into<S: Wire>(&self, sketch: &mut S) -> Result<(), WireError> {
+        decode_into(self.sketch, sketch)
     }
 
     /// Decodes the sketch as an `S` and returns the whole frame.

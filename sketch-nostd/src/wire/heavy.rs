@@ -277,6 +277,10 @@ impl<T: WireKey, const K: usize, const W: usize, const D: usize, C: Counter, U: 
         Ok(())
     }
 
+    fn clear_with_seed(&mut self, seed: u64) {
+        *self = Self::with_seed(seed);
+    }
+
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
         let sketch = CountMin::<W, D, C, U>::read_body(r, seed)?;
         let overlong = r.varint()?;
@@ -343,6 +347,12 @@ impl<T: WireKey, const K: usize, C: Counter> Codec for SpaceSaving<T, K, C> {
             s.varint(error)?;
         }
         Ok(())
+    }
+
+    const FIXED_SEED: Option<u64> = Some(0);
+
+    fn clear_with_seed(&mut self, _: u64) {
+        self.clear();
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {

@@ -263,11 +263,12 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
 
     /// Reads a sparse body of format `version` (1: 26-bit coupons, converted; 2: this sketch's).
     fn read_coupons<R: Source>(
+        &mut self,
         r: &mut R,
         seed: u64,
         single: bool,
         version: u8,
-    ) -> Result<Self, WireError> {
+    ) -> Result<(), WireError> {
         let tag = r.byte()?;
         let count = r.varint()?;
         if count > Self::SPARSE_CAPACITY as u64 {
@@ -278,7 +279,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         let bits = u32::from(Self::SPARSE_INDEX_BITS);
         let wire_bits = if version == 1 { V1_INDEX_BITS } else { bits };
         let mut err = None;
-        let (sketch, read, error) = match tag {
+        let (loaded, read, error) = match tag {
             COUPONS_RICE => {
                 let k = u32::from(r.byte()?);
                 let max_rank = u64::from(max_coupon_rank(wire_bits));
@@ -291,15 +292,15 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                     }
                 });
                 let mut coupons = WireCoupons::new(list_items, version, bits);
-                let sketch = Self::from_coupons(&mut coupons, seed, single);
+                let loaded = self.set_coupons(&mut coupons, seed, single);
                 let (read, error) = (coupons.read, coupons.error);
                 if let Some(e) = err {
                     return Err(e);
                 }
-                if error.is_none() && sketch.is_ok() {
+                if error.is_none() && loaded.is_ok() {
                     list.finish()?;
                 }
-                (sketch, read, error)
+                (loaded, read, error)
             }
             COUPONS_RAW => {
                 let mut left = count;
@@ -318,12 +319,12 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                     Some(u32::from_le_bytes(b))
                 });
                 let mut coupons = WireCoupons::new(raw, version, bits);
-                let sketch = Self::from_coupons(&mut coupons, seed, single);
+                let loaded = self.set_coupons(&mut coupons, seed, single);
                 let (read, error) = (coupons.read, coupons.error);
                 if let Some(e) = err {
                     return Err(e);
                 }
-                (sketch, read, error)
+                (loaded, read, error)
             }
             _ => {
                 return Err(WireError::BadEncoding {
@@ -334,15 +335,20 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         if let Some(e) = error {
             return Err(parts_error(e));
         }
-        let sketch = sketch.map_err(parts_error)?;
+        loaded.map_err(parts_error)?;
         if read as u64 != count {
             // The coupons ended early: only when the input did, which `err` reported.
             return Err(WireError::Truncated);
         }
-        Ok(sketch)
+        Ok(())
     }
 
-    fn read_registers<R: Source>(r: &mut R, seed: u64, single: bool) -> Result<Self, WireError> {
+    fn read_registers<R: Source>(
+        &mut self,
+        r: &mut R,
+        seed: u64,
+        single: bool,
+    ) -> Result<(), WireError> {
         let martingale = if single {
             Some(f64::from_bits(r.u64_le()?))
         } else {
@@ -350,53 +356,55 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         };
         let n = Self::REGISTERS;
         let max = Self::MAX_RANK;
-        let mut packed = [0u8; BYTES];
-        match r.byte()? {
-            PACKED => {
-                for b in packed.iter_mut() {
-                    *b = r.byte()?;
+        // Straight into the sketch's storage: `load_dense` also refuses a martingale estimate the
+        // sketch would not report back unchanged (above its 2^64 clamp, negative zero). Decoding
+        // into a staging array or a second sketch overflowed a Cortex-M0's stack.
+        let fill = |packed: &mut [u8; BYTES]| {
+            match r.byte()? {
+                PACKED => {
+                    for b in packed.iter_mut() {
+                        *b = r.byte()?;
+                    }
                 }
-            }
-            REGISTER_LIST => {
-                let count = r.varint()?;
-                let k = u32::from(r.byte()?);
-                let mut list = ListReader::new(r, count, k, n as u64, u64::from(max))?;
-                while let Some((i, v)) = list.next_item()? {
-                    set_register(&mut packed, i as usize, v as u8);
+                REGISTER_LIST => {
+                    let count = r.varint()?;
+                    let k = u32::from(r.byte()?);
+                    let mut list = ListReader::new(r, count, k, n as u64, u64::from(max))?;
+                    while let Some((i, v)) = list.next_item()? {
+                        set_register(packed, i as usize, v as u8);
+                    }
+                    list.finish()?;
                 }
-                list.finish()?;
-            }
-            COMPACT => {
-                let base = r.byte()?;
-                let k = u32::from(r.byte()?);
-                if base > max || k > MAX_COMPACT_K {
-                    return Err(WireError::BadEncoding {
-                        what: "HLL compact base or Rice parameter out of range",
-                    });
-                }
-                let mut bits = BitReader::new(r);
-                for i in 0..n {
-                    let v = i64::from(base) + unzigzag(bits.rice(k, 2 * 64)?);
-                    if !(0..=i64::from(max)).contains(&v) {
-                        return Err(WireError::BadRegister {
-                            index: i as u32,
-                            value: v as u64,
+                COMPACT => {
+                    let base = r.byte()?;
+                    let k = u32::from(r.byte()?);
+                    if base > max || k > MAX_COMPACT_K {
+                        return Err(WireError::BadEncoding {
+                            what: "HLL compact base or Rice parameter out of range",
                         });
                     }
-                    set_register(&mut packed, i, v as u8);
+                    let mut bits = BitReader::new(r);
+                    for i in 0..n {
+                        let v = i64::from(base) + unzigzag(bits.rice(k, 2 * 64)?);
+                        if !(0..=i64::from(max)).contains(&v) {
+                            return Err(WireError::BadRegister {
+                                index: i as u32,
+                                value: v as u64,
+                            });
+                        }
+                        set_register(packed, i, v as u8);
+                    }
+                    bits.finish()?;
                 }
-                bits.finish()?;
+                _ => {
+                    return Err(WireError::BadEncoding {
+                        what: "unknown HLL dense encoding",
+                    })
+                }
             }
-            _ => {
-                return Err(WireError::BadEncoding {
-                    what: "unknown HLL dense encoding",
-                })
-            }
-        }
-        // `from_dense_registers` also refuses a martingale estimate the sketch would not report back
-        // unchanged (above its 2^64 clamp, negative zero). Built and returned directly: a second
-        // sketch-sized local here overflowed a Cortex-M0's stack.
-        Self::from_dense_registers(&packed, seed, martingale).map_err(parts_error)
+            Ok(())
+        };
+        self.load_dense(seed, martingale, fill, parts_error)
     }
 }
 
@@ -432,18 +440,40 @@ impl<const P: u8, const BYTES: usize> Codec for HyperLogLog<P, BYTES> {
     }
 
     fn read_body_version<R: Source>(r: &mut R, seed: u64, version: u8) -> Result<Self, WireError> {
-        let state = r.byte()?;
-        if state & !(DENSE | SINGLE_STREAM) != 0 {
-            return Err(WireError::BadEncoding {
-                what: "unknown HLL state bits",
-            });
+        let mut sketch = Self::with_seed(seed);
+        sketch.read_body_into(r, seed, version)?;
+        Ok(sketch)
+    }
+
+    fn read_body_into<R: Source>(
+        &mut self,
+        r: &mut R,
+        seed: u64,
+        version: u8,
+    ) -> Result<(), WireError> {
+        let own = self.seed();
+        let state = r.byte();
+        let result = state.and_then(|state| {
+            if state & !(DENSE | SINGLE_STREAM) != 0 {
+                return Err(WireError::BadEncoding {
+                    what: "unknown HLL state bits",
+                });
+            }
+            let single = state & SINGLE_STREAM != 0;
+            if state & DENSE != 0 {
+                self.read_registers(r, seed, single)
+            } else {
+                self.read_coupons(r, seed, single, version)
+            }
+        });
+        if result.is_err() {
+            self.reset(own);
         }
-        let single = state & SINGLE_STREAM != 0;
-        if state & DENSE != 0 {
-            Self::read_registers(r, seed, single)
-        } else {
-            Self::read_coupons(r, seed, single, version)
-        }
+        result
+    }
+
+    fn clear_with_seed(&mut self, seed: u64) {
+        self.reset(seed);
     }
 }
 

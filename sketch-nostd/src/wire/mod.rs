@@ -138,7 +138,7 @@ pub use frame::{Frame, FrameDecoder, RawFrame};
 pub use heavy::WireKey;
 
 use crate::error::WireError;
-use codec::{read_header, Counter, SketchVisitor};
+use codec::{read_header, Counter, SketchVisitor, SliceSource};
 
 /// The first two bytes of every encoded sketch: `"SK"`.
 pub const MAGIC: [u8; 2] = *b"SK";
@@ -371,6 +371,93 @@ pub fn take<T: Wire>(bytes: &[u8]) -> Result<(T, &[u8]), WireError> {
         .map_err(codec::from_postcard)??;
     let rest = de.finalize().map_err(codec::from_postcard)?;
     Ok((v, rest))
+}
+
+/// Decodes exactly one sketch of type `T` from `bytes` into `sketch`, in place: the bytes that
+/// [`decode`] accepts, with the same result, but written straight into the caller's sketch, so no
+/// second sketch-sized value is ever made (decoding by value briefly holds a few copies of the sketch
+/// on the stack: a p = 14 [`HyperLogLog`](crate::HyperLogLog), 12 KB, cannot be decoded that way on
+/// a 64 KB microcontroller). Dense HyperLogLog registers, Bloom, blocked Bloom and counting Bloom
+/// words, count-min counters and cuckoo buckets are decoded straight into the sketch's storage and
+/// validated there; micro filters and the heavy-hitter summaries ([`TopK`](crate::TopK),
+/// [`SpaceSaving`](crate::SpaceSaving)) are decoded by value and assigned.
+///
+/// On success `sketch` equals what [`decode`] returns, seed included (the envelope's seed replaces
+/// `sketch`'s). On an error, `sketch` is always a valid sketch:
+///
+/// * an error in the envelope — [`WireError::BadMagic`], [`WireError::UnsupportedVersion`],
+///   [`WireError::WrongKind`], [`WireError::WrongParameter`] (a parameter, or the seed of a type that
+///   fixes it: [`MicroBloom`](crate::MicroBloom)'s `SEED`, [`SpaceSaving`](crate::SpaceSaving)'s 0),
+///   or the input ending or a varint overflowing before the envelope's end — leaves it **unchanged**;
+/// * an error after the envelope — in the body, or [`WireError::TrailingBytes`] — leaves it
+///   **empty, keeping its own seed** (as after its `clear`): the body may have been partly written
+///   before the error was found.
+///
+/// ```
+/// use sketch_nostd::{wire, Hll10, WireError};
+///
+/// let mut device = Hll10::with_seed(7);
+/// for i in 0..5_000u32 { device.insert(&i); }
+/// let mut buf = [0u8; 1_000];
+/// let bytes = wire::encode(&device, &mut buf)?;
+///
+/// // One sketch, reused for every message (a static on a microcontroller).
+/// let mut rx = Hll10::with_seed(1);
+/// wire::decode_into(bytes, &mut rx)?;
+/// assert!(rx == device && rx.seed() == 7);
+///
+/// // A refused envelope leaves the sketch as it was...
+/// assert!(matches!(wire::decode_into(b"SK\x09", &mut rx), Err(WireError::UnsupportedVersion { .. })));
+/// assert!(rx == device);
+/// // ...a refused body leaves it empty, with its seed.
+/// let n = bytes.len();
+/// assert_eq!(wire::decode_into(&bytes[..n - 1], &mut rx), Err(WireError::Truncated));
+/// assert!(rx.is_empty() && rx.seed() == 7);
+/// # Ok::<(), WireError>(())
+/// ```
+///
+/// # Errors
+/// As [`decode`], with exactly the same error for the same bytes.
+pub fn decode_into<T: Wire>(bytes: &[u8], sketch: &mut T) -> Result<(), WireError> {
+    let own = sketch.wire_seed();
+    let rest = take_into(bytes, sketch)?;
+    if rest.is_empty() {
+        Ok(())
+    } else {
+        sketch.clear_with_seed(own);
+        Err(WireError::TrailingBytes)
+    }
+}
+
+/// Decodes one sketch of type `T` from the front of `bytes` into `sketch`, in place, and returns the
+/// bytes after it: [`take`] as [`decode_into`] is to [`decode`]. After an error `sketch` is unchanged
+/// (envelope) or empty with its own seed (body), as for [`decode_into`].
+///
+/// ```
+/// use sketch_nostd::{wire, Bloom};
+/// let (mut a, mut b) = (Bloom::<4, 2>::with_seed(1), Bloom::<4, 2>::with_seed(2));
+/// a.insert("a");
+/// b.insert("b");
+/// let mut buf = [0u8; 128];
+/// let n = wire::encode(&a, &mut buf)?.len();
+/// let m = wire::encode(&b, &mut buf[n..])?.len();
+///
+/// let mut rx = Bloom::<4, 2>::new();
+/// let rest = wire::take_into(&buf[..n + m], &mut rx)?;
+/// assert_eq!(rx, a);
+/// assert!(wire::take_into(rest, &mut rx)?.is_empty());
+/// assert_eq!(rx, b);
+/// # Ok::<(), sketch_nostd::WireError>(())
+/// ```
+///
+/// # Errors
+/// As [`take`], with exactly the same error for the same bytes.
+pub fn take_into<'a, T: Wire>(bytes: &'a [u8], sketch: &mut T) -> Result<&'a [u8], WireError> {
+    let mut src = SliceSource::new(bytes);
+    let result = codec::read_sketch_into(&mut src, sketch);
+    // A failed read (whose error replaces the decoder's) left the sketch as the decoder's error
+    // would have: unchanged in the envelope, empty in the body.
+    src.finish(result).map(|((), rest)| rest)
 }
 
 /// An envelope read without decoding the body: enough for a host to choose the type to decode into.

@@ -155,14 +155,15 @@ pub enum PartsError {
         /// The largest valid value, `64 − p + 1`.
         max: u8,
     },
-    /// A HyperLogLog sparse coupon has a rank outside `1..=39`.
+    /// A HyperLogLog sparse coupon has a rank outside `1..=58 − p` or an index of more than
+    /// `p + 7` bits (see `HyperLogLog::coupons`).
     InvalidCoupon {
         /// Position of the coupon in the input.
         index: usize,
         /// The coupon.
         coupon: u32,
     },
-    /// HyperLogLog sparse coupons are not in strictly increasing order of their 26 index bits.
+    /// HyperLogLog sparse coupons are not in strictly increasing order of their `p + 7` index bits.
     UnsortedCoupons {
         /// Position of the first coupon out of order.
         index: usize,

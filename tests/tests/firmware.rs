@@ -141,6 +141,9 @@ fn host_bytes(big_ram: bool) -> BTreeMap<String, Vec<u8>> {
     workload::counting(&mut sink, true).unwrap();
     workload::cuckoo(&mut sink, true).unwrap();
     workload::cuckoo8(&mut sink, true).unwrap();
+    workload::blocked(&mut sink, true).unwrap();
+    workload::spacesaving(&mut sink, true).unwrap();
+    workload::topk(&mut sink, true).unwrap();
     if big_ram {
         workload::hll14(&mut sink, true).unwrap();
     }

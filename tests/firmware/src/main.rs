@@ -105,6 +105,12 @@ fn run_all() -> Check {
     family("cuckoo", workload::cuckoo)?;
     #[cfg(feature = "cuckoo8")]
     family("cuckoo8", workload::cuckoo8)?;
+    #[cfg(feature = "blocked")]
+    family("blocked", workload::blocked)?;
+    #[cfg(feature = "spacesaving")]
+    family("spacesaving", workload::spacesaving)?;
+    #[cfg(feature = "topk")]
+    family("topk", workload::topk)?;
     #[cfg(all(feature = "hll14", big_ram))]
     family("hll14", workload::hll14)?;
     if cfg!(feature = "fail") {

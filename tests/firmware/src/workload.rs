@@ -3,15 +3,17 @@
 //!
 //! Each family function builds its sketches, feeds a fixed key stream, checks its own results, and
 //! hands each sketch's wire encoding (and some frames) to a [`Sink`], after checking that it decodes
-//! back to the same sketch on the device. It must stay `no_std` and allocation-free.
+//! back to the same sketch on the device: in place ([`wire::decode_into`]) into a sketch the family
+//! no longer needs, as a firmware receiving sketches would, so that no extra sketch-sized value is
+//! made. It must stay `no_std` and allocation-free.
 
 use sketch_nostd::{
     countmin::Conservative,
     cuckoo::Fingerprint,
-    sizing::fp_rate,
+    sizing::{blocked_fp_rate, fp_rate},
     wire::{self, Frame, Wire},
-    Bloom, CountMin, CountingBloom, CuckooFilter, Hll10, Hll14, MicroBloom, MicroBloom32,
-    RemoveError,
+    BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, Hll10, Hll14, MicroBloom,
+    MicroBloom32, RemoveError, SpaceSaving, TopK,
 };
 
 /// Receives the bytes of each finished sketch.
@@ -33,15 +35,17 @@ fn emit_bytes(sink: &mut impl Sink, name: &str, bytes: &[u8]) {
     sink.end();
 }
 
-/// Encodes `sketch` into `buf`, checks it decodes back to an equal sketch, and emits the bytes.
+/// Encodes `sketch` into `buf`, checks it decodes back, in place into `back` (whose content is
+/// lost), to an equal sketch, and emits the bytes.
 fn emit<T: Wire + PartialEq>(
     sink: &mut impl Sink,
     name: &str,
     sketch: &T,
     buf: &mut [u8],
+    back: &mut T,
 ) -> Check {
     let bytes = wire::encode(sketch, buf).map_err(|_| "wire: encode failed")?;
-    if wire::decode::<T>(bytes).ok().as_ref() != Some(sketch) {
+    if wire::decode_into(bytes, back).is_err() || back != sketch {
         return Err("wire: decoding the encoded sketch gave another sketch");
     }
     emit_bytes(sink, name, bytes);
@@ -71,8 +75,8 @@ pub fn micro(sink: &mut impl Sink, wire: bool) -> Check {
 #[inline(never)]
 fn micro_wire(sink: &mut impl Sink, m64: MicroBloom<3>, m32: MicroBloom32<2, 7>) -> Check {
     let mut buf = [0u8; Frame::<MicroBloom<3>>::MAX_ENCODED_LEN];
-    emit(sink, "micro64", &m64, &mut buf)?;
-    emit(sink, "micro32", &m32, &mut buf)?;
+    emit(sink, "micro64", &m64, &mut buf, &mut MicroBloom::new())?;
+    emit(sink, "micro32", &m32, &mut buf, &mut MicroBloom32::new())?;
     let frame = Frame {
         device: 0xd1,
         seq: 1,
@@ -114,15 +118,15 @@ pub fn bloom(sink: &mut impl Sink, wire: bool) -> Check {
         return Err("bloom: union of halves differs from the whole");
     }
     if wire {
-        bloom_wire(sink, &all)?;
+        bloom_wire(sink, &all, &mut high)?;
     }
     Ok(())
 }
 
 #[inline(never)]
-fn bloom_wire(sink: &mut impl Sink, all: &Bloom<64, 7>) -> Check {
+fn bloom_wire(sink: &mut impl Sink, all: &Bloom<64, 7>, spare: &mut Bloom<64, 7>) -> Check {
     let mut buf = [0u8; Frame::<Bloom<64, 7>>::MAX_ENCODED_LEN];
-    emit(sink, "bloom", all, &mut buf)?;
+    emit(sink, "bloom", all, &mut buf, spare)?;
     let frame = Frame {
         device: 0xd1,
         seq: 2,
@@ -164,7 +168,7 @@ pub fn countmin(sink: &mut impl Sink, wire: bool) -> Check {
         return Err("countmin: totals differ or saturated");
     }
     if wire {
-        countmin_wire(sink, &standard, &conservative)?;
+        countmin_wire(sink, &standard, &conservative, &mut second_half)?;
     }
     Ok(())
 }
@@ -174,10 +178,18 @@ fn countmin_wire(
     sink: &mut impl Sink,
     standard: &CountMin<64, 4, u16>,
     conservative: &CountMin<64, 4, u16, Conservative>,
+    spare: &mut CountMin<64, 4, u16>,
 ) -> Check {
     let mut buf = [0u8; Frame::<CountMin<64, 4, u16>>::MAX_ENCODED_LEN];
-    emit(sink, "countmin", standard, &mut buf)?;
-    emit(sink, "countmin-conservative", conservative, &mut buf)?;
+    emit(sink, "countmin", standard, &mut buf, spare)?;
+    let mut back = CountMin::new();
+    emit(
+        sink,
+        "countmin-conservative",
+        conservative,
+        &mut buf,
+        &mut back,
+    )?;
     let frame = Frame {
         device: 0xd1,
         seq: 3,
@@ -229,17 +241,23 @@ pub fn hll(sink: &mut impl Sink, wire: bool) -> Check {
         return Err("hll: small count not near-exact");
     }
     if wire {
-        hll_wire(sink, &whole, &a, &small)?;
+        hll_wire(sink, &whole, &a, &small, &mut b)?;
     }
     Ok(())
 }
 
 #[inline(never)]
-fn hll_wire(sink: &mut impl Sink, whole: &Hll10, merged: &Hll10, small: &Hll10) -> Check {
+fn hll_wire(
+    sink: &mut impl Sink,
+    whole: &Hll10,
+    merged: &Hll10,
+    small: &Hll10,
+    spare: &mut Hll10,
+) -> Check {
     let mut buf = [0u8; Frame::<Hll10>::MAX_ENCODED_LEN];
-    emit(sink, "hll10", whole, &mut buf)?;
-    emit(sink, "hll10-merged", merged, &mut buf)?;
-    emit(sink, "hll10-small", small, &mut buf)?;
+    emit(sink, "hll10", whole, &mut buf, spare)?;
+    emit(sink, "hll10-merged", merged, &mut buf, spare)?;
+    emit(sink, "hll10-small", small, &mut buf, spare)?;
     let frame = Frame {
         device: 0xd1,
         seq: 4,
@@ -251,7 +269,9 @@ fn hll_wire(sink: &mut impl Sink, whole: &Hll10, merged: &Hll10, small: &Hll10) 
 }
 
 /// HyperLogLog at p = 14 (12,288 bytes of registers), 100,000 distinct keys: for targets with the
-/// RAM for it (not the 16 KB micro:bit). With `wire`, emits the encoding.
+/// RAM for it (not the 16 KB micro:bit). With `wire`, emits the encoding and decodes it back on the
+/// device, in place into a second p = 14 sketch (three 12 KB values: the sketch, the buffer and the
+/// copy; decoding by value needed ~120 KB of stack).
 #[allow(dead_code)] // unused on targets without `big_ram`
 pub fn hll14(sink: &mut impl Sink, wire: bool) -> Check {
     const N: u32 = 100_000;
@@ -272,12 +292,8 @@ pub fn hll14(sink: &mut impl Sink, wire: bool) -> Check {
 #[inline(never)]
 #[allow(dead_code)] // unused on targets without `big_ram`
 fn hll14_wire(sink: &mut impl Sink, sketch: &Hll14) -> Check {
-    // Encode only: decoding returns the 12 KB sketch by value through several layers, which needs
-    // more stack than a 64 KB part has (measured ~120 KB); devices send large sketches, hosts decode.
     let mut buf = [0u8; Hll14::MAX_ENCODED_LEN];
-    let bytes = wire::encode(sketch, &mut buf).map_err(|_| "wire: encode failed")?;
-    emit_bytes(sink, "hll14", bytes);
-    Ok(())
+    emit(sink, "hll14", sketch, &mut buf, &mut Hll14::new())
 }
 
 /// The counting Bloom filter of the `counting` family: 256 four-bit counters, 5 hashes (136 bytes).
@@ -335,15 +351,15 @@ pub fn counting(sink: &mut impl Sink, wire: bool) -> Check {
         return Err("counting: removing an absent key changed the filter, or saturated");
     }
     if wire {
-        counting_wire(sink, &f)?;
+        counting_wire(sink, &f, &mut high)?;
     }
     Ok(())
 }
 
 #[inline(never)]
-fn counting_wire(sink: &mut impl Sink, f: &Counting) -> Check {
+fn counting_wire(sink: &mut impl Sink, f: &Counting, spare: &mut Counting) -> Check {
     let mut buf = [0u8; Frame::<Counting>::MAX_ENCODED_LEN];
-    emit(sink, "counting", f, &mut buf)?;
+    emit(sink, "counting", f, &mut buf, spare)?;
     let frame = Frame {
         device: 0xd1,
         seq: 5,
@@ -431,7 +447,7 @@ pub fn cuckoo(sink: &mut impl Sink, wire: bool) -> Check {
     let (mut f, mut g) = (Cuckoo16::with_seed(0xc0c), Cuckoo16::with_seed(0xc0c));
     cuckoo_run(&mut f, &mut g, 116, 3, 40)?;
     if wire {
-        cuckoo_wire(sink, ("cuckoo16", "cuckoo16-frame"), &f, 6)?;
+        cuckoo_wire(sink, ("cuckoo16", "cuckoo16-frame"), &f, &mut g, 6)?;
     }
     Ok(())
 }
@@ -444,7 +460,7 @@ pub fn cuckoo8(sink: &mut impl Sink, wire: bool) -> Check {
     let (mut f, mut g) = (Cuckoo8::with_seed(0xc0c), Cuckoo8::with_seed(0xc0c));
     cuckoo_run(&mut f, &mut g, 54, 40, 16)?;
     if wire {
-        cuckoo_wire(sink, ("cuckoo8", "cuckoo8-frame"), &f, 7)?;
+        cuckoo_wire(sink, ("cuckoo8", "cuckoo8-frame"), &f, &mut g, 7)?;
     }
     Ok(())
 }
@@ -455,6 +471,7 @@ fn cuckoo_wire<F: Fingerprint, const B: usize>(
     sink: &mut impl Sink,
     (name, frame_name): (&str, &str),
     f: &CuckooFilter<B, F>,
+    spare: &mut CuckooFilter<B, F>,
     seq: u32,
 ) -> Check {
     // Large enough for both families' frames (a const generic cannot size an array here).
@@ -462,7 +479,7 @@ fn cuckoo_wire<F: Fingerprint, const B: usize>(
     if buf.len() < Frame::<CuckooFilter<B, F>>::MAX_ENCODED_LEN {
         return Err("cuckoo: wire buffer too small");
     }
-    emit(sink, name, f, &mut buf)?;
+    emit(sink, name, f, &mut buf, spare)?;
     let frame = Frame {
         device: 0xd1,
         seq,
@@ -470,6 +487,191 @@ fn cuckoo_wire<F: Fingerprint, const B: usize>(
     };
     let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
     emit_bytes(sink, frame_name, bytes);
+    Ok(())
+}
+
+/// The blocked Bloom filter of the `blocked` family: 8 cache-line blocks (4,096 bits), k = 8.
+type Blocked = BlockedBloom<8, 8>;
+
+/// Blocked Bloom: 300 keys into 8 blocks of 512 bits with k = 8, 1,000 absent probes, and a union
+/// of two halves. With `wire`, emits the encoding and a frame.
+pub fn blocked(sink: &mut impl Sink, wire: bool) -> Check {
+    const N: u32 = 300;
+    let mut all = Blocked::with_seed(0xb10c);
+    let mut low = Blocked::with_seed(0xb10c);
+    let mut high = Blocked::with_seed(0xb10c);
+    for key in 0..N {
+        all.insert(&key);
+        let half = if key < N / 2 { &mut low } else { &mut high };
+        half.insert(&key);
+    }
+    // Expected false positives: 1,000 · blocked_fp_rate(8, 300, 8) ≈ 2.1 (at compile time: the
+    // Poisson mix of block loads); Poisson(2.1) exceeds 12 with probability ~10⁻⁶.
+    const EXPECTED: f64 = blocked_fp_rate(8, N as u64, 8) * 1_000.0;
+    const _: () = assert!(EXPECTED > 1.0 && EXPECTED < 4.0);
+    let (mut fp, mut missed) = (0, false);
+    for key in 0..N + 1_000 {
+        match (all.contains(&key), key < N) {
+            (false, true) => missed = true,
+            (true, false) => fp += 1,
+            _ => {}
+        }
+    }
+    if missed {
+        return Err("blocked: false negative");
+    }
+    if fp > 12 {
+        return Err("blocked: too many false positives");
+    }
+    if low.union(&high).is_err() || low != all {
+        return Err("blocked: union of halves differs from the whole");
+    }
+    if wire {
+        blocked_wire(sink, &all, &mut high)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn blocked_wire(sink: &mut impl Sink, all: &Blocked, spare: &mut Blocked) -> Check {
+    let mut buf = [0u8; Frame::<Blocked>::MAX_ENCODED_LEN];
+    emit(sink, "blocked", all, &mut buf, spare)?;
+    let frame = Frame {
+        device: 0xd1,
+        seq: 8,
+        sketch: all.clone(),
+    };
+    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
+    emit_bytes(sink, "blocked-frame", bytes);
+    Ok(())
+}
+
+/// The true count of key `r` in the heavy-hitter stream: ⌊1000/r⌋ for `r` in `1..=50` (Zipf-like,
+/// 4,479 events), as in the `countmin` family.
+fn zipf_weight(r: u32) -> u32 {
+    if (1..=50).contains(&r) {
+        1000 / r
+    } else {
+        0
+    }
+}
+
+/// The heavy-hitter stream: round `i` (of 1,000) has one event of every key whose weight is above
+/// `i`, keys in increasing order; so every key keeps arriving until its count is reached, and the
+/// light keys compete for the slots all along.
+#[inline(never)]
+fn zipf_stream(mut event: impl FnMut(u32)) {
+    for round in 0..1_000 {
+        for r in 1..=50u32 {
+            if round < zipf_weight(r) {
+                event(r);
+            }
+        }
+    }
+}
+
+/// The Space-Saving summary of the `spacesaving` family: 16 counters, `u32` keys.
+type Ss = SpaceSaving<u32, 16>;
+
+/// Space-Saving with 16 counters over the Zipf-like stream (50 keys, 4,479 events). Checks: `N`,
+/// the error bound at most `N/16`, every listed key's bounds contain its true count
+/// (`count − error ≤ true ≤ count`), and the top keys in order: all 16 counters hold keys 1..=16
+/// with strictly decreasing counts (here the 16 heaviest keys keep their slots: each arrives while
+/// the light keys evict one another). The order is checked without sorting: `sorted` would link a
+/// sort (~5 KB on a Cortex-M0) that a firmware does not need. With `wire`, emits the encoding and a
+/// frame.
+pub fn spacesaving(sink: &mut impl Sink, wire: bool) -> Check {
+    let mut ss = Ss::new();
+    zipf_stream(|r| {
+        ss.increment(&r);
+    });
+    if ss.total() != 4_479 || ss.error_bound() > ss.total() / 16 || ss.len() != 16 {
+        return Err("spacesaving: wrong total or length, or error bound above N/K");
+    }
+    let mut counts = [0u64; 17];
+    for c in ss.entries() {
+        let truth = u64::from(zipf_weight(*c.key));
+        if !(c.guaranteed() <= truth && truth <= c.count) {
+            return Err("spacesaving: a true count outside its bounds");
+        }
+        match counts.get_mut(*c.key as usize) {
+            Some(slot) if *c.key > 0 => *slot = c.count,
+            _ => return Err("spacesaving: a key outside the top 16 listed"),
+        }
+    }
+    if counts[1..].windows(2).any(|w| w[0] <= w[1]) {
+        return Err("spacesaving: top keys not found in order");
+    }
+    if wire {
+        spacesaving_wire(sink, &ss)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn spacesaving_wire(sink: &mut impl Sink, ss: &Ss) -> Check {
+    let mut buf = [0u8; Frame::<Ss>::MAX_ENCODED_LEN];
+    emit(sink, "spacesaving", ss, &mut buf, &mut Ss::new())?;
+    let frame = Frame {
+        device: 0xd1,
+        seq: 9,
+        sketch: ss.clone(),
+    };
+    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
+    emit_bytes(sink, "spacesaving-frame", bytes);
+    Ok(())
+}
+
+/// The top-k summary of the `topk` family: 8 keys over a conservative count-min of 4 rows × 64 `u16`
+/// counters.
+type Top = TopK<u32, 8, 64, 4, u16>;
+
+/// Top-k (count-min, conservative update) over the Zipf-like stream. Checks: `N`, no key's estimate
+/// below its true count (count-min never underestimates), and the top keys in order: the list holds
+/// keys 1..=8 with strictly decreasing counts, each at or above its key's true count (a listed count
+/// is the estimate at the key's last event, after which its true count no longer changes). Checked
+/// without sorting, as for `spacesaving`. With `wire`, emits the encoding and a frame.
+pub fn topk(sink: &mut impl Sink, wire: bool) -> Check {
+    let mut top = Top::with_seed(0x70);
+    zipf_stream(|r| {
+        top.increment(&r);
+    });
+    if top.total() != 4_479 || top.len() != 8 {
+        return Err("topk: wrong total or length");
+    }
+    if (1..=50).any(|r| top.estimate(&r) < u64::from(zipf_weight(r))) {
+        return Err("topk: an estimate below the true count");
+    }
+    let mut counts = [0u64; 9];
+    for (&key, count) in top.entries() {
+        if count < u64::from(zipf_weight(key)) {
+            return Err("topk: a listed count below the true count");
+        }
+        match counts.get_mut(key as usize) {
+            Some(slot) if key > 0 => *slot = count,
+            _ => return Err("topk: a key outside the top 8 listed"),
+        }
+    }
+    if counts[1..].windows(2).any(|w| w[0] <= w[1]) {
+        return Err("topk: top keys not found in order");
+    }
+    if wire {
+        topk_wire(sink, &top)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn topk_wire(sink: &mut impl Sink, top: &Top) -> Check {
+    let mut buf = [0u8; Frame::<Top>::MAX_ENCODED_LEN];
+    emit(sink, "topk", top, &mut buf, &mut Top::new())?;
+    let frame = Frame {
+        device: 0xd1,
+        seq: 10,
+        sketch: top.clone(),
+    };
+    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
+    emit_bytes(sink, "topk-frame", bytes);
     Ok(())
 }
 
@@ -504,11 +706,23 @@ pub const CUCKOO_SKETCH_BYTES: usize = 2 * core::mem::size_of::<Cuckoo16>();
 #[allow(dead_code)]
 pub const CUCKOO8_SKETCH_BYTES: usize = 2 * core::mem::size_of::<Cuckoo8>();
 
+/// Bytes of sketches the `blocked` family keeps (without `wire`): three filters.
+#[allow(dead_code)]
+pub const BLOCKED_SKETCH_BYTES: usize = 3 * core::mem::size_of::<Blocked>();
+
+/// Bytes of sketches the `spacesaving` family keeps (without `wire`): one summary.
+#[allow(dead_code)]
+pub const SPACESAVING_SKETCH_BYTES: usize = core::mem::size_of::<Ss>();
+
+/// Bytes of sketches the `topk` family keeps (without `wire`): one summary.
+#[allow(dead_code)]
+pub const TOPK_SKETCH_BYTES: usize = core::mem::size_of::<Top>();
+
 /// Every family: its name (also the cargo feature that builds it alone) and the bytes of its sketches.
 #[allow(dead_code)]
 ///
 /// `hll14` is not here: it runs only on targets with more RAM than the Cortex-M0 budget target.
-pub const FAMILIES: [(&str, usize); 7] = [
+pub const FAMILIES: [(&str, usize); 10] = [
     ("micro", MICRO_SKETCH_BYTES),
     ("bloom", BLOOM_SKETCH_BYTES),
     ("countmin", COUNTMIN_SKETCH_BYTES),
@@ -516,4 +730,7 @@ pub const FAMILIES: [(&str, usize); 7] = [
     ("counting", COUNTING_SKETCH_BYTES),
     ("cuckoo", CUCKOO_SKETCH_BYTES),
     ("cuckoo8", CUCKOO8_SKETCH_BYTES),
+    ("blocked", BLOCKED_SKETCH_BYTES),
+    ("spacesaving", SPACESAVING_SKETCH_BYTES),
+    ("topk", TOPK_SKETCH_BYTES),
 ];

@@ -5,7 +5,7 @@ use crate::adapters::{self, BenchKey, Deletable, Distinct, Filter, Frequency, Fu
 use crate::keys::zipf::{
     exact_counts, zipf_stream, Overestimates, SPEC_EVENTS, SPEC_KEYS, SPEC_SEED,
 };
-use crate::keys::{as_strs, string_keys, u64_keys, ABSENT_SEED, LARGE, MEMBER_SEED, SMALL};
+use crate::keys::{as_strs, string_keys, u64_keys, ABSENT_SEED, HUGE, LARGE, MEMBER_SEED, SMALL};
 use sketch_nostd::countmin::{Conservative, Standard};
 use xorf::Filter as _;
 
@@ -75,33 +75,16 @@ fn measure_filter<K: BenchKey, F: Filter<K>>(
     (fp as f64 / absent.len() as f64, f.bytes())
 }
 
-fn bloom_scenario<K: BenchKey + FuseKey>(
+fn bloom_scenario<K: BenchKey + FuseKey, F0: Filter<K>, F1: Filter<K>>(
     cells: &mut Cells<'_>,
     label: &str,
+    (ours, blocked): (F0, F1),
     members: &[K],
     absent: &[K],
 ) {
     let n = members.len();
-    let ours = if n == SMALL {
-        measure_filter(
-            adapters::our_bloom::<{ words(SMALL) }, 7>(),
-            members,
-            absent,
-        )
-    } else {
-        measure_filter(
-            adapters::our_bloom::<{ words(LARGE) }, 7>(),
-            members,
-            absent,
-        )
-    };
-    let blocked = if n == SMALL {
-        let f = adapters::our_blocked::<{ adapters::blocked_blocks(SMALL) }>();
-        measure_filter(f, members, absent)
-    } else {
-        let f = adapters::our_blocked::<{ adapters::blocked_blocks(LARGE) }>();
-        measure_filter(f, members, absent)
-    };
+    let ours = measure_filter(ours, members, absent);
+    let blocked = measure_filter(blocked, members, absent);
     let fuse = adapters::binary_fuse8(members);
     assert!(members.iter().all(|k| fuse.contains(&k.fuse_key())));
     let fuse_fp = absent
@@ -149,20 +132,43 @@ pub fn bloom(out: &mut Vec<Cell>) {
         family: "bloom",
         out,
     };
+    let small = || {
+        (
+            adapters::our_bloom::<{ words(SMALL) }, 7>(),
+            adapters::our_blocked::<{ adapters::blocked_blocks(SMALL) }>(),
+        )
+    };
+    let large = || {
+        (
+            adapters::our_bloom::<{ words(LARGE) }, 7>(),
+            adapters::our_blocked::<{ adapters::blocked_blocks(LARGE) }>(),
+        )
+    };
+    let absent = u64_keys(FP_PROBES, ABSENT_SEED);
+    let absent_str = string_keys(FP_PROBES, ABSENT_SEED);
     for (n, size) in [(SMALL, "10k"), (LARGE, "1M")] {
-        let (members, absent) = (u64_keys(n, MEMBER_SEED), u64_keys(FP_PROBES, ABSENT_SEED));
-        bloom_scenario(&mut cells, &format!("{size} u64"), &members, &absent);
-        let (members, absent) = (
-            string_keys(n, MEMBER_SEED),
-            string_keys(FP_PROBES, ABSENT_SEED),
-        );
-        bloom_scenario(
-            &mut cells,
-            &format!("{size} str"),
-            &as_strs(&members),
-            &as_strs(&absent),
-        );
+        let members = u64_keys(n, MEMBER_SEED);
+        let label = format!("{size} u64");
+        if n == SMALL {
+            bloom_scenario(&mut cells, &label, small(), &members, &absent);
+        } else {
+            bloom_scenario(&mut cells, &label, large(), &members, &absent);
+        }
+        let members = string_keys(n, MEMBER_SEED);
+        let (members, absent) = (as_strs(&members), as_strs(&absent_str));
+        let label = format!("{size} str");
+        if n == SMALL {
+            bloom_scenario(&mut cells, &label, small(), &members, &absent);
+        } else {
+            bloom_scenario(&mut cells, &label, large(), &members, &absent);
+        }
     }
+    let huge = (
+        adapters::our_bloom::<{ words(HUGE) }, 7>(),
+        adapters::our_blocked::<{ adapters::blocked_blocks(HUGE) }>(),
+    );
+    let members = u64_keys(HUGE, MEMBER_SEED);
+    bloom_scenario(&mut cells, "10M u64", huge, &members, &absent);
 }
 
 /// Cardinalities at which HyperLogLog errors are reported.

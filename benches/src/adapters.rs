@@ -52,7 +52,17 @@ pub const fn words_for_small() -> usize {
 /// A boxed empty filter of ours (the 1M-key filter is 1.2 MB: it goes to the heap, not the stack).
 #[must_use]
 pub fn our_bloom<const W: usize, const H: u32>() -> Box<Bloom<W, H>> {
-    Box::new(Bloom::with_seed(SEED))
+    on_big_stack(|| Box::new(Bloom::with_seed(SEED)))
+}
+
+/// Runs `make` on a thread with a 64 MB stack: `Box::new` of a 12 MB filter may build the value on
+/// the stack before moving it to the heap, which overflows the main thread's 8 MB.
+pub fn on_big_stack<T: Send + 'static>(make: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(make)
+        .and_then(|t| t.join().map_err(|_| std::io::Error::other("panicked")))
+        .expect("building a filter on a big stack")
 }
 
 impl<const W: usize, const H: u32, K: BenchKey> Filter<K> for Box<Bloom<W, H>> {
@@ -81,7 +91,7 @@ pub const fn blocked_blocks(n: usize) -> usize {
 /// A boxed empty [`OurBlocked`].
 #[must_use]
 pub fn our_blocked<const B: usize>() -> Box<OurBlocked<B>> {
-    Box::new(OurBlocked::with_seed(SEED))
+    on_big_stack(|| Box::new(OurBlocked::with_seed(SEED)))
 }
 
 impl<const B: usize, K: BenchKey> Filter<K> for Box<OurBlocked<B>> {

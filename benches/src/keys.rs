@@ -6,8 +6,10 @@ pub use sketch_tests::zipf;
 
 /// Small filters: 10,000 keys (the filter fits in L1/L2).
 pub const SMALL: usize = 10_000;
-/// Large filters: 1,000,000 keys (about 1.2 MB at 1% FP: beyond L2).
+/// Large filters: 1,000,000 keys (about 1.2 MB at 1% FP: inside this machine's 2 MB L2, beyond L1).
 pub const LARGE: usize = 1_000_000;
+/// Huge filters: 10,000,000 keys (about 12 MB at 1% FP: beyond L2, so a lookup waits on L3 or DRAM).
+pub const HUGE: usize = 10_000_000;
 
 /// Seed of the keys inserted into filters.
 pub const MEMBER_SEED: u64 = 1;

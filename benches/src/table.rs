@@ -151,7 +151,7 @@ pub const FAMILIES: [Family; 4] = [
         ],
         ours: &["sketch-nostd", "sketch-nostd blocked"],
         references: &["xorf BinaryFuse8", FLOOR],
-        scenarios: &["10k u64", "10k str", "1M u64", "1M str"],
+        scenarios: &["10k u64", "10k str", "1M u64", "1M str", "10M u64"],
         ops: &["insert", "contains member", "contains absent"],
     },
     Family {

@@ -11,7 +11,7 @@ use sketch_nostd::{
     countmin::Conservative,
     cuckoo::Fingerprint,
     sizing::{blocked_fp_rate, fp_rate},
-    wire::{self, Frame, Wire},
+    wire::{self, Frame, RawFrame, Wire},
     BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, Hll10, Hll14, MicroBloom,
     MicroBloom32, RemoveError, SpaceSaving, TopK,
 };
@@ -52,6 +52,27 @@ fn emit<T: Wire + PartialEq>(
     Ok(())
 }
 
+/// Encodes `frame` into `buf`, emits the bytes, and checks that they decode back (the framing in
+/// place in `buf`, the sketch in place into `back`, whose content is lost) to the same frame.
+fn emit_frame<T: Wire + PartialEq>(
+    sink: &mut impl Sink,
+    name: &str,
+    frame: &Frame<T>,
+    buf: &mut [u8],
+    back: &mut T,
+) -> Check {
+    let bytes = frame.encode(buf).map_err(|_| "frame: encode failed")?;
+    emit_bytes(sink, name, bytes);
+    let raw = RawFrame::decode(bytes).map_err(|_| "frame: decoding the framing failed")?;
+    if (raw.device, raw.seq) != (frame.device, frame.seq)
+        || raw.decode_sketch_into(back).is_err()
+        || *back != frame.sketch
+    {
+        return Err("frame: decoding the encoded frame gave another frame");
+    }
+    Ok(())
+}
+
 /// Micro filters: 8 keys in a `MicroBloom<3>`, 3 keys in a `MicroBloom32<2, 7>`. With `wire`, emits
 /// both encodings and a frame.
 pub fn micro(sink: &mut impl Sink, wire: bool) -> Check {
@@ -75,16 +96,15 @@ pub fn micro(sink: &mut impl Sink, wire: bool) -> Check {
 #[inline(never)]
 fn micro_wire(sink: &mut impl Sink, m64: MicroBloom<3>, m32: MicroBloom32<2, 7>) -> Check {
     let mut buf = [0u8; Frame::<MicroBloom<3>>::MAX_ENCODED_LEN];
-    emit(sink, "micro64", &m64, &mut buf, &mut MicroBloom::new())?;
+    let mut back = MicroBloom::new();
+    emit(sink, "micro64", &m64, &mut buf, &mut back)?;
     emit(sink, "micro32", &m32, &mut buf, &mut MicroBloom32::new())?;
     let frame = Frame {
         device: 0xd1,
         seq: 1,
         sketch: m64,
     };
-    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
-    emit_bytes(sink, "micro64-frame", bytes);
-    Ok(())
+    emit_frame(sink, "micro64-frame", &frame, &mut buf, &mut back)
 }
 
 /// Bloom: 300 keys into 4,096 bits with k = 7, 1,000 absent probes, and a union of two halves. With
@@ -132,9 +152,7 @@ fn bloom_wire(sink: &mut impl Sink, all: &Bloom<64, 7>, spare: &mut Bloom<64, 7>
         seq: 2,
         sketch: all.clone(),
     };
-    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
-    emit_bytes(sink, "bloom-frame", bytes);
-    Ok(())
+    emit_frame(sink, "bloom-frame", &frame, &mut buf, spare)
 }
 
 /// Count-min, 4 rows × 64 `u16` counters, standard and conservative update: 50 keys with Zipf weights
@@ -195,9 +213,7 @@ fn countmin_wire(
         seq: 3,
         sketch: standard.clone(),
     };
-    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
-    emit_bytes(sink, "countmin-frame", bytes);
-    Ok(())
+    emit_frame(sink, "countmin-frame", &frame, &mut buf, spare)
 }
 
 /// HyperLogLog at p = 10 (768 bytes of registers): 20,000 distinct keys fed as two overlapping
@@ -263,9 +279,7 @@ fn hll_wire(
         seq: 4,
         sketch: small.clone(),
     };
-    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
-    emit_bytes(sink, "hll10-frame", bytes);
-    Ok(())
+    emit_frame(sink, "hll10-frame", &frame, &mut buf, spare)
 }
 
 /// HyperLogLog at p = 14 (12,288 bytes of registers), 100,000 distinct keys: for targets with the
@@ -365,9 +379,7 @@ fn counting_wire(sink: &mut impl Sink, f: &Counting, spare: &mut Counting) -> Ch
         seq: 5,
         sketch: f.clone(),
     };
-    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
-    emit_bytes(sink, "counting-frame", bytes);
-    Ok(())
+    emit_frame(sink, "counting-frame", &frame, &mut buf, spare)
 }
 
 /// The cuckoo filter of the `cuckoo` family: 32 buckets of 16-bit fingerprints (280 bytes).
@@ -485,9 +497,7 @@ fn cuckoo_wire<F: Fingerprint, const B: usize>(
         seq,
         sketch: f.clone(),
     };
-    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
-    emit_bytes(sink, frame_name, bytes);
-    Ok(())
+    emit_frame(sink, frame_name, &frame, &mut buf, spare)
 }
 
 /// The blocked Bloom filter of the `blocked` family: 8 cache-line blocks (4,096 bits), k = 8.
@@ -541,9 +551,7 @@ fn blocked_wire(sink: &mut impl Sink, all: &Blocked, spare: &mut Blocked) -> Che
         seq: 8,
         sketch: all.clone(),
     };
-    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
-    emit_bytes(sink, "blocked-frame", bytes);
-    Ok(())
+    emit_frame(sink, "blocked-frame", &frame, &mut buf, spare)
 }
 
 /// The true count of key `r` in the heavy-hitter stream: ⌊1000/r⌋ for `r` in `1..=50` (Zipf-like,
@@ -611,15 +619,14 @@ pub fn spacesaving(sink: &mut impl Sink, wire: bool) -> Check {
 #[inline(never)]
 fn spacesaving_wire(sink: &mut impl Sink, ss: &Ss) -> Check {
     let mut buf = [0u8; Frame::<Ss>::MAX_ENCODED_LEN];
-    emit(sink, "spacesaving", ss, &mut buf, &mut Ss::new())?;
+    let mut back = Ss::new();
+    emit(sink, "spacesaving", ss, &mut buf, &mut back)?;
     let frame = Frame {
         device: 0xd1,
         seq: 9,
         sketch: ss.clone(),
     };
-    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
-    emit_bytes(sink, "spacesaving-frame", bytes);
-    Ok(())
+    emit_frame(sink, "spacesaving-frame", &frame, &mut buf, &mut back)
 }
 
 /// The top-k summary of the `topk` family: 8 keys over a conservative count-min of 4 rows × 64 `u16`
@@ -664,15 +671,14 @@ pub fn topk(sink: &mut impl Sink, wire: bool) -> Check {
 #[inline(never)]
 fn topk_wire(sink: &mut impl Sink, top: &Top) -> Check {
     let mut buf = [0u8; Frame::<Top>::MAX_ENCODED_LEN];
-    emit(sink, "topk", top, &mut buf, &mut Top::new())?;
+    let mut back = Top::new();
+    emit(sink, "topk", top, &mut buf, &mut back)?;
     let frame = Frame {
         device: 0xd1,
         seq: 10,
         sketch: top.clone(),
     };
-    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
-    emit_bytes(sink, "topk-frame", bytes);
-    Ok(())
+    emit_frame(sink, "topk-frame", &frame, &mut buf, &mut back)
 }
 
 // The constants below are read by the host test (which measures the firmware), not by the firmware.

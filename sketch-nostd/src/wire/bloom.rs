@@ -14,33 +14,66 @@ const ZERO_RUNS: u8 = 1;
 /// Body tag: gaps between set bit positions.
 const SPARSE: u8 = 2;
 
+/// Words a body is written from: a filter's words, or a blocked filter's blocks seen as one run of
+/// words (block after block), without copying them.
+trait WordsRef {
+    /// The number of words.
+    fn count(&self) -> usize;
+    /// Word `i` (0 past the end).
+    fn at(&self, i: usize) -> u64;
+}
+
+impl WordsRef for [u64] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn at(&self, i: usize) -> u64 {
+        self.get(i).copied().unwrap_or(0)
+    }
+}
+
+impl WordsRef for [Block] {
+    fn count(&self) -> usize {
+        8 * self.len()
+    }
+    fn at(&self, i: usize) -> u64 {
+        self.get(i / 8)
+            .and_then(|b| b.0.get(i % 8))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
 /// Maximal runs of zero words followed by maximal runs of non-zero words: `(zeros, start, literals)`,
 /// where `start` is the index of the first literal word. Every item covers at least one word.
-struct Runs<'a> {
-    words: &'a [u64],
+struct Runs<'a, W: WordsRef + ?Sized> {
+    words: &'a W,
     pos: usize,
 }
 
-impl Iterator for Runs<'_> {
+impl<W: WordsRef + ?Sized> Iterator for Runs<'_, W> {
     type Item = (usize, usize, usize);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let rest = self.words.get(self.pos..).filter(|r| !r.is_empty())?;
-        let zeros = rest.iter().take_while(|&&w| w == 0).count();
-        let literals = rest
-            .get(zeros..)
-            .map_or(0, |r| r.iter().take_while(|&&w| w != 0).count());
+        let len = self.words.count();
+        if self.pos >= len {
+            return None;
+        }
+        let zeros = (self.pos..len)
+            .take_while(|&i| self.words.at(i) == 0)
+            .count();
         let start = self.pos + zeros;
+        let literals = (start..len).take_while(|&i| self.words.at(i) != 0).count();
         self.pos = start + literals;
         Some((zeros, start, literals))
     }
 }
 
 /// Positions of the set bits, in increasing order.
-fn set_bits(words: &[u64]) -> impl Iterator<Item = u64> + '_ {
-    words.iter().enumerate().flat_map(|(i, &w)| {
+fn set_bits<W: WordsRef + ?Sized>(words: &W) -> impl Iterator<Item = u64> + '_ {
+    (0..words.count()).flat_map(|i| {
         let base = i as u64 * 64;
-        let mut rest = w;
+        let mut rest = words.at(i);
         core::iter::from_fn(move || {
             if rest == 0 {
                 None
@@ -54,8 +87,8 @@ fn set_bits(words: &[u64]) -> impl Iterator<Item = u64> + '_ {
 }
 
 /// The tag of the smallest body for these words, dense winning ties, then zero runs.
-fn choose(words: &[u64]) -> u8 {
-    let dense = 8 * words.len();
+fn choose<W: WordsRef + ?Sized>(words: &W) -> u8 {
+    let dense = 8 * words.count();
     let runs: usize = Runs { words, pos: 0 }
         .map(|(z, _, l)| varint_len(z as u64) + varint_len(l as u64) + 8 * l)
         .sum();
@@ -80,21 +113,21 @@ fn choose(words: &[u64]) -> u8 {
     }
 }
 
-fn write_words<S: Sink>(words: &[u64], s: &mut S) -> Result<(), S::Error> {
+fn write_words<S: Sink, W: WordsRef + ?Sized>(words: &W, s: &mut S) -> Result<(), S::Error> {
     let tag = choose(words);
     s.byte(tag)?;
     match tag {
         DENSE => {
-            for &w in words {
-                s.u64_le(w)?;
+            for i in 0..words.count() {
+                s.u64_le(words.at(i))?;
             }
         }
         ZERO_RUNS => {
             for (zeros, start, literals) in (Runs { words, pos: 0 }) {
                 s.varint(zeros as u64)?;
                 s.varint(literals as u64)?;
-                for &w in words.iter().skip(start).take(literals) {
-                    s.u64_le(w)?;
+                for i in start..start + literals {
+                    s.u64_le(words.at(i))?;
                 }
             }
         }
@@ -213,7 +246,7 @@ impl<const WORDS: usize, const K: u32> Codec for Bloom<WORDS, K> {
     }
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
-        write_words(self.as_words(), s)
+        write_words(self.as_words().as_slice(), s)
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
@@ -252,12 +285,12 @@ impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         let words = self.as_words();
         let mut bloom = Counter::default();
-        let Ok(()) = write_words(words, &mut bloom);
+        let Ok(()) = write_words(words.as_slice(), &mut bloom);
         if 1 + two_bit_len(words) < bloom.bytes {
             s.byte(TWO_BIT)?;
             write_two_bit(words, s)
         } else {
-            write_words(words, s)
+            write_words(words.as_slice(), s)
         }
     }
 
@@ -289,15 +322,14 @@ impl<const WORDS: usize, const K: u32> Wire for CountingBloom<WORDS, K> {
 serde_via_wire!(impl[const WORDS: usize, const K: u32] CountingBloom<WORDS, K>);
 
 /// A blocked Bloom filter's blocks, flattened to `8·BLOCKS` words in block order, take the Bloom
-/// filter's encodings. (Encoding copies the blocks once onto the stack to see them as one slice.)
+/// filter's encodings.
 impl<const BLOCKS: usize, const K: u32> Codec for BlockedBloom<BLOCKS, K> {
     fn wire_seed(&self) -> u64 {
         self.seed()
     }
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
-        let words: [[u64; 8]; BLOCKS] = self.as_blocks().map(|b| b.0);
-        write_words(words.as_flattened(), s)
+        write_words(self.as_blocks().as_slice(), s)
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {

@@ -5,7 +5,9 @@
 //! sketch type implements serde's `Serialize` and `Deserialize` by hand (decoding validates
 //! everything) and [`Wire`], whose [`MAX_ENCODED_LEN`](Wire::MAX_ENCODED_LEN) sizes a firmware buffer
 //! at compile time. [`encode`] and [`decode`] use [postcard] without `alloc`; `decode` returns a typed
-//! [`WireError`] and never panics or allocates, whatever the bytes.
+//! [`WireError`] and never panics or allocates, whatever the bytes. [`decode_into`] accepts the same
+//! bytes with the same errors but writes straight into a sketch the caller owns, for devices whose
+//! stack cannot hold a second copy of a large sketch.
 //!
 //! ```
 //! use sketch_nostd::{wire::{self, Wire}, Bloom};

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
+use sketch_tests::qemu::{cargo_firmware, firmware_dir, require};
+
 /// (rustup target, QEMU machine, whether it has RAM for the large sketches)
 const TARGETS: [(&str, &str, bool); 3] = [
     (
@@ -29,41 +31,6 @@ const TARGETS: [(&str, &str, bool); 3] = [
     ),
     ("thumbv7em-none-eabihf", "mps2-an386 (Cortex-M4F)", true),
 ];
-
-fn firmware_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("firmware")
-}
-
-fn require(tool: &str) {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {tool}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found,
-        "`{tool}` is not installed: run ./scripts/test-all.sh (it installs qemu-system-arm and \
-         binutils-arm-none-eabi) or install them by hand"
-    );
-}
-
-/// `cargo <args>` inside the firmware crate, with the host build's environment removed.
-fn cargo_firmware(args: &[&str]) -> Output {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new("timeout");
-    cmd.arg("600")
-        .arg(cargo)
-        .args(args)
-        .current_dir(firmware_dir());
-    for var in [
-        "CARGO_TARGET_DIR",
-        "CARGO_BUILD_TARGET",
-        "RUSTFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd.output().expect("run cargo for the firmware")
-}
 
 /// Builds and runs the firmware for `target` under QEMU with `features`, on top of the default
 /// features if `defaults`; returns QEMU's output and the path of a copy of the ELF.

@@ -3,7 +3,11 @@
 //! are never NaN or negative whatever the register content.
 
 use proptest::prelude::*;
-use sketch_nostd::{hll::Estimator, Hll10, Hll14, Hll4, Hll6, PartsError};
+use sketch_nostd::{
+    hll::Estimator,
+    wire::{self, Wire},
+    Hll10, Hll14, Hll4, Hll6, PartsError,
+};
 
 /// A stream of hashes. Half of the streams are short enough for Hll10's sparse form (144 coupons),
 /// the others overflow it; some hashes have many leading zeros so high ranks occur.
@@ -211,6 +215,42 @@ proptest! {
                 prop_assert!(h.registers().all(|r| r <= Hll10::MAX_RANK));
             }
         }
+    }
+
+    /// Valid coupons bunched in a window of the index space overflow the sparse table before the
+    /// count reaches the capacity, so the sketch turns dense part-way through the list. Found by the
+    /// `frames` fuzz target: the coupons after that point were written into the packed registers as
+    /// if they were still sparse slots (register values up to 63, which then re-encoded to bytes the
+    /// decoder refused).
+    #[test]
+    fn bunched_coupons_give_the_registers_they_stand_for(
+        start in 0u32..1 << 17,
+        span in 1u32..4_096,
+        picks in prop::collection::vec((0u32..4_096, 1u32..=48), 1..144),
+        single: bool,
+    ) {
+        // Coupons at p = 10: 17 index bits (register = top 10, then 7 more), rank 1..=48.
+        let mut coupons: Vec<u32> = picks
+            .iter()
+            .map(|&(offset, rank)| (start + offset % span).min((1 << 17) - 1) << 6 | rank)
+            .collect();
+        coupons.sort_unstable_by_key(|c| c >> 6);
+        coupons.dedup_by_key(|c| *c >> 6);
+        let h = Hll10::from_coupons(coupons.iter().copied(), 3, single).expect("valid coupons");
+        let mut expected = [0u8; 1024];
+        for &c in &coupons {
+            let key = c >> 6;
+            let below = key & 127;
+            let rank = if below != 0 { below.leading_zeros() - 25 + 1 } else { 7 + (c & 63) };
+            let register = (key >> 7) as usize;
+            expected[register] = expected[register].max(rank as u8);
+        }
+        prop_assert!(h.registers().eq(expected.iter().copied()));
+        check_numbers(&h);
+        let mut buf = [0u8; Hll10::MAX_ENCODED_LEN];
+        let bytes = wire::encode(&h, &mut buf).expect("fits");
+        let back = wire::decode::<Hll10>(bytes);
+        prop_assert_eq!(back.as_ref(), Ok(&h));
     }
 
     #[test]

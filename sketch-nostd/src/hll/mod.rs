@@ -960,7 +960,15 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                 return Err(error);
             }
             previous = Some(coupon);
-            self.insert_coupon(coupon);
+            // Coupons bunched in a few registers can overflow the sparse table before the count
+            // reaches the capacity: the sketch then turns dense, and the rest raise registers (as
+            // in a merge) instead of being written into what are now packed registers.
+            if self.dense {
+                let (register, rank) = sparse::register_of(coupon, Self::P32);
+                self.raise(register, rank);
+            } else {
+                self.insert_coupon(coupon);
+            }
         }
         Ok(())
     }

@@ -155,13 +155,9 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
         seed: u64,
         fill: impl FnOnce(&mut [Block; BLOCKS]) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.blocks.fill(Block([0; 8]));
-        let result = fill(&mut self.blocks);
-        match result {
-            Ok(()) => self.seed = seed,
-            Err(_) => self.blocks.fill(Block([0; 8])),
-        }
-        result
+        crate::bloom::load_zeroed(&mut self.blocks, Block([0; 8]), fill)?;
+        self.seed = seed;
+        Ok(())
     }
 
     /// The seed this filter hashes with.

@@ -111,13 +111,9 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
         seed: u64,
         fill: impl FnOnce(&mut [u64; WORDS]) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.words.fill(0);
-        let result = fill(&mut self.words);
-        match result {
-            Ok(()) => self.seed = seed,
-            Err(_) => self.words.fill(0),
-        }
-        result
+        load_zeroed(&mut self.words, 0, fill)?;
+        self.seed = seed;
+        Ok(())
     }
 
     /// The seed this filter hashes with.
@@ -357,6 +353,22 @@ pub(crate) fn estimated_len_from_fill(ones: u32, m: u32, k: u32) -> f64 {
     }
     let m = f64::from(m);
     -(m / f64::from(k)) * libm::log1p(-f64::from(ones) / m)
+}
+
+/// Zeroes `array`, lets `fill` write it in place, and zeroes it again if `fill` fails: the loader of
+/// the filters whose every bit pattern is valid (`Bloom`, `BlockedBloom`, `CountingBloom`), for
+/// decoders that must not make a second filter-sized value.
+pub(crate) fn load_zeroed<T: Copy, const N: usize, E>(
+    array: &mut [T; N],
+    zero: T,
+    fill: impl FnOnce(&mut [T; N]) -> Result<(), E>,
+) -> Result<(), E> {
+    array.fill(zero);
+    let result = fill(array);
+    if result.is_err() {
+        array.fill(zero);
+    }
+    result
 }
 
 #[cfg(test)]

@@ -145,13 +145,9 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
         seed: u64,
         fill: impl FnOnce(&mut [u64; WORDS]) -> Result<(), E>,
     ) -> Result<(), E> {
-        self.words.fill(0);
-        let result = fill(&mut self.words);
-        match result {
-            Ok(()) => self.seed = seed,
-            Err(_) => self.words.fill(0),
-        }
-        result
+        crate::bloom::load_zeroed(&mut self.words, 0, fill)?;
+        self.seed = seed;
+        Ok(())
     }
 
     /// The seed this filter hashes with.

@@ -298,22 +298,24 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         true
     }
 
-    /// Adds a coupon to the sparse form, converting to dense when it is full.
+    /// Adds a coupon: to the sparse form while there is one (converting to dense when it is full),
+    /// else to the register it stands for. Merges and `set_coupons` rely on the second case: the
+    /// sparse table can fill part-way through their coupons.
     fn insert_coupon(&mut self, coupon: u32) -> bool {
-        let room = (self.coupons as usize) < Self::SPARSE_CAPACITY;
-        match sparse::insert(&mut self.data, Self::P32, coupon, room) {
-            sparse::Outcome::Added => {
-                self.coupons += 1;
-                true
-            }
-            sparse::Outcome::Raised => true,
-            sparse::Outcome::Unchanged => false,
-            sparse::Outcome::Full => {
-                self.to_dense();
-                let (index, rank) = sparse::register_of(coupon, Self::P32);
-                self.raise(index, rank)
+        if !self.dense {
+            let room = (self.coupons as usize) < Self::SPARSE_CAPACITY;
+            match sparse::insert(&mut self.data, Self::P32, coupon, room) {
+                sparse::Outcome::Added => {
+                    self.coupons += 1;
+                    return true;
+                }
+                sparse::Outcome::Raised => return true,
+                sparse::Outcome::Unchanged => return false,
+                sparse::Outcome::Full => self.to_dense(),
             }
         }
+        let (index, rank) = sparse::register_of(coupon, Self::P32);
+        self.raise(index, rank)
     }
 
     /// Converts the sparse form to dense registers (in place; nothing changes if already dense).
@@ -673,12 +675,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         } else {
             let mut cursor = sparse::Cursor::new(BYTES, true);
             while let Some(coupon) = cursor.next(&other.data) {
-                if self.dense {
-                    let (index, rank) = sparse::register_of(coupon, Self::P32);
-                    self.raise(index, rank);
-                } else {
-                    self.insert_coupon(coupon);
-                }
+                self.insert_coupon(coupon);
             }
         }
     }
@@ -961,14 +958,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
             }
             previous = Some(coupon);
             // Coupons bunched in a few registers can overflow the sparse table before the count
-            // reaches the capacity: the sketch then turns dense, and the rest raise registers (as
-            // in a merge) instead of being written into what are now packed registers.
-            if self.dense {
-                let (register, rank) = sparse::register_of(coupon, Self::P32);
-                self.raise(register, rank);
-            } else {
-                self.insert_coupon(coupon);
-            }
+            // reaches the capacity: the sketch then turns dense part-way through the list.
+            self.insert_coupon(coupon);
         }
         Ok(())
     }

@@ -8,7 +8,6 @@ use sketch_benches::adapters::{self, BenchKey, Filter, FuseKey, OurBloomLarge, O
 use sketch_benches::keys::{
     as_strs, string_keys, u64_keys, ABSENT_SEED, HUGE, LARGE, MEMBER_SEED, SMALL,
 };
-use sketch_nostd::hash::hash64;
 use std::hint::black_box;
 use xorf::Filter as _;
 
@@ -85,13 +84,7 @@ fn scenario<K: BenchKey + FuseKey, F0: Filter<K>, F1: Filter<K>>(
         if n > 100_000 {
             g.sample_size(10).sampling_mode(SamplingMode::Flat);
         }
-        g.bench_function("xxh3 floor", |b| {
-            b.iter(|| {
-                members
-                    .iter()
-                    .fold(0u64, |acc, k| acc ^ hash64(black_box(k), 0))
-            })
-        });
+        crate::xxh3_floor(&mut g, members);
         time(&mut g, op, "sketch-nostd", &mut ours, members, absent);
         time(
             &mut g,

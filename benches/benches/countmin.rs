@@ -6,13 +6,12 @@ use criterion::{criterion_group, BenchmarkGroup, Criterion, Throughput};
 use sketch_benches::adapters::{self, Frequency};
 use sketch_benches::keys::zipf::{zipf_stream, SPEC_KEYS, SPEC_SEED};
 use sketch_nostd::countmin::{Conservative, Standard};
-use sketch_nostd::hash::hash64;
 use std::hint::black_box;
 
 /// Events per timed batch.
-const EVENTS: usize = 100_000;
+pub(crate) const EVENTS: usize = 100_000;
 
-fn update<F: Frequency<u32>>(
+pub(crate) fn update<F: Frequency<u32>>(
     g: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
     f: &mut F,
@@ -27,7 +26,7 @@ fn update<F: Frequency<u32>>(
     });
 }
 
-fn estimate<F: Frequency<u32>>(
+pub(crate) fn estimate<F: Frequency<u32>>(
     g: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
     f: &F,
@@ -42,7 +41,7 @@ fn estimate<F: Frequency<u32>>(
     });
 }
 
-fn fed<F: Frequency<u32>>(mut f: F, events: &[u32]) -> F {
+pub(crate) fn fed<F: Frequency<u32>>(mut f: F, events: &[u32]) -> F {
     for k in events {
         f.add(k);
     }
@@ -59,13 +58,7 @@ fn countmin(c: &mut Criterion) {
     for op in ["update standard", "update conservative", "estimate"] {
         let mut g = c.benchmark_group(format!("countmin/zipf u32/{op}"));
         g.throughput(Throughput::Elements(events.len() as u64));
-        g.bench_function("xxh3 floor", |b| {
-            b.iter(|| {
-                events
-                    .iter()
-                    .fold(0u64, |acc, k| acc ^ hash64(black_box(k), 0))
-            })
-        });
+        crate::xxh3_floor(&mut g, &events);
         match op {
             "update standard" => {
                 update(&mut g, "sketch-nostd", &mut ours, &events);

@@ -5,7 +5,6 @@ use criterion::measurement::WallTime;
 use criterion::{criterion_group, BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use sketch_benches::adapters::{self, BenchKey, Deletable};
 use sketch_benches::keys::{u64_keys, ABSENT_SEED, LARGE, MEMBER_SEED, SMALL};
-use sketch_nostd::hash::hash64;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -16,8 +15,11 @@ fn filled<K: BenchKey, F: Deletable<K>>(mut f: F, members: &[K]) -> F {
     f
 }
 
+/// The timed operations, in table order.
+pub(crate) const OPS: [&str; 4] = ["insert", "contains member", "contains absent", "remove"];
+
 /// Times one operation of one implementation over every key.
-fn time<K: BenchKey, F: Deletable<K>>(
+pub(crate) fn time<K: BenchKey, F: Deletable<K>>(
     g: &mut BenchmarkGroup<'_, WallTime>,
     op: &str,
     name: &str,
@@ -84,19 +86,13 @@ fn time<K: BenchKey, F: Deletable<K>>(
 fn deletable(c: &mut Criterion) {
     for (n, size) in [(SMALL, "10k"), (LARGE, "1M")] {
         let (members, absent) = (u64_keys(n, MEMBER_SEED), u64_keys(n, ABSENT_SEED));
-        for op in ["insert", "contains member", "contains absent", "remove"] {
+        for op in OPS {
             let mut g = c.benchmark_group(format!("deletable/{size} u64/{op}"));
             g.throughput(Throughput::Elements(n as u64));
             if n > 100_000 {
                 g.sample_size(10).sampling_mode(SamplingMode::Flat);
             }
-            g.bench_function("xxh3 floor", |b| {
-                b.iter(|| {
-                    members
-                        .iter()
-                        .fold(0u64, |acc, k| acc ^ hash64(black_box(k), 0))
-                })
-            });
+            crate::xxh3_floor(&mut g, &members);
             if n == SMALL {
                 let make = adapters::our_counting::<{ adapters::counting_words(SMALL) }>;
                 time(&mut g, op, "sketch-nostd counting", make, &members, &absent);

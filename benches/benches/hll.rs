@@ -6,7 +6,6 @@ use criterion::{criterion_group, BenchmarkGroup, Criterion, Throughput};
 use datasketches::hll::HllType;
 use sketch_benches::adapters::{self, BenchKey, Distinct};
 use sketch_benches::keys::{as_strs, string_keys, u64_keys, LARGE, MEMBER_SEED};
-use sketch_nostd::hash::hash64;
 use std::hint::black_box;
 
 /// Keys per timed insert batch (the sketch already holds all [`LARGE`] keys: dense registers).
@@ -42,13 +41,7 @@ fn scenario<K: BenchKey>(c: &mut Criterion, label: &str, keys: &[K]) {
         let per_iter = if op == "insert" { BATCH } else { 1 };
         g.throughput(Throughput::Elements(per_iter as u64));
         if op == "insert" {
-            g.bench_function("xxh3 floor", |b| {
-                b.iter(|| {
-                    keys[..BATCH]
-                        .iter()
-                        .fold(0u64, |acc, k| acc ^ hash64(black_box(k), 0))
-                })
-            });
+            crate::xxh3_floor(&mut g, &keys[..BATCH]);
         }
         time(&mut g, op, "sketch-nostd", adapters::our_hll(), keys);
         time(

@@ -4,13 +4,31 @@
 //! Every group times one operation over the same pre-generated keys for every implementation, plus a
 //! bare xxh3-64 of the keys (`xxh3 floor`): the lower bound of any sketch that hashes its keys. Group
 //! names are `family/scenario/operation`, function names the implementation; `bench-table` turns the
-//! results into the README tables (ratios within one run).
+//! results into the README tables (ratios within one run). What no peer crate offers (heavy-hitter
+//! summaries, HyperLogLog's internals, 16-bit cuckoo fingerprints, ...) is in `ours`, under `ours/`
+//! group names that `bench-table` leaves out: `cargo bench -p sketch-benches -- ours/`.
 #![allow(missing_docs)]
+
+use criterion::measurement::WallTime;
+use criterion::BenchmarkGroup;
+use sketch_nostd::hash::{hash64, Key};
+use std::hint::black_box;
 
 mod bloom;
 mod countmin;
 mod deletable;
 mod hll;
+mod ours;
+
+/// Times a bare xxh3-64 of every key (`xxh3 floor`): the lower bound of any sketch that hashes them.
+fn xxh3_floor<K: Key>(g: &mut BenchmarkGroup<'_, WallTime>, keys: &[K]) {
+    g.bench_function("xxh3 floor", |b| {
+        b.iter(|| {
+            keys.iter()
+                .fold(0u64, |acc, k| acc ^ hash64(black_box(k), 0))
+        })
+    });
+}
 
 /// Where `bench-table` finds the load averages of the run (criterion writes beside it).
 const LOAD_FILE: &str = concat!(
@@ -33,6 +51,7 @@ fn main() {
     hll::benches();
     countmin::benches();
     deletable::benches();
+    ours::benches();
     criterion::Criterion::default()
         .configure_from_args()
         .final_summary();

@@ -5,10 +5,11 @@
 //! so runs are reproducible) and their own sizing from the target error. Where a peer only takes
 //! pre-computed hashes (`sbbf-rs-safe`), it gets our xxh3-64 ([`hash64`]).
 
-use sketch_nostd::countmin::{Conservative, Standard};
+use sketch_nostd::countmin::{Conservative, Counter, Standard, UpdatePolicy};
+use sketch_nostd::cuckoo::Fingerprint;
 use sketch_nostd::hash::{hash64, Key};
 use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
-use sketch_nostd::{Bloom, CountMin};
+use sketch_nostd::{Bloom, CountMin, CuckooFilter};
 use std::collections::hash_map::DefaultHasher as SipHasher13;
 use std::hash::{BuildHasherDefault, Hash};
 
@@ -378,8 +379,8 @@ pub type OurCmStandard = CountMin<CM_W, CM_D, u32, Standard>;
 /// Our count-min sketch with conservative update (only the rows at the minimum).
 pub type OurCmConservative = CountMin<CM_W, CM_D, u32, Conservative>;
 
-impl<K: BenchKey, U: sketch_nostd::countmin::UpdatePolicy> Frequency<K>
-    for Box<CountMin<CM_W, CM_D, u32, U>>
+impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy, K: BenchKey> Frequency<K>
+    for Box<CountMin<W, D, C, U>>
 {
     #[inline]
     fn add(&mut self, key: &K) {
@@ -390,13 +391,13 @@ impl<K: BenchKey, U: sketch_nostd::countmin::UpdatePolicy> Frequency<K>
         CountMin::estimate(self, key)
     }
     fn bytes(&self) -> usize {
-        CM_W * CM_D * 4
+        W * D * core::mem::size_of::<C>()
     }
 }
 
 /// A boxed empty count-min sketch of ours.
 #[must_use]
-pub fn our_cm<U: sketch_nostd::countmin::UpdatePolicy>() -> Box<CountMin<CM_W, CM_D, u32, U>> {
+pub fn our_cm<U: UpdatePolicy>() -> Box<CountMin<CM_W, CM_D, u32, U>> {
     Box::new(CountMin::with_seed(SEED))
 }
 
@@ -525,7 +526,7 @@ impl<const W: usize, K: BenchKey> Deletable<K> for Box<OurCounting<W>> {
 
 /// Our cuckoo filter with 8-bit fingerprints (like `cuckoofilter`'s), sized for `n` keys at the
 /// 95% load it reliably reaches: 8.4 bits per key.
-pub type OurCuckoo<const B: usize> = sketch_nostd::CuckooFilter<B, u8>;
+pub type OurCuckoo<const B: usize> = CuckooFilter<B, u8>;
 
 /// Buckets of [`OurCuckoo`] for `n` keys.
 #[must_use]
@@ -539,21 +540,21 @@ pub fn our_cuckoo<const B: usize>() -> Box<OurCuckoo<B>> {
     Box::new(OurCuckoo::with_seed(SEED))
 }
 
-impl<const B: usize, K: BenchKey> Deletable<K> for Box<OurCuckoo<B>> {
+impl<const B: usize, F: Fingerprint, K: BenchKey> Deletable<K> for Box<CuckooFilter<B, F>> {
     #[inline]
     fn insert(&mut self, key: &K) -> bool {
-        OurCuckoo::insert(self, key).is_ok()
+        CuckooFilter::insert(self, key).is_ok()
     }
     #[inline]
     fn contains(&self, key: &K) -> bool {
-        OurCuckoo::contains(self, key)
+        CuckooFilter::contains(self, key)
     }
     #[inline]
     fn remove(&mut self, key: &K) {
-        OurCuckoo::remove(self, key);
+        CuckooFilter::remove(self, key);
     }
     fn bytes(&self) -> usize {
-        core::mem::size_of::<OurCuckoo<B>>()
+        core::mem::size_of::<CuckooFilter<B, F>>()
     }
 }
 

@@ -364,10 +364,7 @@ macro_rules! micro_codec {
             }
 
             fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
-                for b in self.bits().to_le_bytes() {
-                    s.byte(b)?;
-                }
-                Ok(())
+                s.bytes(&self.bits().to_le_bytes())
             }
 
             const FIXED_SEED: Option<u64> = Some(SEED);
@@ -384,11 +381,8 @@ macro_rules! micro_codec {
                         found: seed,
                     });
                 }
-                let mut b = [0u8; size_of::<$word>()];
-                for x in &mut b {
-                    *x = r.byte()?;
-                }
-                Ok(Self::from_bits(<$word>::from_le_bytes(b)))
+                r.array()
+                    .map(|b| Self::from_bits(<$word>::from_le_bytes(b)))
             }
         }
 

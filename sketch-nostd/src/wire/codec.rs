@@ -24,12 +24,16 @@ pub trait Sink {
     fn byte(&mut self, b: u8) -> Result<(), Self::Error>;
     /// One unsigned integer (a varint in postcard).
     fn varint(&mut self, v: u64) -> Result<(), Self::Error>;
-    /// A `u64` as 8 raw little-endian bytes.
-    fn u64_le(&mut self, v: u64) -> Result<(), Self::Error> {
-        for b in v.to_le_bytes() {
+    /// Raw bytes, one element each.
+    fn bytes(&mut self, bytes: &[u8]) -> Result<(), Self::Error> {
+        for &b in bytes {
             self.byte(b)?;
         }
         Ok(())
+    }
+    /// A `u64` as 8 raw little-endian bytes.
+    fn u64_le(&mut self, v: u64) -> Result<(), Self::Error> {
+        self.bytes(&v.to_le_bytes())
     }
 }
 
@@ -39,13 +43,17 @@ pub trait Source {
     fn byte(&mut self) -> Result<u8, WireError>;
     /// One unsigned integer (a varint in postcard).
     fn varint(&mut self) -> Result<u64, WireError>;
-    /// A `u64` from 8 raw little-endian bytes.
-    fn u64_le(&mut self) -> Result<u64, WireError> {
-        let mut b = [0u8; 8];
+    /// `N` raw bytes.
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+        let mut b = [0u8; N];
         for x in &mut b {
             *x = self.byte()?;
         }
-        Ok(u64::from_le_bytes(b))
+        Ok(b)
+    }
+    /// A `u64` from 8 raw little-endian bytes.
+    fn u64_le(&mut self) -> Result<u64, WireError> {
+        self.array().map(u64::from_le_bytes)
     }
 }
 
@@ -270,9 +278,7 @@ pub const fn envelope_max_len(params: &[(&str, u64)]) -> usize {
 
 /// Writes the envelope and the body of `v`.
 pub fn write_sketch<T: Wire, S: Sink>(v: &T, s: &mut S) -> Result<(), S::Error> {
-    for b in MAGIC {
-        s.byte(b)?;
-    }
+    s.bytes(&MAGIC)?;
     s.byte(FORMAT_VERSION)?;
     s.byte(T::KIND as u8)?;
     for &(_, p) in T::PARAMS {

@@ -90,17 +90,10 @@ macro_rules! wide_key {
             const CODE: u64 = $code;
             const MAX_LEN: usize = 16;
             fn write_key<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
-                for b in self.to_le_bytes() {
-                    s.byte(b)?;
-                }
-                Ok(())
+                s.bytes(&self.to_le_bytes())
             }
             fn read_key<R: Source>(r: &mut R) -> Result<Self, WireError> {
-                let mut b = [0u8; 16];
-                for x in &mut b {
-                    *x = r.byte()?;
-                }
-                Ok(<$t>::from_le_bytes(b))
+                r.array().map(<$t>::from_le_bytes)
             }
         }
     )*};
@@ -140,18 +133,17 @@ impl<const N: usize> super::codec::KeyCodec for [u8; N] {
     const CODE: u64 = 0x5_0000_0000 + N as u64;
     const MAX_LEN: usize = N;
     fn write_key<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
-        for &b in self {
-            s.byte(b)?;
-        }
-        Ok(())
+        s.bytes(self)
     }
     fn read_key<R: Source>(r: &mut R) -> Result<Self, WireError> {
-        let mut k = [0u8; N];
-        for x in &mut k {
-            *x = r.byte()?;
-        }
-        Ok(k)
+        r.array()
     }
+}
+
+/// Writes a length-prefixed byte string (what [`read_bytes`] reads).
+fn write_bytes<S: Sink>(s: &mut S, bytes: &[u8]) -> Result<(), S::Error> {
+    s.varint(bytes.len() as u64)?;
+    s.bytes(bytes)
 }
 
 /// Reads a length-prefixed byte string of at most `N` bytes.
@@ -172,11 +164,7 @@ impl<const N: usize, L: heapless::LenType> super::codec::KeyCodec for heapless::
     const CODE: u64 = 0x6_0000_0000 + N as u64;
     const MAX_LEN: usize = super::codec::varint_len(N as u64) + N;
     fn write_key<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
-        s.varint(self.len() as u64)?;
-        for &b in self.as_bytes() {
-            s.byte(b)?;
-        }
-        Ok(())
+        write_bytes(s, self.as_bytes())
     }
     fn read_key<R: Source>(r: &mut R) -> Result<Self, WireError> {
         let bytes = read_bytes::<R, N>(r)?;
@@ -190,11 +178,7 @@ impl<const N: usize, L: heapless::LenType> super::codec::KeyCodec for heapless::
     const CODE: u64 = 0x7_0000_0000 + N as u64;
     const MAX_LEN: usize = super::codec::varint_len(N as u64) + N;
     fn write_key<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
-        s.varint(self.len() as u64)?;
-        for &b in self.iter() {
-            s.byte(b)?;
-        }
-        Ok(())
+        write_bytes(s, self)
     }
     fn read_key<R: Source>(r: &mut R) -> Result<Self, WireError> {
         let bytes = read_bytes::<R, N>(r)?;

@@ -152,6 +152,18 @@ const fn clamp_p(p: f64) -> f64 {
     }
 }
 
+/// A count of words, buckets or counters as a type parameter: at least 1, saturating at `usize::MAX`
+/// (which the sketch type then rejects at compile time).
+const fn at_least_one(n: u64) -> usize {
+    if n == 0 {
+        1
+    } else if n > usize::MAX as u64 {
+        usize::MAX
+    } else {
+        n as usize
+    }
+}
+
 /// Bits a Bloom filter needs for `n` keys at false-positive rate `p`: ⌈−n·ln p / (ln 2)²⌉.
 ///
 /// That is about 1.44·log2(1/p) bits per key: 9.59 at 1%, 14.38 at 0.1%.
@@ -181,14 +193,7 @@ pub const fn bits_for(n: u64, p: f64) -> u64 {
 /// ```
 #[must_use]
 pub const fn words_for(n: u64, p: f64) -> usize {
-    let words = bits_for(n, p).div_ceil(64);
-    if words == 0 {
-        1
-    } else if words > usize::MAX as u64 {
-        usize::MAX
-    } else {
-        words as usize
-    }
+    at_least_one(bits_for(n, p).div_ceil(64))
 }
 
 /// The number of hashes that minimises the false-positive rate of `m` bits holding `n` keys:
@@ -265,14 +270,7 @@ pub const fn fp_rate(m: u64, n: u64, k: u32) -> f64 {
 /// ```
 #[must_use]
 pub const fn counting_words_for(n: u64, p: f64) -> usize {
-    let words = bits_for(n, p).div_ceil(16);
-    if words == 0 {
-        1
-    } else if words > usize::MAX as u64 {
-        usize::MAX
-    } else {
-        words as usize
-    }
+    at_least_one(bits_for(n, p).div_ceil(16))
 }
 
 /// The load a [`CuckooFilter`](crate::CuckooFilter) with four-slot buckets reliably reaches before
@@ -295,14 +293,7 @@ pub const CUCKOO_MAX_LOAD: f64 = 0.95;
 #[must_use]
 pub const fn cuckoo_buckets_for(n: u64, load: f64) -> usize {
     let load = if load > 1.0 { 1.0 } else { clamp_p(load) };
-    let b = ceil_u64(n as f64 / (4.0 * load));
-    if b == 0 {
-        1
-    } else if b > usize::MAX as u64 {
-        usize::MAX
-    } else {
-        b as usize
-    }
+    at_least_one(ceil_u64(n as f64 / (4.0 * load)))
 }
 
 /// False-positive rate of a cuckoo filter with `fingerprint_bits`-bit fingerprints, four-slot buckets
@@ -350,14 +341,7 @@ pub const fn cuckoo_fp_rate(fingerprint_bits: u32, load: f64) -> f64 {
 /// ```
 #[must_use]
 pub const fn cm_width(epsilon: f64) -> usize {
-    let w = ceil_u64(E / clamp_p(epsilon));
-    if w == 0 {
-        1
-    } else if w > usize::MAX as u64 {
-        usize::MAX
-    } else {
-        w as usize
-    }
+    at_least_one(ceil_u64(E / clamp_p(epsilon)))
 }
 
 /// Rows of a [`CountMin`](crate::CountMin) whose `ε·N` bound fails with probability at most `δ`:
@@ -373,12 +357,7 @@ pub const fn cm_width(epsilon: f64) -> usize {
 /// ```
 #[must_use]
 pub const fn cm_depth(delta: f64) -> usize {
-    let d = ceil_u64(-ln(clamp_p(delta)));
-    if d == 0 {
-        1
-    } else {
-        d as usize
-    }
+    at_least_one(ceil_u64(-ln(clamp_p(delta))))
 }
 
 /// The `ε` a count-min row of `width` counters achieves: e/w (infinite for 0).
@@ -417,14 +396,7 @@ pub const fn cm_delta(depth: usize) -> f64 {
 /// ```
 #[must_use]
 pub const fn ss_capacity(epsilon: f64) -> usize {
-    let m = ceil_u64(1.0 / clamp_p(epsilon));
-    if m == 0 {
-        1
-    } else if m > usize::MAX as u64 {
-        usize::MAX
-    } else {
-        m as usize
-    }
+    at_least_one(ceil_u64(1.0 / clamp_p(epsilon)))
 }
 
 /// Bytes of packed 6-bit registers of a [`HyperLogLog`](crate::HyperLogLog) with precision `p`:

@@ -23,7 +23,8 @@
 //! exact formula, and [`sizing::blocked_fp_rate`](crate::sizing::blocked_fp_rate) gives the rate:
 //! FP = Σ_j Pois(j; n/B) · (1 − (63/64)^j)^K for `B` blocks and `n` keys.
 
-use crate::error::{check_seeds, MergeError};
+use crate::bloom::combine;
+use crate::error::MergeError;
 use crate::hash::{hash64, reduce, Key};
 
 /// One 512-bit block: eight 64-bit words, aligned to a 64-byte cache line.
@@ -155,9 +156,12 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
         seed: u64,
         fill: impl FnOnce(&mut [Block; BLOCKS]) -> Result<(), E>,
     ) -> Result<(), E> {
-        crate::bloom::load_zeroed(&mut self.blocks, Block([0; 8]), fill)?;
-        self.seed = seed;
-        Ok(())
+        crate::bloom::load_zeroed(
+            &mut self.blocks,
+            Block([0; 8]),
+            (&mut self.seed, seed),
+            fill,
+        )
     }
 
     /// The seed this filter hashes with.
@@ -179,6 +183,16 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     #[must_use]
     pub const fn as_blocks(&self) -> &[Block; BLOCKS] {
         &self.blocks
+    }
+
+    /// Every word of every block, in order.
+    fn words(&self) -> impl Iterator<Item = &u64> {
+        self.blocks.iter().flat_map(|b| &b.0)
+    }
+
+    /// [`words`](Self::words), to write.
+    fn words_mut(&mut self) -> impl Iterator<Item = &mut u64> {
+        self.blocks.iter_mut().flat_map(|b| &mut b.0)
     }
 
     /// Block index of a hash: its high 32 bits, reduced by multiply-shift.
@@ -303,13 +317,12 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
     pub fn union(&mut self, other: &Self) -> Result<(), MergeError> {
-        check_seeds(self.seed, other.seed)?;
-        for (mine, theirs) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (w, t) in mine.0.iter_mut().zip(theirs.0) {
-                *w |= t;
-            }
-        }
-        Ok(())
+        combine(
+            (self.seed, other.seed),
+            self.words_mut(),
+            other.words(),
+            |a, b| a | b,
+        )
     }
 
     /// Keeps only the bits set in both filters (bitwise AND): it still answers "maybe" for every key
@@ -326,13 +339,12 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
     pub fn intersect(&mut self, other: &Self) -> Result<(), MergeError> {
-        check_seeds(self.seed, other.seed)?;
-        for (mine, theirs) in self.blocks.iter_mut().zip(&other.blocks) {
-            for (w, t) in mine.0.iter_mut().zip(theirs.0) {
-                *w &= t;
-            }
-        }
-        Ok(())
+        combine(
+            (self.seed, other.seed),
+            self.words_mut(),
+            other.words(),
+            |a, b| a & b,
+        )
     }
 
     /// Number of bits set.
@@ -344,11 +356,7 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     /// ```
     #[must_use]
     pub fn count_ones(&self) -> u32 {
-        self.blocks
-            .iter()
-            .flat_map(|b| b.0)
-            .map(u64::count_ones)
-            .sum()
+        self.words().map(|w| w.count_ones()).sum()
     }
 
     /// Fraction of bits set, in `0.0..=1.0`.

@@ -111,9 +111,7 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
         seed: u64,
         fill: impl FnOnce(&mut [u64; WORDS]) -> Result<(), E>,
     ) -> Result<(), E> {
-        load_zeroed(&mut self.words, 0, fill)?;
-        self.seed = seed;
-        Ok(())
+        load_zeroed(&mut self.words, 0, (&mut self.seed, seed), fill)
     }
 
     /// The seed this filter hashes with.
@@ -254,11 +252,12 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
     pub fn union(&mut self, other: &Self) -> Result<(), MergeError> {
-        check_seeds(self.seed, other.seed)?;
-        for (word, theirs) in self.words.iter_mut().zip(&other.words) {
-            *word |= theirs;
-        }
-        Ok(())
+        combine(
+            (self.seed, other.seed),
+            &mut self.words,
+            &other.words,
+            |a, b| a | b,
+        )
     }
 
     /// Keeps only the bits set in both filters (bitwise AND): afterwards it answers "maybe" for every
@@ -276,11 +275,12 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
     pub fn intersect(&mut self, other: &Self) -> Result<(), MergeError> {
-        check_seeds(self.seed, other.seed)?;
-        for (word, theirs) in self.words.iter_mut().zip(&other.words) {
-            *word &= theirs;
-        }
-        Ok(())
+        combine(
+            (self.seed, other.seed),
+            &mut self.words,
+            &other.words,
+            |a, b| a & b,
+        )
     }
 
     /// Number of bits set.
@@ -355,20 +355,39 @@ pub(crate) fn estimated_len_from_fill(ones: u32, m: u32, k: u32) -> f64 {
     -(m / f64::from(k)) * libm::log1p(-f64::from(ones) / m)
 }
 
-/// Zeroes `array`, lets `fill` write it in place, and zeroes it again if `fill` fails: the loader of
-/// the filters whose every bit pattern is valid (`Bloom`, `BlockedBloom`, `CountingBloom`), for
-/// decoders that must not make a second filter-sized value.
+/// Zeroes `array`, lets `fill` write it in place, then stores `seed` in `slot` if `fill` succeeds and
+/// zeroes the array again if it fails: the loader of the filters whose every bit pattern is valid
+/// (`Bloom`, `BlockedBloom`, `CountingBloom`), for decoders that must not make a second filter-sized
+/// value.
 pub(crate) fn load_zeroed<T: Copy, const N: usize, E>(
     array: &mut [T; N],
     zero: T,
+    (slot, seed): (&mut u64, u64),
     fill: impl FnOnce(&mut [T; N]) -> Result<(), E>,
 ) -> Result<(), E> {
     array.fill(zero);
     let result = fill(array);
-    if result.is_err() {
-        array.fill(zero);
+    match result {
+        Ok(()) => *slot = seed,
+        Err(_) => array.fill(zero),
     }
     result
+}
+
+/// `mine[i] = op(mine[i], theirs[i])` for every element if the seeds `(ours, theirs)` are equal;
+/// nothing changes if they differ. The merges of the filters that combine word by word: union and
+/// intersection of `Bloom` and `BlockedBloom`, union of `CountingBloom`.
+pub(crate) fn combine<'a, 'b, T: Copy + 'a + 'b>(
+    (ours, their_seed): (u64, u64),
+    mine: impl IntoIterator<Item = &'a mut T>,
+    theirs: impl IntoIterator<Item = &'b T>,
+    op: impl Fn(T, T) -> T,
+) -> Result<(), MergeError> {
+    check_seeds(ours, their_seed)?;
+    for (m, &t) in mine.into_iter().zip(theirs) {
+        *m = op(*m, t);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@
 //! ever reaches 16 is at most about 1.37·10⁻¹⁵ × the number of counters (Fan et al., section V.C). A
 //! counter that does reach 15 stays there ([`CountingBloom::insert`] explains why).
 
-use crate::bloom::{estimated_len_from_fill, fp_rate_from_fill};
-use crate::error::{check_seeds, MergeError, RemoveError};
+use crate::bloom::{combine, estimated_len_from_fill, fp_rate_from_fill};
+use crate::error::{MergeError, RemoveError};
 use crate::hash::{hash64, reduce, Key, Probe};
 
 /// The lowest bit of every 4-bit counter in a word.
@@ -145,9 +145,7 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
         seed: u64,
         fill: impl FnOnce(&mut [u64; WORDS]) -> Result<(), E>,
     ) -> Result<(), E> {
-        crate::bloom::load_zeroed(&mut self.words, 0, fill)?;
-        self.seed = seed;
-        Ok(())
+        crate::bloom::load_zeroed(&mut self.words, 0, (&mut self.seed, seed), fill)
     }
 
     /// The seed this filter hashes with.
@@ -419,11 +417,12 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     /// # Errors
     /// [`MergeError::SeedMismatch`] if the filters hash with different seeds.
     pub fn union(&mut self, other: &Self) -> Result<(), MergeError> {
-        check_seeds(self.seed, other.seed)?;
-        for (word, &theirs) in self.words.iter_mut().zip(&other.words) {
-            *word = saturating_add_nibbles(*word, theirs);
-        }
-        Ok(())
+        combine(
+            (self.seed, other.seed),
+            &mut self.words,
+            &other.words,
+            saturating_add_nibbles,
+        )
     }
 
     /// Number of non-zero counters.

@@ -4,7 +4,9 @@
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, BenchmarkGroup, Criterion, SamplingMode, Throughput};
-use sketch_benches::adapters::{self, BenchKey, Filter, FuseKey, OurBloomLarge, OurBloomSmall};
+use sketch_benches::adapters::{
+    self, our_blooms_huge, our_blooms_large, our_blooms_small, BenchKey, Filter, FuseKey,
+};
 use sketch_benches::keys::{
     as_strs, string_keys, u64_keys, ABSENT_SEED, HUGE, LARGE, MEMBER_SEED, SMALL,
 };
@@ -130,47 +132,35 @@ fn scenario<K: BenchKey + FuseKey, F0: Filter<K>, F1: Filter<K>>(
 }
 
 fn bloom(c: &mut Criterion) {
-    let small = || {
-        (
-            adapters::our_bloom::<{ words(SMALL) }, 7>(),
-            adapters::our_blocked::<{ adapters::blocked_blocks(SMALL) }>(),
-        )
-    };
-    let large = || {
-        (
-            adapters::our_bloom::<{ words(LARGE) }, 7>(),
-            adapters::our_blocked::<{ adapters::blocked_blocks(LARGE) }>(),
-        )
-    };
     let (members, absent) = (u64_keys(SMALL, MEMBER_SEED), u64_keys(SMALL, ABSENT_SEED));
-    scenario(c, "10k u64", small(), &members, &absent);
+    scenario(c, "10k u64", our_blooms_small(), &members, &absent);
     let (members, absent) = (
         string_keys(SMALL, MEMBER_SEED),
         string_keys(SMALL, ABSENT_SEED),
     );
-    scenario(c, "10k str", small(), &as_strs(&members), &as_strs(&absent));
+    scenario(
+        c,
+        "10k str",
+        our_blooms_small(),
+        &as_strs(&members),
+        &as_strs(&absent),
+    );
     let (members, absent) = (u64_keys(LARGE, MEMBER_SEED), u64_keys(LARGE, ABSENT_SEED));
-    scenario(c, "1M u64", large(), &members, &absent);
+    scenario(c, "1M u64", our_blooms_large(), &members, &absent);
     let (members, absent) = (
         string_keys(LARGE, MEMBER_SEED),
         string_keys(LARGE, ABSENT_SEED),
     );
-    scenario(c, "1M str", large(), &as_strs(&members), &as_strs(&absent));
-    // Beyond L2: u64 keys only (10M strings would take 1 GB of key storage for one more row).
-    let huge = (
-        adapters::our_bloom::<{ words(HUGE) }, 7>(),
-        adapters::our_blocked::<{ adapters::blocked_blocks(HUGE) }>(),
+    scenario(
+        c,
+        "1M str",
+        our_blooms_large(),
+        &as_strs(&members),
+        &as_strs(&absent),
     );
+    // Beyond L2: u64 keys only (10M strings would take 1 GB of key storage for one more row).
     let (members, absent) = (u64_keys(HUGE, MEMBER_SEED), u64_keys(HUGE, ABSENT_SEED));
-    scenario(c, "10M u64", huge, &members, &absent);
+    scenario(c, "10M u64", our_blooms_huge(), &members, &absent);
 }
-
-/// Words of our filter for `n` keys at 1% (the sizes of [`OurBloomSmall`] and [`OurBloomLarge`]).
-const fn words(n: usize) -> usize {
-    sketch_nostd::sizing::words_for(n as u64, adapters::BLOOM_FP)
-}
-const _: () = assert!(OurBloomSmall::HASHES == 7 && OurBloomLarge::HASHES == 7);
-const _: () = assert!(sketch_nostd::sizing::k_for(HUGE as u64, adapters::BLOOM_FP) == 7);
-const _: () = assert!(OurBloomSmall::BITS == 64 * words(SMALL));
 
 criterion_group!(benches, bloom);

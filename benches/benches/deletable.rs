@@ -15,6 +15,34 @@ fn filled<K: BenchKey, F: Deletable<K>>(mut f: F, members: &[K]) -> F {
     f
 }
 
+/// Times `timed` over every member, then runs `undo` over them untimed, so every iteration starts
+/// from the same filter.
+fn round_trip<K: BenchKey, F: Deletable<K>>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    mut f: F,
+    members: &[K],
+    timed: impl Fn(&mut F, &K),
+    undo: impl Fn(&mut F, &K),
+) {
+    g.bench_function(name, |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let start = Instant::now();
+                for k in members {
+                    timed(&mut f, black_box(k));
+                }
+                total += start.elapsed();
+                for k in members {
+                    undo(&mut f, k);
+                }
+            }
+            total
+        })
+    });
+}
+
 /// The timed operations, in table order.
 pub(crate) const OPS: [&str; 4] = ["insert", "contains member", "contains absent", "remove"];
 
@@ -27,47 +55,18 @@ pub(crate) fn time<K: BenchKey, F: Deletable<K>>(
     members: &[K],
     absent: &[K],
 ) {
+    let insert = |f: &mut F, k: &K| {
+        f.insert(k);
+    };
     match op {
         "insert" => {
             // Insert every member into the empty filter (timed), remove them again (untimed): the
             // same allocation each time, so the figure is not the page faults of a fresh table.
-            let mut f = make();
-            g.bench_function(name, |b| {
-                b.iter_custom(|iters| {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        let start = Instant::now();
-                        for k in members {
-                            f.insert(black_box(k));
-                        }
-                        total += start.elapsed();
-                        for k in members {
-                            f.remove(k);
-                        }
-                    }
-                    total
-                })
-            })
+            round_trip(g, name, make(), members, insert, F::remove);
         }
         "remove" => {
             // Remove every member (timed), put them back (untimed): the same filled filter each time.
-            let mut f = filled(make(), members);
-            g.bench_function(name, |b| {
-                b.iter_custom(|iters| {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iters {
-                        let start = Instant::now();
-                        for k in members {
-                            f.remove(black_box(k));
-                        }
-                        total += start.elapsed();
-                        for k in members {
-                            f.insert(k);
-                        }
-                    }
-                    total
-                })
-            })
+            round_trip(g, name, filled(make(), members), members, F::remove, insert);
         }
         _ => {
             let f = filled(make(), members);
@@ -78,9 +77,9 @@ pub(crate) fn time<K: BenchKey, F: Deletable<K>>(
             };
             g.bench_function(name, |b| {
                 b.iter(|| keys.iter().filter(|k| f.contains(black_box(*k))).count())
-            })
+            });
         }
-    };
+    }
 }
 
 fn deletable(c: &mut Criterion) {

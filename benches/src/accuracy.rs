@@ -122,8 +122,22 @@ fn bloom_scenario<K: BenchKey + FuseKey, F0: Filter<K>, F1: Filter<K>>(
     }
 }
 
-const fn words(n: usize) -> usize {
-    sketch_nostd::sizing::words_for(n as u64, adapters::BLOOM_FP)
+/// [`bloom_scenario`] for `n` u64 keys, then `n` string keys, into new filters from `make`.
+fn bloom_size<F0, F1>(
+    cells: &mut Cells<'_>,
+    (size, n): (&str, usize),
+    make: impl Fn() -> (F0, F1),
+    absent: &[u64],
+    absent_str: &[&str],
+) where
+    F0: Filter<u64> + for<'a> Filter<&'a str>,
+    F1: Filter<u64> + for<'a> Filter<&'a str>,
+{
+    let members = u64_keys(n, MEMBER_SEED);
+    bloom_scenario(cells, &format!("{size} u64"), make(), &members, absent);
+    let members = string_keys(n, MEMBER_SEED);
+    let members = as_strs(&members);
+    bloom_scenario(cells, &format!("{size} str"), make(), &members, absent_str);
 }
 
 /// Bloom filters: measured false-positive rate over [`FP_PROBES`] absent keys, and bytes.
@@ -132,42 +146,15 @@ pub fn bloom(out: &mut Vec<Cell>) {
         family: "bloom",
         out,
     };
-    let small = || {
-        (
-            adapters::our_bloom::<{ words(SMALL) }, 7>(),
-            adapters::our_blocked::<{ adapters::blocked_blocks(SMALL) }>(),
-        )
-    };
-    let large = || {
-        (
-            adapters::our_bloom::<{ words(LARGE) }, 7>(),
-            adapters::our_blocked::<{ adapters::blocked_blocks(LARGE) }>(),
-        )
-    };
     let absent = u64_keys(FP_PROBES, ABSENT_SEED);
     let absent_str = string_keys(FP_PROBES, ABSENT_SEED);
-    for (n, size) in [(SMALL, "10k"), (LARGE, "1M")] {
-        let members = u64_keys(n, MEMBER_SEED);
-        let label = format!("{size} u64");
-        if n == SMALL {
-            bloom_scenario(&mut cells, &label, small(), &members, &absent);
-        } else {
-            bloom_scenario(&mut cells, &label, large(), &members, &absent);
-        }
-        let members = string_keys(n, MEMBER_SEED);
-        let (members, absent) = (as_strs(&members), as_strs(&absent_str));
-        let label = format!("{size} str");
-        if n == SMALL {
-            bloom_scenario(&mut cells, &label, small(), &members, &absent);
-        } else {
-            bloom_scenario(&mut cells, &label, large(), &members, &absent);
-        }
-    }
-    let huge = (
-        adapters::our_bloom::<{ words(HUGE) }, 7>(),
-        adapters::our_blocked::<{ adapters::blocked_blocks(HUGE) }>(),
-    );
+    let absent_str = as_strs(&absent_str);
+    let small = adapters::our_blooms_small;
+    bloom_size(&mut cells, ("10k", SMALL), small, &absent, &absent_str);
+    let large = adapters::our_blooms_large;
+    bloom_size(&mut cells, ("1M", LARGE), large, &absent, &absent_str);
     let members = u64_keys(HUGE, MEMBER_SEED);
+    let huge = adapters::our_blooms_huge();
     bloom_scenario(&mut cells, "10M u64", huge, &members, &absent);
 }
 

@@ -13,7 +13,7 @@ use sketch_nostd::{Bloom, CountMin, CuckooFilter};
 use std::collections::hash_map::DefaultHasher as SipHasher13;
 use std::hash::{BuildHasherDefault, Hash};
 
-use crate::keys::{LARGE, SMALL};
+use crate::keys::{HUGE, LARGE, SMALL};
 
 /// A key every implementation can hash: our canonical bytes ([`Key`]) and std's [`Hash`] for peers.
 pub trait BenchKey: Key + Hash {}
@@ -93,6 +93,33 @@ pub const fn blocked_blocks(n: usize) -> usize {
 #[must_use]
 pub fn our_blocked<const B: usize>() -> Box<OurBlocked<B>> {
     on_big_stack(|| Box::new(OurBlocked::with_seed(SEED)))
+}
+
+/// Our Bloom filter sized for [`HUGE`] keys at 1% FP (k = 7).
+pub type OurBloomHuge = Bloom<{ words_for(HUGE as u64, BLOOM_FP) }, 7>;
+const _: () = assert!(k_for(HUGE as u64, BLOOM_FP) == 7);
+const _: () = assert!(OurBloomSmall::HASHES == 7 && OurBloomLarge::HASHES == 7);
+
+/// Our two Bloom filters, the classic and the blocked one, empty: what the benchmarks and the
+/// accuracy figures compare with the peers at each size.
+pub type OurBlooms<F, const B: usize> = (Box<F>, Box<OurBlocked<B>>);
+
+/// [`OurBlooms`] for [`SMALL`] keys at 1%.
+#[must_use]
+pub fn our_blooms_small() -> OurBlooms<OurBloomSmall, { blocked_blocks(SMALL) }> {
+    (our_bloom(), our_blocked())
+}
+
+/// [`OurBlooms`] for [`LARGE`] keys at 1%.
+#[must_use]
+pub fn our_blooms_large() -> OurBlooms<OurBloomLarge, { blocked_blocks(LARGE) }> {
+    (our_bloom(), our_blocked())
+}
+
+/// [`OurBlooms`] for [`HUGE`] keys at 1%.
+#[must_use]
+pub fn our_blooms_huge() -> OurBlooms<OurBloomHuge, { blocked_blocks(HUGE) }> {
+    (our_bloom(), our_blocked())
 }
 
 impl<const B: usize, K: BenchKey> Filter<K> for Box<OurBlocked<B>> {

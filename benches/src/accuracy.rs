@@ -1,7 +1,9 @@
 //! Accuracy and memory figures, measured deterministically (fixed keys and seeds, no timing): the
 //! non-timing rows of the README tables.
 
-use crate::adapters::{self, BenchKey, Deletable, Distinct, Filter, Frequency, FuseKey};
+use crate::adapters::{
+    self, counting_words, cuckoo_buckets, BenchKey, Deletable, Distinct, Filter, Frequency, FuseKey,
+};
 use crate::keys::zipf::{
     exact_counts, zipf_stream, Overestimates, SPEC_EVENTS, SPEC_KEYS, SPEC_SEED,
 };
@@ -316,6 +318,23 @@ fn deletable_row<F: Deletable<u64>>(
     cells.put(&format!("{size} u64 · bytes"), name, bytes(f.bytes()));
 }
 
+/// [`deletable_row`] of our counting Bloom filter (`W` words) and cuckoo filter (`B` buckets).
+fn our_deletable_rows<const W: usize, const B: usize>(
+    (cells, size, members, absent): (&mut Cells<'_>, &str, &[u64], &[u64]),
+) {
+    let counting = adapters::our_counting::<W>();
+    deletable_row(
+        cells,
+        size,
+        "sketch-nostd counting",
+        counting,
+        members,
+        absent,
+    );
+    let cuckoo = adapters::our_cuckoo::<B>();
+    deletable_row(cells, size, "sketch-nostd cuckoo", cuckoo, members, absent);
+}
+
 /// Deletable filters: measured false-positive rate at capacity and bytes.
 pub fn deletable(out: &mut Vec<Cell>) {
     let mut cells = Cells {
@@ -324,44 +343,11 @@ pub fn deletable(out: &mut Vec<Cell>) {
     };
     for (n, size) in [(SMALL, "10k"), (LARGE, "1M")] {
         let (members, absent) = (u64_keys(n, MEMBER_SEED), u64_keys(FP_PROBES, ABSENT_SEED));
+        let rows = (&mut cells, size, members.as_slice(), absent.as_slice());
         if n == SMALL {
-            let f = adapters::our_counting::<{ adapters::counting_words(SMALL) }>();
-            deletable_row(
-                &mut cells,
-                size,
-                "sketch-nostd counting",
-                f,
-                &members,
-                &absent,
-            );
-            let f = adapters::our_cuckoo::<{ adapters::cuckoo_buckets(SMALL) }>();
-            deletable_row(
-                &mut cells,
-                size,
-                "sketch-nostd cuckoo",
-                f,
-                &members,
-                &absent,
-            );
+            our_deletable_rows::<{ counting_words(SMALL) }, { cuckoo_buckets(SMALL) }>(rows);
         } else {
-            let f = adapters::our_counting::<{ adapters::counting_words(LARGE) }>();
-            deletable_row(
-                &mut cells,
-                size,
-                "sketch-nostd counting",
-                f,
-                &members,
-                &absent,
-            );
-            let f = adapters::our_cuckoo::<{ adapters::cuckoo_buckets(LARGE) }>();
-            deletable_row(
-                &mut cells,
-                size,
-                "sketch-nostd cuckoo",
-                f,
-                &members,
-                &absent,
-            );
+            our_deletable_rows::<{ counting_words(LARGE) }, { cuckoo_buckets(LARGE) }>(rows);
         }
         deletable_row(
             &mut cells,

@@ -1,32 +1,34 @@
 //! Cardinality estimators: Ertl's improved histogram estimator, the martingale (HIP) estimator's
 //! state, linear counting for the sparse form, and the standard errors of each.
 
+use super::num::Num;
+
 /// α∞ = 1 / (2 ln 2), the limit of the HyperLogLog bias constant α_m for large m.
-const ALPHA_INF: f64 = 0.721_347_520_444_481_7;
+const ALPHA_INF: Num = Num::from_f64(0.721_347_520_444_481_7);
 
 /// sqrt(3 ln 2 − 1): the histogram estimator's relative standard error times √m, for large n.
-pub(crate) const HISTOGRAM_RSE_SQRT_M: f64 = 1.038_961_494_081_294_4;
+pub(crate) const HISTOGRAM_RSE_SQRT_M: Num = Num::from_f64(1.038_961_494_081_294_4);
 
 /// sqrt(ln 2): the martingale estimator's relative standard error times √m, for large n.
-pub(crate) const MARTINGALE_RSE_SQRT_M: f64 = 0.832_554_611_157_697_8;
+pub(crate) const MARTINGALE_RSE_SQRT_M: Num = Num::from_f64(0.832_554_611_157_697_8);
 
 /// The largest estimate any estimator reports: 2^64, the number of distinct 64-bit hashes.
-pub(crate) const MAX_ESTIMATE: f64 = 18_446_744_073_709_551_616.0;
+pub(crate) const MAX_ESTIMATE: Num = Num::ONE.scale(64);
 
-/// Safety bound for the series below (they converge in well under 64 steps for every input).
+/// Safety bound for the series below (they converge in well under 100 steps for every input).
 const MAX_TERMS: u32 = 200;
 
-/// σ(x) = x + Σ_{k≥1} x^(2^k)·2^(k−1), for x in [0, 1) (Ertl 2017, Algorithm 6). ∞ at x ≥ 1.
-fn sigma(x: f64) -> f64 {
-    if x.is_nan() || x >= 1.0 {
-        return f64::INFINITY;
+/// σ(x) = x + Σ_{k≥1} x^(2^k)·2^(k−1), for x in [0, 1) (Ertl 2017, Algorithm 6). Huge at x ≥ 1.
+fn sigma(x: Num) -> Num {
+    if x.ge(Num::ONE) {
+        return Num::HUGE;
     }
-    let (mut x, mut y, mut z) = (x, 1.0, x);
+    let (mut x, mut y, mut z) = (x, Num::ONE, x);
     for _ in 0..MAX_TERMS {
-        x *= x;
+        x = x.mul(x);
         let previous = z;
-        z += x * y;
-        y += y;
+        z = z.add(x.mul(y));
+        y = y.scale(1);
         if z == previous {
             break;
         }
@@ -35,22 +37,22 @@ fn sigma(x: f64) -> f64 {
 }
 
 /// τ(x) = (1 − x − Σ_{k≥1} (1 − x^(2^−k))²·2^−k) / 3, for x in [0, 1] (Ertl 2017, Algorithm 6).
-fn tau(x: f64) -> f64 {
-    if x.is_nan() || x <= 0.0 || x >= 1.0 {
-        return 0.0;
+fn tau(x: Num) -> Num {
+    if x == Num::ZERO || x.ge(Num::ONE) {
+        return Num::ZERO;
     }
-    let (mut x, mut y, mut z) = (x, 1.0, 1.0 - x);
+    let (mut x, mut y, mut z) = (x, Num::ONE, Num::ONE.sub(x));
     for _ in 0..MAX_TERMS {
-        x = libm::sqrt(x);
+        x = x.sqrt();
         let previous = z;
-        y *= 0.5;
-        let d = 1.0 - x;
-        z -= d * d * y;
+        y = y.scale(-1);
+        let d = Num::ONE.sub(x);
+        z = z.sub(d.mul(d).mul(y));
         if z == previous {
             break;
         }
     }
-    z / 3.0
+    z.div(Num::int(3))
 }
 
 /// Ertl's improved raw estimator ("New cardinality estimation algorithms for HyperLogLog sketches",
@@ -64,49 +66,71 @@ fn tau(x: f64) -> f64 {
 /// unbiased from 0 to far beyond 2^64/m without empirical bias tables or a switch-over point. Ertl
 /// evaluates the middle sum Horner-style from the full histogram; the sketch keeps it up to date
 /// instead ([`RegisterSums`]), so an estimate costs O(1) rather than a pass over the registers.
-pub(crate) fn improved_estimate(zeros: f64, middle: f64, maxed: f64, p: u32) -> f64 {
-    let m = f64::from(1u32 << p);
-    if zeros >= m {
-        return 0.0;
+pub(crate) fn improved_estimate(zeros: u32, middle: Num, maxed: u32, p: u32) -> Num {
+    let m = 1u64 << p;
+    if u64::from(zeros) >= m {
+        return Num::ZERO;
     }
-    let two_pow_minus_q = 1.0 / (1u64 << (64 - p)) as f64;
-    let z = m * sigma(zeros / m) + middle + m * tau(1.0 - maxed / m) * two_pow_minus_q;
-    clamp(ALPHA_INF * m * m / z)
+    let p = p as i32;
+    let c0 = Num::int(zeros.into()).scale(-p);
+    let not_maxed = Num::int(m.saturating_sub(maxed.into())).scale(-p);
+    let z = sigma(c0)
+        .scale(p)
+        .add(middle)
+        .add(tau(not_maxed).scale(2 * p - 64));
+    clamp(ALPHA_INF.scale(2 * p).div(z))
 }
 
-/// Linear counting with `buckets` buckets of which `occupied` are non-empty: `−b·ln(1 − occupied/b)`.
-pub(crate) fn linear_counting(buckets: f64, occupied: f64) -> f64 {
+/// Linear counting with `buckets` buckets of which `occupied` are non-empty: `−b·ln(1 − occupied/b)`,
+/// computed as `2b·atanh(u)` with `u = occupied / (2b − occupied)`, whose series converges fast for
+/// the sparse form's small fill (`occupied/b` stays below 1/8,000 there, so `u²` below 2^−26).
+pub(crate) fn linear_counting(buckets: u64, occupied: u64) -> Num {
     if occupied >= buckets {
         return MAX_ESTIMATE;
     }
-    clamp(-buckets * libm::log1p(-occupied / buckets))
+    let u = Num::int(occupied).div(Num::int(2 * buckets - occupied));
+    let u2 = u.mul(u);
+    let (mut power, mut sum) = (u, u);
+    for k in 1..u64::from(MAX_TERMS) {
+        power = power.mul(u2);
+        let next = sum.add(power.div(Num::int(2 * k + 1)));
+        if next == sum {
+            break;
+        }
+        sum = next;
+    }
+    clamp(sum.mul(Num::int(buckets)).scale(1))
 }
 
 /// Relative standard error of linear counting with `buckets` buckets at cardinality `n`:
-/// sqrt(b·(e^t − t − 1)) / n with t = n/b (Whang et al. 1990). Tends to 1/sqrt(2b) as n → 0.
-pub(crate) fn linear_counting_rse(buckets: f64, n: f64) -> f64 {
-    if n.is_nan() || n <= 0.0 {
-        return 1.0 / libm::sqrt(2.0 * buckets);
+/// sqrt(b·(e^t − t − 1)) / n with t = n/b (Whang et al. 1990), which tends to 1/sqrt(2b) as n → 0.
+/// `None` for t ≥ 8, where it is far above the histogram estimator's (it passes that at t ≈ 2).
+pub(crate) fn linear_counting_rse(buckets: u64, n: Num) -> Option<Num> {
+    let b = Num::int(buckets);
+    if n == Num::ZERO {
+        return Some(Num::ONE.div(b.scale(1).sqrt()));
     }
-    let t = n / buckets;
-    let var = buckets * (libm::expm1(t) - t);
-    let rse = libm::sqrt(var.max(0.0)) / n;
-    if rse.is_nan() {
-        f64::INFINITY
-    } else {
-        rse
+    let t = n.div(b);
+    if t.ge(Num::int(8)) {
+        return None;
     }
+    // e^t − t − 1 = Σ_{k≥2} t^k / k!, summed without the cancellation of the closed form.
+    let mut term = t.mul(t).scale(-1);
+    let mut sum = term;
+    for k in 3..u64::from(MAX_TERMS) {
+        term = term.mul(t).div(Num::int(k));
+        let next = sum.add(term);
+        if next == sum {
+            break;
+        }
+        sum = next;
+    }
+    Some(b.mul(sum).sqrt().div(n))
 }
 
-/// Maps NaN and negative values to 0 and caps at [`MAX_ESTIMATE`].
-pub(crate) fn clamp(x: f64) -> f64 {
-    if x.is_nan() || x <= 0.0 {
-        0.0
-    } else if x > MAX_ESTIMATE {
-        MAX_ESTIMATE
-    } else {
-        x
-    }
+/// Caps at [`MAX_ESTIMATE`].
+pub(crate) fn clamp(x: Num) -> Num {
+    x.min(MAX_ESTIMATE)
 }
 
 /// 2^(31 − v) for register values v < 32, else 0 (units of 2^−31 of 2^−v).
@@ -130,9 +154,6 @@ const HI_TERMS: [u64; 64] = {
     }
     t
 };
-
-const TWO_POW_MINUS_31: f64 = 1.0 / (1u64 << 31) as f64;
-const TWO_POW_MINUS_63: f64 = 1.0 / (1u64 << 63) as f64;
 
 /// Everything the estimators need to know about the dense registers, kept up to date as registers
 /// change so that no estimate has to read them:
@@ -216,19 +237,18 @@ impl RegisterSums {
         self.zeros
     }
 
-    /// Σ_j 2^−M_j as a float: m times the probability that a new distinct key changes the sketch.
-    #[inline]
-    pub(crate) fn change_sum(&self) -> f64 {
-        // Both are below 2^51: the signed conversion is exact and cheaper than the unsigned one.
-        (self.lo as i64) as f64 * TWO_POW_MINUS_31 + (self.hi as i64) as f64 * TWO_POW_MINUS_63
+    /// Σ_j 2^−M_j as `(lo, hi)`: the sum is `lo·2^−31 + hi·2^−63`, m times the probability that a
+    /// new distinct key changes the sketch.
+    pub(crate) const fn change_sum(&self) -> (u64, u64) {
+        (self.lo, self.hi)
     }
 
     /// Ertl's improved estimate for these registers.
-    pub(crate) fn improved_estimate(&self, p: u32) -> f64 {
+    pub(crate) fn improved_estimate(&self, p: u32) -> Num {
         // The zero registers contribute exactly 2^31 units each to `lo`.
         let lo = self.lo.saturating_sub(u64::from(self.zeros) << 31);
-        let middle = lo as f64 * TWO_POW_MINUS_31 + self.hi as f64 * TWO_POW_MINUS_63;
-        improved_estimate(f64::from(self.zeros), middle, f64::from(self.maxed), p)
+        let middle = Num::int(lo).scale(-31).add(Num::int(self.hi).scale(-63));
+        improved_estimate(self.zeros, middle, self.maxed, p)
     }
 }
 
@@ -236,23 +256,74 @@ impl RegisterSums {
 mod tests {
     use super::*;
 
+    /// The estimators in `f64` arithmetic (as they were written before [`Num`]), as oracles.
+    mod oracle {
+        pub fn sigma(x: f64) -> f64 {
+            if x >= 1.0 {
+                return f64::INFINITY;
+            }
+            let (mut x, mut y, mut z) = (x, 1.0, x);
+            loop {
+                x *= x;
+                let previous = z;
+                z += x * y;
+                y += y;
+                if z == previous {
+                    return z;
+                }
+            }
+        }
+
+        pub fn tau(x: f64) -> f64 {
+            if x <= 0.0 || x >= 1.0 {
+                return 0.0;
+            }
+            let (mut x, mut y, mut z) = (x, 1.0, 1.0 - x);
+            loop {
+                x = x.sqrt();
+                let previous = z;
+                y *= 0.5;
+                z -= (1.0 - x) * (1.0 - x) * y;
+                if z == previous {
+                    return z / 3.0;
+                }
+            }
+        }
+    }
+
+    fn num(x: f64) -> Num {
+        Num::from_f64(x)
+    }
+
+    /// Relative difference.
+    fn off(a: Num, b: f64) -> f64 {
+        (a.to_f64() / b - 1.0).abs()
+    }
+
     #[test]
     fn sigma_and_tau_match_their_series() {
-        assert_eq!(sigma(0.0), 0.0);
-        assert_eq!(sigma(1.0), f64::INFINITY);
+        assert_eq!(sigma(Num::ZERO), Num::ZERO);
+        assert_eq!(sigma(Num::ONE), Num::HUGE);
         // σ(0.5) = 0.5 + 0.25 + 0.0625·2 + 0.00390625·4 + …
         let direct: f64 = 0.5
             + (1..12)
                 .map(|k| 0.5f64.powi(1 << k) * 2f64.powi(k - 1))
                 .sum::<f64>();
-        assert!((sigma(0.5) - direct).abs() < 1e-15);
-        assert_eq!(tau(0.0), 0.0);
-        assert_eq!(tau(1.0), 0.0);
+        assert!(off(sigma(num(0.5)), direct) < 1e-15);
+        assert_eq!(tau(Num::ZERO), Num::ZERO);
+        assert_eq!(tau(Num::ONE), Num::ZERO);
         let x: f64 = 0.3;
         let series: f64 = (1..60)
             .map(|k| (1.0 - x.powf(0.5f64.powi(k))).powi(2) * 0.5f64.powi(k))
             .sum();
-        assert!((tau(x) - (1.0 - x - series) / 3.0).abs() < 1e-15);
+        assert!(off(tau(num(x)), (1.0 - x - series) / 3.0) < 1e-14);
+        // Across the range, within a few f64 rounding errors of the f64 versions (σ near 1 and τ
+        // near 0 amplify their inputs' rounding; the inputs here are exact in both).
+        for i in 1..1_000 {
+            let x = f64::from(i) / 1_000.0;
+            assert!(off(sigma(num(x)), oracle::sigma(x)) < 1e-13, "σ({x})");
+            assert!(off(tau(num(x)), oracle::tau(x)) < 1e-12, "τ({x})");
+        }
     }
 
     type Histogram = [u32; 64];
@@ -269,19 +340,19 @@ mod tests {
     }
 
     fn histogram_estimate(hist: &Histogram, p: u32) -> f64 {
-        sums(hist, p).improved_estimate(p)
+        sums(hist, p).improved_estimate(p).to_f64()
     }
 
-    /// Ertl's Algorithm 6 verbatim, as an oracle for the incremental form.
+    /// Ertl's Algorithm 6 verbatim, in `f64`, as an oracle for the incremental integer form.
     fn horner(hist: &Histogram, p: u32) -> f64 {
         let m = f64::from(1u32 << p);
         let q = 64 - p as usize;
-        let mut z = m * tau(1.0 - f64::from(hist[q + 1]) / m);
+        let mut z = m * oracle::tau(1.0 - f64::from(hist[q + 1]) / m);
         for k in (1..=q).rev() {
             z = 0.5 * (z + f64::from(hist[k]));
         }
-        z += m * sigma(f64::from(hist[0]) / m);
-        ALPHA_INF * m * m / z
+        z += m * oracle::sigma(f64::from(hist[0]) / m);
+        0.721_347_520_444_481_7 * m * m / z
     }
 
     #[test]
@@ -303,6 +374,21 @@ mod tests {
         assert_eq!(hist.iter().sum::<u32>(), 4096);
         let (a, b) = (histogram_estimate(&hist, p), horner(&hist, p));
         assert!((a / b - 1.0).abs() < 1e-12, "{a} {b}");
+        // Every fill of a p = 10 sketch from empty to saturated, one register at a time.
+        let p = 10;
+        let mut hist = [0u32; 64];
+        hist[0] = 1024;
+        for step in 0..2_000u32 {
+            let from = (0..64).find(|&v| hist[v] > 0 && v < 55).unwrap_or(55);
+            if from == 55 {
+                break;
+            }
+            let to = (from + 1 + (step as usize * 7) % 5).min(55);
+            hist[from] -= 1;
+            hist[to] += 1;
+            let (a, b) = (histogram_estimate(&hist, p), horner(&hist, p));
+            assert!((a / b - 1.0).abs() < 1e-12, "{step}: {a} {b}");
+        }
     }
 
     #[test]
@@ -319,19 +405,23 @@ mod tests {
         // All registers at the maximum q + 1 = 55: beyond anything countable, capped, finite.
         let mut full = [0u32; 64];
         full[55] = 1024;
-        assert_eq!(histogram_estimate(&full, p), MAX_ESTIMATE);
+        assert_eq!(histogram_estimate(&full, p), MAX_ESTIMATE.to_f64());
     }
 
     #[test]
     fn change_probability_is_exact() {
         let p = 14;
+        let f = |s: &RegisterSums| {
+            let (lo, hi) = s.change_sum();
+            lo as f64 * 2f64.powi(-31) + hi as f64 * 2f64.powi(-63)
+        };
         let mut s = RegisterSums::empty(p);
-        assert_eq!(s.change_sum(), 16_384.0);
+        assert_eq!(f(&s), 16_384.0);
         s.replace(0, 1, p);
-        assert_eq!(s.change_sum(), 16_383.5);
+        assert_eq!(f(&s), 16_383.5);
         s.replace(1, 40, p);
         s.replace(0, 51, p); // q + 1 = 51 contributes nothing
-        assert_eq!(s.change_sum(), 16_382.0 + 2f64.powi(-40));
+        assert_eq!(f(&s), 16_382.0 + 2f64.powi(-40));
         assert_eq!((s.zeros, s.maxed), (16_382, 1));
         let mut hist = [0u32; 64];
         hist[0] = 16_382;
@@ -344,12 +434,38 @@ mod tests {
     }
 
     #[test]
+    fn linear_counting_matches_its_closed_form() {
+        for b in [1u64 << 11, 1 << 17, 1 << 21, 1 << 25] {
+            for o in [1, 2, 3, 10, 100, 144, 1_000, 2_304, 9_216] {
+                if o * 8_000 > b {
+                    continue;
+                }
+                let want = -(b as f64) * (-(o as f64) / b as f64).ln_1p();
+                let got = linear_counting(b, o);
+                assert!(
+                    off(got, want) < 1e-14,
+                    "{b} {o}: {} vs {want}",
+                    got.to_f64()
+                );
+            }
+        }
+        assert_eq!(linear_counting(1024, 0), Num::ZERO);
+        assert_eq!(linear_counting(1024, 1024), MAX_ESTIMATE);
+    }
+
+    #[test]
     fn linear_counting_rse_limits() {
-        let b = 1024.0;
-        assert!((linear_counting_rse(b, 0.0) - 1.0 / (2.0 * b).sqrt()).abs() < 1e-12);
-        assert!((linear_counting_rse(b, 1e-3) - 1.0 / (2.0 * b).sqrt()).abs() < 1e-6);
-        assert!(linear_counting_rse(b, 5000.0) > 0.05); // 7.2%: far worse than 1.04/√m
-        assert_eq!(linear_counting(b, b), MAX_ESTIMATE);
-        assert_eq!(linear_counting(b, 0.0), 0.0);
+        let b = 1024u64;
+        let rse = |n: f64| linear_counting_rse(b, num(n)).map(Num::to_f64);
+        let limit = 1.0 / (2.0 * b as f64).sqrt();
+        assert!((rse(0.0).unwrap() - limit).abs() < 1e-15);
+        assert!((rse(1e-3).unwrap() - limit).abs() < 1e-6);
+        for n in [1.0, 100.0, 1_000.0, 5_000.0] {
+            let t = n / b as f64;
+            let want = (b as f64 * (t.exp_m1() - t)).sqrt() / n;
+            assert!((rse(n).unwrap() / want - 1.0).abs() < 1e-12, "{n}");
+        }
+        assert!(rse(5_000.0).unwrap() > 0.05); // 7.2%: far worse than 1.04/√m
+        assert_eq!(rse(8_192.0), None);
     }
 }

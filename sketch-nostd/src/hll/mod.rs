@@ -52,6 +52,7 @@
 //! ```
 
 mod estimator;
+mod num;
 mod registers;
 mod sparse;
 
@@ -60,6 +61,7 @@ use core::fmt;
 use crate::error::{check_seeds, MergeError, PartsError};
 use crate::hash::{hash64, Key};
 use estimator::{RegisterSums, HISTOGRAM_RSE_SQRT_M, MARTINGALE_RSE_SQRT_M, MAX_ESTIMATE};
+use num::Num;
 
 /// Which estimator a [`HyperLogLog`] answers with; see [`HyperLogLog::estimator`].
 ///
@@ -201,7 +203,6 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     pub const SPARSE_INDEX_BITS: u8 = Self::PRECISION + sparse::EXTRA_BITS as u8;
 
     const P32: u32 = Self::PRECISION as u32;
-    const M: f64 = Self::REGISTERS as f64;
 
     /// An empty sketch with seed 0.
     ///
@@ -289,10 +290,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         if self.single_stream {
             // The probability that a new distinct key changes the sketch, before this change, is
             // Σ/m; the martingale estimator adds its inverse.
-            let sum = self.sums.change_sum();
-            if sum > 0.0 {
-                self.hip = (self.hip + Self::M / sum).min(MAX_ESTIMATE);
-            }
+            let (lo, hi) = self.sums.change_sum();
+            self.hip = num::martingale_step(self.hip, lo, hi, Self::P32);
         }
         self.sums.replace(old, rank, Self::P32);
         true
@@ -335,7 +334,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         if self.dense {
             return;
         }
-        let start = self.sparse_estimate();
+        let start = self.sparse_estimate().to_f64();
         self.dense = true;
         self.hip = if self.single_stream { start } else { 0.0 };
         if self.coupons == 0 {
@@ -474,18 +473,23 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     #[must_use]
     pub fn estimate(&self) -> f64 {
         match self.estimator() {
+            Estimator::Martingale => self.hip, // kept as an f64, already in range
+            _ => self.estimate_num().to_f64(),
+        }
+    }
+
+    /// [`estimate`](Self::estimate) before its conversion to `f64`.
+    fn estimate_num(&self) -> Num {
+        match self.estimator() {
             Estimator::Sparse => self.sparse_estimate(),
-            Estimator::Martingale => estimator::clamp(self.hip),
-            Estimator::Histogram => self.histogram_estimate(),
+            Estimator::Martingale => Num::from_f64(self.hip),
+            Estimator::Histogram => self.histogram_estimate_num(),
         }
     }
 
     /// Linear counting over 2^(P+7) virtual registers, one per distinct coupon.
-    fn sparse_estimate(&self) -> f64 {
-        estimator::linear_counting(
-            sparse::virtual_registers(Self::P32),
-            f64::from(self.coupons),
-        )
+    fn sparse_estimate(&self) -> Num {
+        estimator::linear_counting(sparse::virtual_registers(Self::P32), self.coupons.into())
     }
 
     /// Ertl's improved histogram estimator over the registers, whatever the estimator in use (while
@@ -500,6 +504,10 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     #[must_use]
     pub fn histogram_estimate(&self) -> f64 {
+        self.histogram_estimate_num().to_f64()
+    }
+
+    fn histogram_estimate_num(&self) -> Num {
         if self.dense {
             self.sums.improved_estimate(Self::P32)
         } else {
@@ -521,8 +529,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     #[must_use]
     pub fn martingale_estimate(&self) -> Option<f64> {
         match self.estimator() {
-            Estimator::Sparse if self.single_stream => Some(self.sparse_estimate()),
-            Estimator::Martingale => Some(estimator::clamp(self.hip)),
+            Estimator::Sparse if self.single_stream => Some(self.sparse_estimate().to_f64()),
+            Estimator::Martingale => Some(self.hip),
             _ => None,
         }
     }
@@ -545,18 +553,22 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     #[must_use]
     pub fn relative_standard_error(&self) -> f64 {
-        self.rse_at(self.estimate())
+        self.rse_at(self.estimate_num()).to_f64()
     }
 
-    fn rse_at(&self, estimate: f64) -> f64 {
-        let sqrt_m = libm::sqrt(Self::M);
+    fn rse_at(&self, estimate: Num) -> Num {
+        let m = Self::REGISTERS as u64;
+        let per_sqrt_m = |c: Num| c.div(Num::int(m).sqrt());
         match self.estimator() {
+            // The sparse form never fills beyond t = 2^−13 (where the series would stop).
             Estimator::Sparse => {
                 estimator::linear_counting_rse(sparse::virtual_registers(Self::P32), estimate)
+                    .unwrap_or(Num::ONE)
             }
-            Estimator::Martingale => MARTINGALE_RSE_SQRT_M / sqrt_m,
+            Estimator::Martingale => per_sqrt_m(MARTINGALE_RSE_SQRT_M),
             Estimator::Histogram => {
-                estimator::linear_counting_rse(Self::M, estimate).min(HISTOGRAM_RSE_SQRT_M / sqrt_m)
+                let large = per_sqrt_m(HISTOGRAM_RSE_SQRT_M);
+                estimator::linear_counting_rse(m, estimate).map_or(large, |small| small.min(large))
             }
         }
     }
@@ -573,9 +585,10 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     #[must_use]
     pub fn lower_bound(&self, sigmas: u8) -> f64 {
-        let estimate = self.estimate();
-        let bound = estimate / (1.0 + f64::from(sigmas) * self.rse_at(estimate));
-        bound.max(self.certain_count()).min(estimate)
+        let estimate = self.estimate_num();
+        let spread = Num::int(sigmas.into()).mul(self.rse_at(estimate));
+        let bound = estimate.div(Num::ONE.add(spread));
+        bound.max(self.certain_count()).min(estimate).to_f64()
     }
 
     /// An upper bound on the number of distinct keys at `sigmas` standard errors:
@@ -589,20 +602,22 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     #[must_use]
     pub fn upper_bound(&self, sigmas: u8) -> f64 {
-        let estimate = self.estimate();
-        let shrink = 1.0 - f64::from(sigmas) * self.rse_at(estimate);
-        if shrink <= 0.0 {
-            return MAX_ESTIMATE;
+        let estimate = self.estimate_num();
+        let spread = Num::int(sigmas.into()).mul(self.rse_at(estimate));
+        if spread.ge(Num::ONE) {
+            return MAX_ESTIMATE.to_f64();
         }
-        estimator::clamp(estimate / shrink).max(estimate)
+        estimator::clamp(estimate.div(Num::ONE.sub(spread)))
+            .max(estimate)
+            .to_f64()
     }
 
     /// The number of distinct keys certainly counted: coupons while sparse, non-zero registers else.
-    fn certain_count(&self) -> f64 {
+    fn certain_count(&self) -> Num {
         if self.dense {
-            Self::M - f64::from(self.sums.zeros())
+            Num::int((Self::REGISTERS as u64).saturating_sub(self.sums.zeros().into()))
         } else {
-            f64::from(self.coupons)
+            Num::int(self.coupons.into())
         }
     }
 
@@ -841,9 +856,10 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                 max: Self::MAX_RANK,
             });
         }
-        // A martingale estimate the sketch would not report back bit for bit (NaN, negative, −0,
-        // above the 2^64 clamp) is not one any sketch can hold.
-        if martingale.is_some_and(|x| estimator::clamp(x).to_bits() != x.to_bits()) {
+        // A martingale estimate must be +0 or positive up to the 2^64 clamp: NaN, negative values,
+        // −0 (sign bit set) and anything above 2^64 have larger bit patterns, and no sketch holds
+        // them.
+        if martingale.is_some_and(|x| x.to_bits() > MAX_ESTIMATE.to_f64().to_bits()) {
             return Err(PartsError::InvalidEstimatorState);
         }
         Ok(())

@@ -38,8 +38,8 @@ pub(crate) const fn max_coupon_rank(p: u32) -> u32 {
 }
 
 /// Number of virtual registers at precision `p`, `2^(p + 7)`.
-pub(crate) const fn virtual_registers(p: u32) -> f64 {
-    (1u32 << index_bits(p)) as f64
+pub(crate) const fn virtual_registers(p: u32) -> u64 {
+    1 << index_bits(p)
 }
 
 /// The most overflow slots any precision uses (they are copied to the stack when converting).

@@ -1,0 +1,484 @@
+//! Arithmetic for the estimators, in integer instructions only.
+//!
+//! On a part without a double-precision FPU (Cortex-M0/M3/M4F, RISC-V `imac`), `f64` arithmetic
+//! links the compiler's soft-float routines and `libm` (with them, the firmware test's HyperLogLog
+//! family was 14.9 KB of Cortex-M0 code; without, 11.4 KB). The estimators compute with [`Num`]
+//! instead, a non-negative binary floating-point number with a 64-bit mantissa (11 bits more than
+//! `f64`) built from integer operations, so they link no float routine and return the same bits on
+//! every target; `f64` appears only at the public API, converted once (correctly rounded).
+//!
+//! The one `f64` that is part of a sketch's state is the martingale estimate, which the wire format
+//! carries. [`martingale_step`] updates it with exactly the rounding of IEEE 754 double arithmetic, in
+//! integer code where there is no double-precision FPU, so encoded sketches are the same bytes on
+//! every target (and the same as those of earlier versions).
+
+/// A non-negative number `m·2^e`, with the top bit of `m` set unless the number is 0. Operations
+/// truncate (round toward zero) to 64 bits: a relative error below 2^−63 each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Num {
+    m: u64,
+    e: i32,
+}
+
+/// Exponents below this flush to 0 and above it saturate: far outside anything the estimators
+/// compute (they clamp at 2^64), but it keeps exponent arithmetic from overflowing.
+const EXP_LIMIT: i32 = 1 << 16;
+
+impl Num {
+    pub(crate) const ZERO: Self = Self { m: 0, e: 0 };
+    pub(crate) const ONE: Self = Self::int(1);
+    /// The result of a division by zero: larger than any value the estimators report.
+    pub(crate) const HUGE: Self = Self {
+        m: u64::MAX,
+        e: EXP_LIMIT,
+    };
+
+    /// `m·2^e` for any `m`, normalized.
+    #[inline(never)]
+    const fn new(m: u64, e: i32) -> Self {
+        if m == 0 || e < -EXP_LIMIT {
+            return Self::ZERO;
+        }
+        if e > EXP_LIMIT {
+            return Self::HUGE;
+        }
+        let z = m.leading_zeros();
+        Self {
+            m: m << z,
+            e: e - z as i32,
+        }
+    }
+
+    /// The integer `x`, exactly.
+    pub(crate) const fn int(x: u64) -> Self {
+        Self::new(x, 0)
+    }
+
+    /// `self·2^k`, exactly.
+    #[inline(never)]
+    pub(crate) const fn scale(self, k: i32) -> Self {
+        if self.m == 0 {
+            return self;
+        }
+        Self::new(self.m, self.e.saturating_add(k))
+    }
+
+    /// A finite non-negative `f64`, exactly (0 for anything else: NaN, infinities, negative values).
+    pub(crate) const fn from_f64(x: f64) -> Self {
+        let bits = x.to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as i32;
+        let frac = bits & ((1 << 52) - 1);
+        if bits >> 63 != 0 || exp == 0x7ff {
+            Self::ZERO
+        } else if exp == 0 {
+            Self::new(frac, -1074)
+        } else {
+            Self::new(frac | 1 << 52, exp - 1075)
+        }
+    }
+
+    /// The nearest `f64` (ties to even); 0 below the normal range, infinity above it.
+    pub(crate) fn to_f64(self) -> f64 {
+        if self.m == 0 {
+            return 0.0;
+        }
+        let (m, e) = round53(self.m, self.e, false);
+        f64_of(m, e)
+    }
+
+    /// `self ≥ other`.
+    #[inline(never)]
+    pub(crate) const fn ge(self, other: Self) -> bool {
+        if other.m == 0 {
+            true
+        } else if self.m == 0 {
+            false
+        } else {
+            self.e > other.e || (self.e == other.e && self.m >= other.m)
+        }
+    }
+
+    /// The smaller of the two.
+    pub(crate) const fn min(self, other: Self) -> Self {
+        if self.ge(other) {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// The larger of the two.
+    pub(crate) const fn max(self, other: Self) -> Self {
+        if self.ge(other) {
+            self
+        } else {
+            other
+        }
+    }
+
+    /// `self + other`.
+    #[inline(never)]
+    pub(crate) fn add(self, other: Self) -> Self {
+        let (a, b) = if self.ge(other) {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        if b.m == 0 {
+            return a;
+        }
+        let (sum, carry) = a.m.overflowing_add(shr(b.m, a.e - b.e).0);
+        if carry {
+            Self::new(sum >> 1 | 1 << 63, a.e.saturating_add(1))
+        } else {
+            Self { m: sum, e: a.e }
+        }
+    }
+
+    /// `self − other`, or 0 if `other ≥ self`.
+    #[inline(never)]
+    pub(crate) fn sub(self, other: Self) -> Self {
+        if other.ge(self) {
+            return Self::ZERO;
+        }
+        if other.m == 0 {
+            return self;
+        }
+        Self::new(self.m - shr(other.m, self.e - other.e).0, self.e)
+    }
+
+    /// `self·other`.
+    #[inline(never)]
+    pub(crate) fn mul(self, other: Self) -> Self {
+        if self.m == 0 || other.m == 0 {
+            return Self::ZERO;
+        }
+        let (hi, lo) = mul_wide(self.m, other.m);
+        let e = self.e.saturating_add(other.e);
+        // Both factors are at least 2^63, so `hi` is at least 2^62: one bit of `lo` may be needed.
+        if hi >> 63 != 0 {
+            Self::new(hi, e.saturating_add(64))
+        } else {
+            Self::new(hi << 1 | lo >> 63, e.saturating_add(63))
+        }
+    }
+
+    /// `self / other` ([`HUGE`](Self::HUGE) if `other` is 0).
+    #[inline(never)]
+    pub(crate) fn div(self, other: Self) -> Self {
+        if self.m == 0 {
+            return Self::ZERO;
+        }
+        if other.m == 0 {
+            return Self::HUGE;
+        }
+        let (q, _) = div_bits(self.m, other.m);
+        Self::new(q, self.e.saturating_sub(other.e).saturating_sub(63))
+    }
+
+    /// `√self`: Newton's iteration from above, from within a factor √2.
+    #[inline(never)]
+    pub(crate) fn sqrt(self) -> Self {
+        if self.m == 0 {
+            return Self::ZERO;
+        }
+        // self < 2^(e + 64), so 2^⌈(e + 64)/2⌉ ≥ √self.
+        let mut y = Self::ONE.scale((self.e + 65) >> 1);
+        // The relative error squares (and halves) each step: 0.42, 0.06, 2e−3, 1e−6, 6e−13, 2e−25.
+        for _ in 0..6 {
+            y = y.add(self.div(y)).scale(-1);
+        }
+        y
+    }
+}
+
+/// `x >> s` for any `s ≥ 0`, and whether a set bit was shifted out.
+const fn shr(x: u64, s: i32) -> (u64, bool) {
+    if s <= 0 {
+        (x, false)
+    } else if s >= 64 {
+        (0, x != 0)
+    } else {
+        (x >> s, x << (64 - s) != 0)
+    }
+}
+
+/// The 128-bit product `a·b` as (high, low) words, from four 32×32-bit products (a Cortex-M0 has
+/// no 64-bit multiply; this avoids the compiler's 128-bit multiplication routine).
+const fn mul_wide(a: u64, b: u64) -> (u64, u64) {
+    const LOW: u64 = 0xffff_ffff;
+    let (a1, a0, b1, b0) = (a >> 32, a & LOW, b >> 32, b & LOW);
+    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+    let mid = (p00 >> 32) + (p01 & LOW) + (p10 & LOW);
+    (
+        p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32),
+        mid << 32 | (p00 & LOW),
+    )
+}
+
+/// `⌊n·2^63 / d⌋` by restoring division, and whether the remainder is not 0. `d` must have its top
+/// bit set (so the quotient fits in 64 bits); no division instruction or routine is used.
+const fn div_bits(n: u64, d: u64) -> (u64, bool) {
+    // The running remainder is `carry·2^64 + r`, always below 2d.
+    let (mut r, mut carry, mut q) = (n, false, 0u64);
+    let mut i = 0;
+    while i < 64 {
+        q <<= 1;
+        if carry || r >= d {
+            r = r.wrapping_sub(d);
+            q |= 1;
+        }
+        carry = r >> 63 != 0;
+        r <<= 1;
+        i += 1;
+    }
+    (q, carry || r != 0)
+}
+
+/// Rounds `m·2^e` (`m` with its top bit set), plus something less than one unit of `m` if `sticky`,
+/// to 53 significant bits, to nearest with ties to even: returns `(mantissa, exponent)` with the
+/// mantissa in `[2^52, 2^53)`.
+const fn round53(m: u64, e: i32, sticky: bool) -> (u64, i32) {
+    const HALF: u64 = 1 << 10;
+    let (mantissa, rest) = (m >> 11, m & (2 * HALF - 1));
+    let up = rest > HALF || (rest == HALF && (sticky || mantissa & 1 == 1));
+    let mantissa = mantissa + up as u64;
+    if mantissa >> 53 != 0 {
+        (mantissa >> 1, e + 12)
+    } else {
+        (mantissa, e + 11)
+    }
+}
+
+/// The `f64` `m·2^e` for a mantissa in `[2^52, 2^53)`: 0 below the normal range, infinity above.
+fn f64_of(m: u64, e: i32) -> f64 {
+    let biased = e + 1075;
+    if biased <= 0 {
+        0.0
+    } else if biased >= 0x7ff {
+        f64::INFINITY
+    } else {
+        f64::from_bits((biased as u64) << 52 | (m & ((1 << 52) - 1)))
+    }
+}
+
+/// Whether this target has IEEE double-precision hardware, where the martingale update is a plain
+/// `f64` expression. Elsewhere [`martingale_step`] uses integer code with the same results.
+const NATIVE_F64: bool = cfg!(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "wasm32",
+    all(target_arch = "riscv64", target_feature = "d"),
+));
+
+/// 2^64, where the martingale estimate stops ([`estimator::MAX_ESTIMATE`](super::estimator::MAX_ESTIMATE)).
+const CAP: f64 = 18_446_744_073_709_551_616.0;
+
+/// The martingale estimator's update when a register changes: `hip + 2^p / S`, where
+/// `S = lo·2^−31 + hi·2^−63` (the sketch's exact change sum, `lo` and `hi` below 2^52), capped at
+/// 2^64; `hip` itself if `S` is 0. Rounded exactly as the `f64` expression
+/// `(hip + m / (lo·2^−31 + hi·2^−63)).min(2^64)` is under IEEE 754 (each operation to nearest, ties
+/// to even), with or without a double-precision FPU.
+pub(crate) fn martingale_step(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
+    if NATIVE_F64 {
+        martingale_step_f64(hip, lo, hi, p)
+    } else {
+        martingale_step_integer(hip, lo, hi, p)
+    }
+}
+
+/// [`martingale_step`] in `f64` arithmetic.
+fn martingale_step_f64(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
+    const TWO_POW_MINUS_31: f64 = 1.0 / (1u64 << 31) as f64;
+    const TWO_POW_MINUS_63: f64 = 1.0 / (1u64 << 63) as f64;
+    // Both are below 2^52: the signed conversion is exact and cheaper than the unsigned one.
+    let sum = (lo as i64) as f64 * TWO_POW_MINUS_31 + (hi as i64) as f64 * TWO_POW_MINUS_63;
+    if sum > 0.0 {
+        (hip + f64::from(1u32 << p) / sum).min(CAP)
+    } else {
+        hip
+    }
+}
+
+/// [`martingale_step`] in integer arithmetic, rounding each of the three operations (the sum, the
+/// division, the addition) from its exact value.
+fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
+    // S exactly: (lo·2^32 + hi)·2^−63, up to 84 bits as (high, low) words.
+    let (low, carry) = (lo << 32).overflowing_add(hi);
+    let high = (lo >> 32) + carry as u64;
+    let (m, e, sticky) = if high != 0 {
+        // high < 2^20, so 44 ≤ z < 64.
+        let z = high.leading_zeros();
+        (high << z | low >> (64 - z), 1 - z as i32, low << z != 0)
+    } else if low != 0 {
+        let z = low.leading_zeros();
+        (low << z, -63 - z as i32, false)
+    } else {
+        return hip;
+    };
+    // sum = sm·2^se, as the f64 addition rounds it.
+    let (sm, se) = round53(m, e, sticky);
+    // 2^p / sum = q·2^(p − se − 63 − 52) with q = ⌊2^126 / (sm·2^11)⌋ in [2^62, 2^63].
+    let (q, inexact) = div_bits(1 << 63, sm << 11);
+    let z = q.leading_zeros();
+    let (im, ie) = round53(q << z, p as i32 - se - 115 - z as i32, inexact);
+    // hip + increment, both f64 values: exact sum of the aligned 64-bit mantissas, then rounded.
+    let (a, b) = (Num::from_f64(hip), Num::new(im, ie));
+    let (a, b) = if a.ge(b) { (a, b) } else { (b, a) };
+    let (shifted, lost) = shr(b.m, a.e - b.e);
+    let (sum, carry) = a.m.overflowing_add(shifted);
+    let (m, e, sticky) = if carry {
+        (sum >> 1 | 1 << 63, a.e + 1, lost || sum & 1 != 0)
+    } else {
+        (sum, a.e, lost)
+    };
+    let (rm, re) = round53(m, e, sticky);
+    let next = f64_of(rm, re);
+    if next.to_bits() > CAP.to_bits() {
+        CAP
+    } else {
+        next
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift64*), so the tests need no dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+
+        /// A value with a random number of significant bits, so that short mantissas (and ties)
+        /// are common.
+        fn below(&mut self, bits: u32) -> u64 {
+            let width = 1 + self.next() % u64::from(bits);
+            let x = self.next() >> (64 - width);
+            if self.next().is_multiple_of(4) {
+                x & !((1 << (width / 2)) - 1) // trailing zeros: exact ties in the rounding
+            } else {
+                x
+            }
+        }
+
+        /// A positive f64 in [1, 2^64], or 0.
+        fn hip(&mut self) -> f64 {
+            match self.next() % 8 {
+                0 => 0.0,
+                1 => CAP,
+                _ => {
+                    let exp = 1023 + self.next() % 64;
+                    f64::from_bits(exp << 52 | (self.next() >> 12))
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn integer_martingale_step_rounds_exactly_as_f64() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for i in 0..400_000u32 {
+            let p = 4 + i % 15;
+            let (lo, hi, hip) = (rng.below(50), rng.below(50), rng.hip());
+            let (a, b) = (
+                martingale_step_integer(hip, lo, hi, p),
+                martingale_step_f64(hip, lo, hi, p),
+            );
+            assert_eq!(
+                a.to_bits(),
+                b.to_bits(),
+                "hip {hip:e} lo {lo} hi {hi} p {p}: {a:e} vs {b:e}"
+            );
+        }
+    }
+
+    #[test]
+    fn integer_martingale_step_edges() {
+        for p in [4, 10, 14, 18] {
+            let m = 1u64 << p;
+            for (hip, lo, hi) in [
+                (0.0, m << 31, 0),              // empty sketch: + 1
+                (1.0, 0, 0),                    // nothing can change: unchanged
+                (3.5, 0, 1),                    // S = 2^−63: the increment is huge, capped
+                (CAP, 1 << 20, 7),              // already capped
+                (1e10, (1 << 31) + 1, 1 << 49), // S just above 1
+                (12_345.678, m << 30, 0),       // S = m/2: + 2
+            ] {
+                assert_eq!(
+                    martingale_step_integer(hip, lo, hi, p as u32).to_bits(),
+                    martingale_step_f64(hip, lo, hi, p as u32).to_bits(),
+                    "{hip} {lo} {hi} {p}"
+                );
+            }
+        }
+        assert_eq!(martingale_step(0.0, 1 << 41, 0, 10), 1.0);
+    }
+
+    /// Relative difference of a `Num` result from an `f64` reference.
+    fn off(x: Num, reference: f64) -> f64 {
+        if reference == 0.0 {
+            x.to_f64().abs()
+        } else {
+            (x.to_f64() / reference - 1.0).abs()
+        }
+    }
+
+    #[test]
+    fn arithmetic_matches_f64_to_its_precision() {
+        let mut rng = Rng(7);
+        for _ in 0..100_000 {
+            let (x, y) = (rng.below(64), rng.below(64).max(1));
+            let (s, t) = (rng.next() % 80, rng.next() % 80);
+            let a = Num::int(x).scale(s as i32 - 40);
+            let b = Num::int(y).scale(t as i32 - 40);
+            let (fa, fb) = (a.to_f64(), b.to_f64());
+            // Each operand is within half an f64 ulp (2^−53) of its Num; each Num operation is
+            // within 2^−63: a relative error below 3·2^−53 after the result's own rounding.
+            let tolerance = 3.0 * f64::EPSILON / 2.0;
+            assert!(off(a.mul(b), fa * fb) <= tolerance, "{fa} * {fb}");
+            assert!(off(a.div(b), fa / fb) <= tolerance, "{fa} / {fb}");
+            assert!(off(a.add(b), fa + fb) <= tolerance, "{fa} + {fb}");
+            assert!(off(a.sqrt(), fa.sqrt()) <= tolerance, "sqrt {fa}");
+            if fa > fb * (1.0 + 1e-6) {
+                // Cancellation amplifies the operands' f64 rounding by fa / (fa − fb).
+                let amplified = tolerance * (fa + fb) / (fa - fb);
+                assert!(off(a.sub(b), fa - fb) <= amplified, "{fa} - {fb}");
+            }
+            if fa != fb {
+                assert_eq!(a.ge(b), fa > fb, "{fa} >= {fb}");
+            }
+            assert!(a.ge(a) && a.max(b).ge(a.min(b)));
+        }
+    }
+
+    #[test]
+    fn exact_cases() {
+        assert_eq!(Num::int(6).mul(Num::int(7)), Num::int(42));
+        assert_eq!(Num::int(42).div(Num::int(6)), Num::int(7));
+        assert_eq!(Num::int(40).add(Num::int(2)), Num::int(42));
+        assert_eq!(Num::int(44).sub(Num::int(2)), Num::int(42));
+        assert_eq!(Num::int(2).sub(Num::int(44)), Num::ZERO);
+        assert_eq!(Num::int(1 << 40).sqrt(), Num::int(1 << 20));
+        assert_eq!(Num::int(9).sqrt().to_f64(), 3.0);
+        assert_eq!(Num::ONE.div(Num::ZERO), Num::HUGE);
+        assert_eq!(Num::from_f64(0.375), Num::int(3).scale(-3));
+        assert_eq!(Num::from_f64(-1.0), Num::ZERO);
+        assert_eq!(Num::from_f64(f64::NAN), Num::ZERO);
+        assert_eq!(Num::from_f64(f64::MIN_POSITIVE / 4.0).to_f64(), 0.0);
+        assert_eq!(Num::HUGE.to_f64(), f64::INFINITY);
+        for x in [1.0, 0.1, 1e300, 123_456.789, CAP] {
+            assert_eq!(Num::from_f64(x).to_f64(), x);
+        }
+        // Ties round to even: 2^53 + 1 is halfway between 2^53 and 2^53 + 2.
+        assert_eq!(Num::int((1 << 53) + 1).to_f64(), 9_007_199_254_740_992.0);
+        assert_eq!(Num::int((1 << 53) + 3).to_f64(), 9_007_199_254_740_996.0);
+        assert_eq!(Num::int(u64::MAX).to_f64(), CAP);
+    }
+}

@@ -236,6 +236,15 @@ fn measure(target: &str, features: &[&str]) -> Build {
     }
 }
 
+/// Families known to exceed the 4 KB code budget on thumbv6m, each with a ceiling it must stay
+/// under (so it cannot grow unnoticed), and the reason. HyperLogLog keeps a sparse form (exact
+/// coupons, converted in place), packed dense registers, merge of any mix of the two, the martingale
+/// update on every register change, Ertl's estimator, linear counting and the error bands. Its
+/// estimators compute in integer arithmetic (`hll/num.rs`), so no soft-float or `libm` is linked;
+/// 11,352 B measured (14,936 B when they were `f64`). Without any estimator at all it would still be
+/// about 5.5 KB, so the 4 KB budget needs a smaller HyperLogLog, not a cheaper estimator (issue 6).
+const OVER_CODE_BUDGET: &[(&str, u64)] = &[("hll", 12 * 1024)];
+
 /// The budgets of the firmware issue, measured on the smallest target (Cortex-M0), and a size table of
 /// the full firmware on every target. The table is written to `target/firmware-budgets.md`.
 ///
@@ -245,18 +254,12 @@ fn measure(target: &str, features: &[&str]) -> Build {
 /// * no 64-bit division helper (`__aeabi_uldivmod`) is linked, in any build;
 /// * panic paths the family adds to the baseline are listed (the baseline has the panic handler).
 ///
-/// Known exceedances are listed in [`OVER_CODE_BUDGET`], printed in the report, and asserted to still
-/// exceed (so the list cannot outlive the problem).
+/// Known exceedances are listed in [`OVER_CODE_BUDGET`] with a ceiling, printed in the report, and
+/// asserted to stay under their ceiling and to still exceed 4 KB (so the list cannot outlive the
+/// problem).
 ///
 /// The wire format is shared by every family, so it is measured on top of each (family + `wire`,
 /// minus the family alone) and reported, with the stack it needs.
-/// Families known to exceed the 4 KB code budget on thumbv6m, with the reason. HyperLogLog's
-/// estimators are `f64` (Ertl's improved estimator, linear counting, the martingale update, the error
-/// bands): on a Cortex-M0 without an FPU that links soft-float add/mul/div (~2.8 KB), libm's sqrt and
-/// log (~1.5 KB) and the estimator code itself; measured 14 KB. An integer or fixed-point estimator
-/// for small targets is open work (issue 6), not hidden: the report marks the row.
-const OVER_CODE_BUDGET: &[&str] = &["hll"];
-
 #[test]
 fn budgets_on_cortex_m0_and_sizes_on_every_target() {
     let target = "thumbv6m-none-eabi";
@@ -285,19 +288,24 @@ fn budgets_on_cortex_m0_and_sizes_on_every_target() {
         let stack = build.stack.get(family).copied().unwrap_or(0);
         let wire_stack = wired.stack.get(family).copied().unwrap_or(0);
         let beyond = stack.saturating_sub(sketch_bytes as u64);
+        let known_over = OVER_CODE_BUDGET
+            .iter()
+            .find(|(f, _)| *f == family)
+            .map(|&(_, ceiling)| ceiling);
         report += &format!(
             "| {family} | {text} B{} | {stack} B | {sketch_bytes} B | {beyond} B | {} | {wire_text} B | {wire_stack} B |\n",
-            if OVER_CODE_BUDGET.contains(&family) { " (over 4 KB, known)" } else { "" },
+            if known_over.is_some() { " (over 4 KB, known)" } else { "" },
             added_panics(&build, &base)
         );
-        let known_over = OVER_CODE_BUDGET.contains(&family);
-        if text > 4096 && !known_over {
-            failures.push(format!("{family}: {text} B of text > 4 KB"));
-        }
-        if known_over && text <= 4096 {
-            failures.push(format!(
+        match known_over {
+            None if text > 4096 => failures.push(format!("{family}: {text} B of text > 4 KB")),
+            Some(_) if text <= 4096 => failures.push(format!(
                 "{family}: now within 4 KB ({text} B): remove it from OVER_CODE_BUDGET"
-            ));
+            )),
+            Some(ceiling) if text > ceiling => failures.push(format!(
+                "{family}: {text} B of text, above its known-exceedance ceiling of {ceiling} B"
+            )),
+            _ => {}
         }
         if beyond > 1024 {
             failures.push(format!(

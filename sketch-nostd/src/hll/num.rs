@@ -216,23 +216,55 @@ const fn mul_wide(a: u64, b: u64) -> (u64, u64) {
     )
 }
 
-/// `⌊n·2^63 / d⌋` by restoring division, and whether the remainder is not 0. `d` must have its top
-/// bit set (so the quotient fits in 64 bits); no division instruction or routine is used.
+/// `⌊n·2^63 / d⌋` and whether the remainder is not 0, for `n < 2d` and `d` with its top bit set (so
+/// the quotient fits in 64 bits). Long division in base 2^16 (Knuth, TAOCP vol. 2, 4.3.1,
+/// Algorithm D): four quotient digits, each estimated by a 32-by-16-bit division, which the
+/// hardware does (or `__aeabi_uidiv`, which every Cortex-M0 firmware has), never a 64-bit division
+/// routine.
 const fn div_bits(n: u64, d: u64) -> (u64, bool) {
-    // The running remainder is `carry·2^64 + r`, always below 2d.
-    let (mut r, mut carry, mut q) = (n, false, 0u64);
+    const DIGIT: u64 = 0xffff;
+    // The dividend n·2^63 is (r, low) = r·2^64 + low, with r < d.
+    let (mut r, low) = (n >> 1, (n & 1) << 63);
+    let top = (d >> 48) as u32; // the divisor's leading digit, at least 2^15
+    let mut q = 0u64;
     let mut i = 0;
-    while i < 64 {
-        q <<= 1;
-        if carry || r >= d {
-            r = r.wrapping_sub(d);
-            q |= 1;
+    while i < 4 {
+        // Bring down the next digit: the window r·2^16 + digit has 80 bits, (r >> 48, w).
+        let w = r << 16 | (low >> (48 - 16 * i)) & DIGIT;
+        // The estimate from the window's two leading digits is never too small and, as the
+        // divisor is normalized, at most 2 too large (Theorem B).
+        let mut digit = (r >> 32) as u32 / top;
+        if digit > DIGIT as u32 {
+            digit = DIGIT as u32;
         }
-        carry = r >> 63 != 0;
-        r <<= 1;
+        // Subtract digit·d (80 bits: two 32×16-bit products) from the window.
+        let (p_lo, p_hi) = (
+            mul_32_16(d as u32, digit),
+            mul_32_16((d >> 32) as u32, digit),
+        );
+        let (product, carry) = p_lo.overflowing_add(p_hi << 32);
+        let (mut rest, borrow) = w.overflowing_sub(product);
+        let mut high = (r >> 48)
+            .wrapping_sub((p_hi >> 32) + carry as u64)
+            .wrapping_sub(borrow as u64);
+        // Add d back while the remainder is negative (at most twice).
+        while high >> 63 != 0 {
+            digit -= 1;
+            let (sum, carry) = rest.overflowing_add(d);
+            rest = sum;
+            high = high.wrapping_add(carry as u64);
+        }
+        r = rest;
+        q = q << 16 | digit as u64;
         i += 1;
     }
-    (q, carry || r != 0)
+    (q, r != 0)
+}
+
+/// `x·y` for `y < 2^16`, from two 16×16-bit products (32-bit multiplies: a Cortex-M0 has no
+/// widening one).
+const fn mul_32_16(x: u32, y: u32) -> u64 {
+    ((((x >> 16) * y) as u64) << 16) + ((x & 0xffff) * y) as u64
 }
 
 /// Rounds `m·2^e` (`m` with its top bit set), plus something less than one unit of `m` if `sticky`,
@@ -419,6 +451,29 @@ mod tests {
             }
         }
         assert_eq!(martingale_step(0.0, 1 << 41, 0, 10), 1.0);
+    }
+
+    #[test]
+    fn long_division_is_exact() {
+        let mut rng = Rng(3);
+        for i in 0..300_000 {
+            let d = rng.next() | 1 << 63;
+            let d = if i % 3 == 0 { d & !0xffff_ffff } else { d }; // short divisors
+                                                                   // Any n is below 2d, as d ≥ 2^63.
+            let n = match i % 4 {
+                0 => 1 << 63,
+                1 => d,
+                2 => d - 1,
+                _ => rng.next(),
+            };
+            let wide = (n as u128) << 63;
+            let (q, inexact) = div_bits(n, d);
+            assert_eq!(q as u128, wide / d as u128, "{n} / {d}");
+            assert_eq!(inexact, !wide.is_multiple_of(d as u128), "{n} % {d}");
+        }
+        assert_eq!(div_bits(1 << 63, 1 << 63), (1 << 63, false));
+        assert_eq!(div_bits(u64::MAX, u64::MAX), (1 << 63, false));
+        assert_eq!(div_bits(u64::MAX, 1 << 63), (u64::MAX, false));
     }
 
     /// Relative difference of a `Num` result from an `f64` reference.

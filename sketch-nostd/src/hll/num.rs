@@ -182,6 +182,9 @@ impl Num {
         if self.m == 0 {
             return Self::ZERO;
         }
+        if self.m == 1 << 63 && self.e & 1 == 1 {
+            return Self::ONE.scale((self.e + 63) / 2); // an even power of two: exact
+        }
         // self < 2^(e + 64), so 2^⌈(e + 64)/2⌉ ≥ √self.
         let mut y = Self::ONE.scale((self.e + 65) >> 1);
         // The relative error squares (and halves) each step: 0.42, 0.06, 2e−3, 1e−6, 6e−13, 2e−25.
@@ -225,7 +228,7 @@ const fn div_bits(n: u64, d: u64) -> (u64, bool) {
     const DIGIT: u64 = 0xffff;
     // The dividend n·2^63 is (r, low) = r·2^64 + low, with r < d.
     let (mut r, low) = (n >> 1, (n & 1) << 63);
-    let top = (d >> 48) as u32; // the divisor's leading digit, at least 2^15
+    let top = (d >> 48) as u32 | 1 << 15; // the divisor's leading digit (the bit is set already)
     let mut q = 0u64;
     let mut i = 0;
     while i < 4 {

@@ -43,7 +43,7 @@ fn segment(base: u32, mut op: impl FnMut(u32)) {
 }
 
 /// The segments, in the order they run.
-pub const NAMES: [&str; 19] = [
+pub const NAMES: [&str; 21] = [
     "loop (subtracted)",
     "xxh3-64 hash of a u32",
     "MicroBloom<3> insert",
@@ -61,6 +61,8 @@ pub const NAMES: [&str; 19] = [
     "CountMin<64, 4, u16> estimate",
     "Hll10 insert (dense)",
     "Hll10 estimate",
+    "Hll10 estimate (merged: Ertl's)",
+    "Hll10 estimate, both 3σ bounds (merged)",
     "SpaceSaving<u32, 16> add",
     "TopK<u32, 8, 64, 4> add",
 ];
@@ -142,6 +144,18 @@ pub fn run() -> Result<(), &'static str> {
     });
     segment(0, |_| {
         black_box(hll.estimate());
+    });
+    // After a merge: Ertl's estimator, in the integer arithmetic of `hll/num.rs`.
+    let mut other = Hll10::new();
+    other.insert(&0u32);
+    if hll.merge(&other).is_err() || hll.is_single_stream() {
+        return Err("cost: the merged HLL is still a single stream");
+    }
+    segment(0, |_| {
+        black_box(hll.estimate());
+    });
+    segment(0, |_| {
+        black_box((hll.lower_bound(3), hll.upper_bound(3)));
     });
 
     let mut saving = SpaceSaving::<u32, 16>::new();

@@ -30,6 +30,10 @@
 //!   [`Estimator::Histogram`], Ertl's improved estimator ("New cardinality estimation algorithms for
 //!   HyperLogLog sketches", 2017), which needs only the registers and is therefore what a merged sketch
 //!   uses. Neither needs bias tables, and neither has a bump where linear counting used to hand over.
+//!   They compute in integer arithmetic (a binary float with a 64-bit mantissa), converted to `f64`
+//!   once: the same estimates on every target, and no soft-float routines or `libm` linked on parts
+//!   without an FPU. The martingale estimate, which the wire format carries, is updated with exactly
+//!   the rounding of IEEE 754 `f64` arithmetic, so encoded sketches are the same bytes everywhere.
 //! * **Merge.** Register-wise maximum, for any mix of sparse and dense: commutative, associative and
 //!   idempotent, and the merged registers are exactly those of one sketch fed both streams.
 //!

@@ -222,6 +222,34 @@ fn read_len<R: Source, const K: usize>(r: &mut R) -> Result<u64, WireError> {
     Ok(n)
 }
 
+/// A summary's entries as they are read, for its `from_parts`: the entry count (at most `K`), then
+/// entries read by `read` (given the entry's index) until that count or the first read error, which
+/// is kept in `err` for [`finish`].
+fn entries<'a, const K: usize, R: Source, E>(
+    r: &'a mut R,
+    err: &'a mut Option<WireError>,
+    mut read: impl FnMut(&mut R, u64) -> Result<E, WireError> + 'a,
+) -> Result<impl Iterator<Item = E> + 'a, WireError> {
+    let n = read_len::<R, K>(r)?;
+    let mut i = 0;
+    Ok(core::iter::from_fn(move || {
+        if i == n || err.is_some() {
+            return None;
+        }
+        let entry = read(r, i);
+        i += 1;
+        entry.map_err(|e| *err = Some(e)).ok()
+    }))
+}
+
+/// The read error [`entries`] kept, else `parts` with its refusal as a [`WireError`].
+fn finish<V>(err: Option<WireError>, parts: Result<V, PartsError>) -> Result<V, WireError> {
+    match err {
+        Some(e) => Err(e),
+        None => parts.map_err(parts_error),
+    }
+}
+
 /// Reads a count that fits counter type `C`.
 fn read_count<R: Source, C: Counter>(r: &mut R, index: u64) -> Result<u64, WireError> {
     let v = r.varint()?;
@@ -268,22 +296,10 @@ impl<T: WireKey, const K: usize, const W: usize, const D: usize, C: Counter, U: 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
         let sketch = CountMin::<W, D, C, U>::read_body(r, seed)?;
         let overlong = r.varint()?;
-        let n = read_len::<R, K>(r)?;
         let mut err = None;
-        let mut i = 0;
-        let entries = core::iter::from_fn(|| {
-            if i == n || err.is_some() {
-                return None;
-            }
-            let entry = T::read_key(r).and_then(|k| Ok((k, read_count::<R, C>(r, i)?)));
-            i += 1;
-            entry.map_err(|e| err = Some(e)).ok()
-        });
-        let top = Self::from_parts(sketch, entries, overlong);
-        if let Some(e) = err {
-            return Err(e);
-        }
-        top.map_err(parts_error)
+        let read = |r: &mut R, i| Ok((T::read_key(r)?, read_count::<R, C>(r, i)?));
+        let top = Self::from_parts(sketch, entries::<K, _, _>(r, &mut err, read)?, overlong);
+        finish(err, top)
     }
 }
 
@@ -349,25 +365,14 @@ impl<T: WireKey, const K: usize, C: Counter> Codec for SpaceSaving<T, K, C> {
         }
         let total = r.varint()?;
         let overlong = r.varint()?;
-        let n = read_len::<R, K>(r)?;
         let mut err = None;
-        let mut i = 0;
-        let entries = core::iter::from_fn(|| {
-            if i == n || err.is_some() {
-                return None;
-            }
-            let entry = T::read_key(r).and_then(|k| {
-                let count = read_count::<R, C>(r, i)?;
-                Ok((k, count, read_count::<R, C>(r, i)?))
-            });
-            i += 1;
-            entry.map_err(|e| err = Some(e)).ok()
-        });
-        let summary = Self::from_parts(entries, total, overlong);
-        if let Some(e) = err {
-            return Err(e);
-        }
-        summary.map_err(parts_error)
+        let read = |r: &mut R, i| {
+            let key = T::read_key(r)?;
+            let count = read_count::<R, C>(r, i)?;
+            Ok((key, count, read_count::<R, C>(r, i)?))
+        };
+        let summary = Self::from_parts(entries::<K, _, _>(r, &mut err, read)?, total, overlong);
+        finish(err, summary)
     }
 }
 

@@ -52,6 +52,7 @@ pub mod hash;
 pub mod hll;
 pub mod micro;
 pub mod sizing;
+mod sort;
 pub mod spacesaving;
 pub mod topk;
 mod tracker;

@@ -268,7 +268,7 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
     /// on the contents.
     pub(crate) fn sorted(&self) -> heapless::Vec<&Entry<T, C, X>, K> {
         let mut v: heapless::Vec<&Entry<T, C, X>, K> = self.slots.iter().collect();
-        v.sort_unstable_by(|a, b| {
+        crate::sort::sort_by(&mut v, |a, b| {
             b.count
                 .cmp(&a.count)
                 .then_with(|| a.key.as_borrowed().cmp(b.key.as_borrowed()))

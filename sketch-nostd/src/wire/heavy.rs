@@ -280,7 +280,7 @@ impl<T: WireKey, const K: usize, const W: usize, const D: usize, C: Counter, U: 
         self.sketch().write_body(s)?;
         s.varint(self.overlong())?;
         let mut entries: heapless::Vec<(&T, u64), K> = self.entries().take(K).collect();
-        entries.sort_unstable_by(|a, b| canonical(*a, *b));
+        crate::sort::sort_by(&mut entries, |a, b| canonical(*a, *b));
         s.varint(entries.len() as u64)?;
         for (key, count) in entries {
             key.write_key(s)?;
@@ -339,7 +339,7 @@ impl<T: WireKey, const K: usize, C: Counter> Codec for SpaceSaving<T, K, C> {
             .take(K)
             .map(|c| (c.key, c.count, c.error))
             .collect();
-        entries.sort_unstable_by(|a, b| canonical((a.0, a.1), (b.0, b.1)));
+        crate::sort::sort_by(&mut entries, |a, b| canonical((a.0, a.1), (b.0, b.1)));
         s.varint(entries.len() as u64)?;
         for (key, count, error) in entries {
             key.write_key(s)?;

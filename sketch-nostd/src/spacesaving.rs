@@ -452,12 +452,7 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
                 e.count.saturating_inc(ours_min),
                 e.extra.saturating_inc(ours_min),
             );
-            if self.top.cannot_enter(count, &e.key) {
-                continue;
-            }
-            if let Err(key) = self.top.push(e.key.clone(), fp, count, error) {
-                self.top.replace_min(key, fp, count, error);
-            }
+            self.top.offer_untracked(&e.key, fp, count, error);
         }
         self.total = self.total.saturating_add(other.total);
         self.overlong = self.overlong.saturating_add(other.overlong);

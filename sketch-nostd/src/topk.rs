@@ -315,9 +315,7 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
             self.overlong = self.overlong.saturating_add(1);
             return;
         };
-        if let Err(owned) = self.top.push(owned, fp, count, ()) {
-            self.top.replace_min(owned, fp, count, ());
-        }
+        self.top.push_or_replace_min(owned, fp, count, ());
     }
 
     /// The key's count-min estimate (listed or not).
@@ -513,12 +511,7 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
             let count = e
                 .count
                 .saturating_inc(C::from_u64(self.sketch.estimate_hash(hash)));
-            if self.top.cannot_enter(count, &e.key) {
-                continue;
-            }
-            if let Err(key) = self.top.push(e.key.clone(), fp, count, ()) {
-                self.top.replace_min(key, fp, count, ());
-            }
+            self.top.offer_untracked(&e.key, fp, count, ());
         }
         // 3. The sketches, then each count capped by the merged estimate.
         self.sketch.merge(&other.sketch)?;

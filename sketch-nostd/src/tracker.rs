@@ -184,6 +184,23 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
         Ok(())
     }
 
+    /// Tracks a key that is not tracked yet: in a free slot if there is one, else in place of the
+    /// key with the smallest count.
+    pub(crate) fn push_or_replace_min(&mut self, key: T, fp: u32, count: C, extra: X) {
+        if let Err(key) = self.push(key, fp, count, extra) {
+            self.replace_min(key, fp, count, extra);
+        }
+    }
+
+    /// [`push_or_replace_min`](Self::push_or_replace_min) of a copy of `key` unless it
+    /// [`cannot_enter`](Self::cannot_enter): a merge's entry of the other side that this side does
+    /// not track.
+    pub(crate) fn offer_untracked(&mut self, key: &T, fp: u32, count: C, extra: X) {
+        if !self.cannot_enter(count, key) {
+            self.push_or_replace_min(key.clone(), fp, count, extra);
+        }
+    }
+
     /// Replaces the key with the smallest count by a key that is not tracked yet.
     pub(crate) fn replace_min(&mut self, key: T, fp: u32, count: C, extra: X) {
         let Some(&slot) = self.heap.first() else {

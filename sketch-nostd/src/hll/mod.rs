@@ -564,7 +564,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         let m = Self::REGISTERS as u64;
         let per_sqrt_m = |c: Num| c.div(Num::int(m).sqrt());
         match self.estimator() {
-            // The sparse form never fills beyond t = 2^−13 (where the series would stop).
+            // The sparse form never fills beyond t = 1/900 (the series stops at t = 2).
             Estimator::Sparse => {
                 estimator::linear_counting_rse(sparse::virtual_registers(Self::P32), estimate)
                     .unwrap_or(Num::ONE)

@@ -13,31 +13,38 @@ use sketch_nostd::{
     MicroBloom32, SpaceSaving, TopK,
 };
 
+/// The envelope of `bytes` and the offset of the body after it ("SK", version, kind, the
+/// parameters and the seed as varints).
+fn envelope(bytes: &[u8]) -> Option<(wire::Header, usize)> {
+    let h = wire::peek(bytes).ok()?;
+    let varint_len = |v: u64| (64 - (v | 1).leading_zeros() as usize).div_ceil(7);
+    let at = 4 + h.params().iter().map(|&p| varint_len(p)).sum::<usize>() + varint_len(h.seed);
+    Some((h, at))
+}
+
+/// The length of the varint at `bytes[at..]`.
+fn varint_at(bytes: &[u8], at: usize) -> usize {
+    bytes
+        .iter()
+        .skip(at)
+        .take_while(|&&b| b & 0x80 != 0)
+        .count()
+        + 1
+}
+
 /// The body encoding chosen, named from the tag byte after the envelope.
 fn body_name(bytes: &[u8], tag_names: &[&str]) -> String {
-    let Ok(h) = wire::peek(bytes) else {
+    let Some((h, mut at)) = envelope(bytes) else {
         return "?".into();
     };
-    let varint_len = |v: u64| (64 - (v | 1).leading_zeros() as usize).div_ceil(7);
-    let mut at = 4 + h.params().iter().map(|&p| varint_len(p)).sum::<usize>() + varint_len(h.seed);
     if h.kind == wire::SketchKind::CountMin {
         // The total N, a varint, comes before the tag.
-        at += bytes
-            .iter()
-            .skip(at)
-            .take_while(|&&b| b & 0x80 != 0)
-            .count()
-            + 1;
+        at += varint_at(bytes, at);
     }
     if h.kind == wire::SketchKind::CuckooFilter {
         // The victim slot: a varint (0: none), then its fingerprint.
         let victim = bytes.get(at).copied().unwrap_or(0);
-        at += bytes
-            .iter()
-            .skip(at)
-            .take_while(|&&b| b & 0x80 != 0)
-            .count()
-            + 1;
+        at += varint_at(bytes, at);
         if victim != 0 {
             at += h.params()[1] as usize / 8;
         }
@@ -74,38 +81,65 @@ fn row_named<T: Wire + Clone>(label: &str, n: &str, sketch: &T, body: &str) {
     );
 }
 
+/// A sketch the table fills with the keys `0..n`.
+trait Fill: Wire + Clone {
+    /// Adds key `i`.
+    fn fill(&mut self, i: u64);
+}
+
+macro_rules! fill_by_insert {
+    ($([$($generics:tt)*] $t:ty),* $(,)?) => {$(
+        impl<$($generics)*> Fill for $t {
+            fn fill(&mut self, i: u64) {
+                let _ = self.insert(&i);
+            }
+        }
+    )*};
+}
+fill_by_insert!(
+    [const W: usize, const K: u32] Bloom<W, K>,
+    [const B: usize, const K: u32] BlockedBloom<B, K>,
+    [const W: usize, const K: u32] CountingBloom<W, K>,
+    [const B: usize] CuckooFilter<B>,
+    [const K: u32] MicroBloom<K>,
+    [const K: u32] MicroBloom32<K>,
+);
+
+impl<const W: usize, const D: usize> Fill for CountMin<W, D, u32> {
+    /// Zipf-like: key i counted about 1000/(i+1) times.
+    fn fill(&mut self, i: u64) {
+        self.add(&i, 1 + 1_000 / (i + 1));
+    }
+}
+
+/// A [`row`] per fill level `n`: `empty` after [`Fill::fill`] of every key in `0..n`.
+fn filled_rows<T: Fill>(label: &str, ns: &[u64], tag_names: &[&str], empty: T) {
+    for &n in ns {
+        let mut sketch = empty.clone();
+        for i in 0..n {
+            sketch.fill(i);
+        }
+        row(label, &format!("{n}"), &sketch, tag_names);
+    }
+}
+
 const BLOOM_TAGS: &[&str] = &["dense", "zero runs", "sparse"];
 
 fn bloom_rows<const W: usize, const K: u32>(label: &str, ns: &[u64]) {
-    for &n in ns {
-        let mut f = Bloom::<W, K>::with_seed(7);
-        for i in 0..n {
-            f.insert(&i);
-        }
-        row(label, &format!("{n}"), &f, BLOOM_TAGS);
-    }
+    filled_rows(label, ns, BLOOM_TAGS, Bloom::<W, K>::with_seed(7));
 }
 
 const CM_TAGS: &[&str] = &["dense", "zero runs"];
 
 fn count_min_rows<const W: usize, const D: usize>(label: &str, ns: &[u64]) {
-    for &n in ns {
-        let mut cm = CountMin::<W, D, u32>::with_seed(7);
-        // Zipf-like: key i counted about 1000/(i+1) times.
-        for i in 0..n {
-            cm.add(&i, 1 + 1_000 / (i + 1));
-        }
-        row(label, &format!("{n}"), &cm, CM_TAGS);
-    }
+    filled_rows(label, ns, CM_TAGS, CountMin::<W, D, u32>::with_seed(7));
 }
 
 /// HLL state byte, then the tag.
 fn hll_body(bytes: &[u8]) -> String {
-    let Ok(h) = wire::peek(bytes) else {
+    let Some((_, at)) = envelope(bytes) else {
         return "?".into();
     };
-    let varint_len = |v: u64| (64 - (v | 1).leading_zeros() as usize).div_ceil(7);
-    let at = 4 + varint_len(h.params()[0]) + varint_len(h.seed);
     let state = bytes.get(at).copied().unwrap_or(0);
     let dense = state & 1 != 0;
     let tag_at = at + 1 + if dense && state & 2 != 0 { 8 } else { 0 };
@@ -156,18 +190,10 @@ fn hll_rows<const P: u8, const BYTES: usize>(label: &str, ns: &[u64]) {
 fn body_name_cm<T: Wire>(top: &T) -> String {
     let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
     let bytes = wire::encode(top, &mut buf).unwrap();
-    let Ok(h) = wire::peek(bytes) else {
+    let Some((_, at)) = envelope(bytes) else {
         return "?".into();
     };
-    let varint_len = |v: u64| (64 - (v | 1).leading_zeros() as usize).div_ceil(7);
-    let mut at = 4 + h.params().iter().map(|&p| varint_len(p)).sum::<usize>() + varint_len(h.seed);
-    at += bytes
-        .iter()
-        .skip(at)
-        .take_while(|&&b| b & 0x80 != 0)
-        .count()
-        + 1;
-    match bytes.get(at) {
+    match bytes.get(at + varint_at(bytes, at)) {
         Some(0) => "dense".into(),
         Some(1) => "zero runs".into(),
         _ => "?".into(),
@@ -207,55 +233,36 @@ fn main() {
         "`CountMin<272, 5, u32>` (ε = 1%, δ = 1%)",
         &[0, 10, 100, 1_000, 10_000],
     );
-    for n in [0u64, 10, 100, 1_000] {
-        let mut b = BlockedBloom::<24, 8>::with_seed(7);
-        for i in 0..n {
-            b.insert(&i);
-        }
-        row(
-            "`BlockedBloom<24, 8>` (12 Kibit)",
-            &format!("{n}"),
-            &b,
-            BLOOM_TAGS,
-        );
-    }
+    let label = "`BlockedBloom<24, 8>` (12 Kibit)";
+    filled_rows(
+        label,
+        &[0, 10, 100, 1_000],
+        BLOOM_TAGS,
+        BlockedBloom::<24, 8>::with_seed(7),
+    );
     heavy_rows(&[0, 10, 100, 10_000]);
-    for n in [0u64, 10, 100, 1_000] {
-        let mut c = CountingBloom::<600, 7>::with_seed(7);
-        for i in 0..n {
-            c.insert(&i);
-        }
-        row(
-            "`CountingBloom<600, 7>` (1k keys at 1%)",
-            &format!("{n}"),
-            &c,
-            &["dense", "zero runs", "sparse", "two-bit"],
-        );
-    }
-    for n in [0u64, 10, 100, 1_000, 2_000] {
-        let mut f = CuckooFilter::<512>::with_seed(7);
-        for i in 0..n {
-            let _ = f.insert(&i);
-        }
-        row(
-            "`CuckooFilter<512>` (2k slots, 16-bit)",
-            &format!("{n}"),
-            &f,
-            &["dense", "sparse"],
-        );
-    }
-    for n in [0u64, 3, 8] {
-        let mut m = MicroBloom::<3>::new();
-        for i in 0..n {
-            m.insert(&i);
-        }
-        row_named("`MicroBloom<3>`", &format!("{n}"), &m, "raw");
-    }
-    for n in [0u64, 2, 4] {
-        let mut m = MicroBloom32::<2>::new();
-        for i in 0..n {
-            m.insert(&i);
-        }
-        row_named("`MicroBloom32<2>`", &format!("{n}"), &m, "raw");
-    }
+    let label = "`CountingBloom<600, 7>` (1k keys at 1%)";
+    let tags = &["dense", "zero runs", "sparse", "two-bit"];
+    filled_rows(
+        label,
+        &[0, 10, 100, 1_000],
+        tags,
+        CountingBloom::<600, 7>::with_seed(7),
+    );
+    let label = "`CuckooFilter<512>` (2k slots, 16-bit)";
+    let ns = &[0, 10, 100, 1_000, 2_000];
+    filled_rows(
+        label,
+        ns,
+        &["dense", "sparse"],
+        CuckooFilter::<512>::with_seed(7),
+    );
+    // No tag names: the body is named "raw".
+    filled_rows("`MicroBloom<3>`", &[0, 3, 8], &[], MicroBloom::<3>::new());
+    filled_rows(
+        "`MicroBloom32<2>`",
+        &[0, 2, 4],
+        &[],
+        MicroBloom32::<2>::new(),
+    );
 }

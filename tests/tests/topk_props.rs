@@ -57,6 +57,17 @@ fn check_top(t: &Top, truth: &HashMap<u16, u64>) -> Result<(), TestCaseError> {
 fn check_ss(s: &Ss, truth: &HashMap<u16, u64>) -> Result<(), TestCaseError> {
     let bound = s.error_bound();
     prop_assert!(bound <= s.total() / 4);
+    check_brackets(s, truth)?;
+    for k in 0u16..40 {
+        let (lo, hi) = s.bounds(&k);
+        prop_assert!(hi - lo <= bound); // an error is the minimum at takeover, which only grows
+    }
+    Ok(())
+}
+
+/// Every key's bounds bracket its count in `truth`, and every key above the error bound is listed.
+fn check_brackets(s: &Ss, truth: &HashMap<u16, u64>) -> Result<(), TestCaseError> {
+    let bound = s.error_bound();
     for k in 0u16..40 {
         let t = truth.get(&k).copied().unwrap_or(0);
         let (lo, hi) = s.bounds(&k);
@@ -68,7 +79,6 @@ fn check_ss(s: &Ss, truth: &HashMap<u16, u64>) -> Result<(), TestCaseError> {
             lo,
             hi
         );
-        prop_assert!(hi - lo <= bound); // an error is the minimum at takeover, which only grows
         if t > bound {
             prop_assert!(
                 s.sorted().iter().any(|c| *c.key == k),
@@ -135,19 +145,10 @@ proptest! {
         left.merge(&ss_of(&c)).unwrap();
         let all: Vec<_> = a.iter().chain(&b).chain(&c).copied().collect();
         prop_assert_eq!(left.total(), all.iter().map(|&(_, c)| u64::from(c)).sum::<u64>());
-        let truth = exact(&all);
-        let bound = left.error_bound();
-        for k in 0u16..40 {
-            let t = truth.get(&k).copied().unwrap_or(0);
-            let (lo, hi) = left.bounds(&k);
-            prop_assert!(lo <= t && t <= hi, "key {}: {} not in {}..={}", k, t, lo, hi);
-            // Still true after merging: a key unlisted on both sides is at most the sum of their
-            // bounds, which every merged candidate's count reaches; a key dropped at the cut-off
-            // had a count (an upper bound) at most the merged minimum.
-            if t > bound {
-                prop_assert!(left.sorted().iter().any(|c| *c.key == k), "key {} ({} > {})", k, t, bound);
-            }
-        }
+        // Still true after merging: a key unlisted on both sides is at most the sum of their
+        // bounds, which every merged candidate's count reaches; a key dropped at the cut-off had a
+        // count (an upper bound) at most the merged minimum.
+        check_brackets(&left, &exact(&all))?;
     }
 
     /// Aging: with the true counts halved (rounding down) at every `halve`, every key's bounds still
@@ -176,14 +177,7 @@ proptest! {
             for e in s.sorted().iter() {
                 prop_assert!(e.error <= e.count && e.error <= bound + 1, "{:?}, bound {}", e, bound);
             }
-            for k in 0u16..40 {
-                let t = aged.get(&k).copied().unwrap_or(0);
-                let (lo, hi) = s.bounds(&k);
-                prop_assert!(lo <= t && t <= hi, "key {}: aged {} not in {}..={}", k, t, lo, hi);
-                if t > bound {
-                    prop_assert!(s.sorted().iter().any(|c| *c.key == k), "key {} ({} > {})", k, t, bound);
-                }
-            }
+            check_brackets(&s, &aged)?;
         }
     }
 

@@ -79,94 +79,84 @@ pub trait Fingerprint:
     fn from_u32(x: u32) -> Self;
 }
 
+/// [`Fingerprint`] for `$fp`, four lanes in a `$word` bucket, with the SWAR constants `LOW` (the
+/// low bit of every lane) and `HIGH` (the top bit of every lane).
 macro_rules! lanes {
-    ($fp:ty, $word:ty) => {
-        impl Fingerprint for $fp {
-            const BITS: u32 = <$fp>::BITS;
-            type Bucket = $word;
-            const MAX: u32 = <$fp>::MAX as u32;
-            const EMPTY: $word = 0;
+    ($fp:ty, $word:ty, LOW = $low:expr, HIGH = $high:expr) => {
+        const _: () = {
+            const LOW: $word = $low;
+            const HIGH: $word = $high;
 
+            /// The top bit of each lane that is zero (exact for the lowest zero lane; lanes above
+            /// a zero lane may be flagged wrongly, which `has` and `find` do not depend on).
             #[inline(always)]
-            fn slot(bucket: $word, slot: u32) -> u32 {
-                ((bucket >> (slot * Self::BITS)) as $fp).into()
+            const fn zero_lanes(x: $word) -> $word {
+                x.wrapping_sub(LOW) & !x & HIGH
             }
 
-            #[inline(always)]
-            fn with_slot(bucket: $word, slot: u32, fp: u32) -> $word {
-                let shift = slot * Self::BITS;
-                (bucket & !(<$word>::from(<$fp>::MAX) << shift))
-                    | (<$word>::from(fp as $fp) << shift)
-            }
+            impl Fingerprint for $fp {
+                const BITS: u32 = <$fp>::BITS;
+                type Bucket = $word;
+                const MAX: u32 = <$fp>::MAX as u32;
+                const EMPTY: $word = 0;
 
-            #[inline(always)]
-            fn has(bucket: $word, fp: u32) -> bool {
-                zero_lanes(bucket ^ (LOW * <$word>::from(fp as $fp))) != 0
-            }
+                #[inline(always)]
+                fn slot(bucket: $word, slot: u32) -> u32 {
+                    ((bucket >> (slot * Self::BITS)) as $fp).into()
+                }
 
-            #[inline(always)]
-            fn find(bucket: $word, fp: u32) -> Option<u32> {
-                // The lowest flagged lane of `zero_lanes` is always a true zero lane.
-                let z = zero_lanes(bucket ^ (LOW * <$word>::from(fp as $fp)));
-                if z == 0 {
-                    None
-                } else {
-                    Some(z.trailing_zeros() / Self::BITS)
+                #[inline(always)]
+                fn with_slot(bucket: $word, slot: u32, fp: u32) -> $word {
+                    let shift = slot * Self::BITS;
+                    (bucket & !(<$word>::from(<$fp>::MAX) << shift))
+                        | (<$word>::from(fp as $fp) << shift)
+                }
+
+                #[inline(always)]
+                fn has(bucket: $word, fp: u32) -> bool {
+                    zero_lanes(bucket ^ (LOW * <$word>::from(fp as $fp))) != 0
+                }
+
+                #[inline(always)]
+                fn find(bucket: $word, fp: u32) -> Option<u32> {
+                    // The lowest flagged lane of `zero_lanes` is always a true zero lane.
+                    let z = zero_lanes(bucket ^ (LOW * <$word>::from(fp as $fp)));
+                    if z == 0 {
+                        None
+                    } else {
+                        Some(z.trailing_zeros() / Self::BITS)
+                    }
+                }
+
+                #[inline(always)]
+                fn occupied(bucket: $word) -> u32 {
+                    // The top bit of a lane is set iff the lane is non-zero: its low bits plus
+                    // all-ones below the top carry into it, or its own top bit was set.
+                    let low = !HIGH;
+                    (((bucket & low).wrapping_add(low) | bucket) & HIGH).count_ones()
+                }
+
+                #[inline(always)]
+                fn to_u32(self) -> u32 {
+                    self.into()
+                }
+
+                #[inline(always)]
+                fn from_u32(x: u32) -> Self {
+                    x as $fp
                 }
             }
-
-            #[inline(always)]
-            fn occupied(bucket: $word) -> u32 {
-                // The top bit of a lane is set iff the lane is non-zero: its low bits plus all-ones
-                // below the top carry into it, or its own top bit was set.
-                let low = !HIGH;
-                (((bucket & low).wrapping_add(low) | bucket) & HIGH).count_ones()
-            }
-
-            #[inline(always)]
-            fn to_u32(self) -> u32 {
-                self.into()
-            }
-
-            #[inline(always)]
-            fn from_u32(x: u32) -> Self {
-                x as $fp
-            }
-        }
+        };
     };
 }
 
-/// SWAR helpers for four 8-bit lanes in a `u32`.
-mod lanes8 {
-    pub const LOW: u32 = 0x0101_0101;
-    pub const HIGH: u32 = 0x8080_8080;
-    /// The top bit of each lane that is zero (exact for the lowest zero lane; lanes above a zero lane
-    /// may be flagged wrongly, which `has` and `find` do not depend on).
-    #[inline(always)]
-    pub const fn zero_lanes(x: u32) -> u32 {
-        x.wrapping_sub(LOW) & !x & HIGH
-    }
-}
-
-/// SWAR helpers for four 16-bit lanes in a `u64`.
-mod lanes16 {
-    pub const LOW: u64 = 0x0001_0001_0001_0001;
-    pub const HIGH: u64 = 0x8000_8000_8000_8000;
-    /// As [`super::lanes8::zero_lanes`].
-    #[inline(always)]
-    pub const fn zero_lanes(x: u64) -> u64 {
-        x.wrapping_sub(LOW) & !x & HIGH
-    }
-}
-
-const _: () = {
-    use lanes8::{zero_lanes, HIGH, LOW};
-    lanes!(u8, u32);
-};
-const _: () = {
-    use lanes16::{zero_lanes, HIGH, LOW};
-    lanes!(u16, u64);
-};
+lanes!(u8, u32, LOW = 0x0101_0101, HIGH = 0x8080_8080);
+lanes!(
+    u16,
+    u64,
+    LOW = 0x0001_0001_0001_0001,
+    HIGH = 0x8000_8000_8000_8000
+);
 
 /// A cuckoo filter of `BUCKETS` buckets of four `F` fingerprints (`u16` by default), stored inline.
 ///

@@ -239,41 +239,19 @@ impl Fleet {
         let mut rows = Vec::with_capacity(self.devices.len());
         for (&id, d) in &self.devices {
             let held = d.seen.as_ref().map(|s| s.estimated_len());
-            if let Some(s) = &d.seen {
-                match merged.as_mut() {
-                    // Equal seeds are checked when decoding, so the union cannot fail.
-                    Some(m) => {
-                        let _ = m.union(s);
-                    }
-                    None => merged = Some((**s).clone()),
-                }
+            // Bloom union, cell-wise saturating count-min sums, register-wise HLL max: seeds are
+            // checked when decoding. Space-Saving merges any two summaries of one type.
+            if let Some(s) = d.seen.as_deref() {
+                merge_into(&mut merged, s, DeviceSeen::union);
             }
-            if let Some(f) = &d.freq {
-                match merged_freq.as_mut() {
-                    // Cell-wise saturating sums; seeds are checked when decoding.
-                    Some(m) => {
-                        let _ = m.merge(f);
-                    }
-                    None => merged_freq = Some((**f).clone()),
-                }
+            if let Some(f) = d.freq.as_deref() {
+                merge_into(&mut merged_freq, f, DeviceFreq::merge);
             }
-            if let Some(h) = &d.distinct {
-                match merged_distinct.as_mut() {
-                    // Register-wise max; seeds are checked when decoding.
-                    Some(m) => {
-                        let _ = m.merge(h);
-                    }
-                    None => merged_distinct = Some((**h).clone()),
-                }
+            if let Some(h) = d.distinct.as_deref() {
+                merge_into(&mut merged_distinct, h, DeviceDistinct::merge);
             }
-            if let Some(t) = &d.top {
-                match merged_top.as_mut() {
-                    // Space-Saving merges any two summaries of one type: it cannot fail.
-                    Some(m) => {
-                        let _ = m.merge(t);
-                    }
-                    None => merged_top = Some((**t).clone()),
-                }
+            if let Some(t) = d.top.as_deref() {
+                merge_into(&mut merged_top, t, DeviceTop::merge);
             }
             rows.push(DeviceRow {
                 id,
@@ -323,6 +301,21 @@ impl Fleet {
 
 /// The merged heavy hitters: the top lines of the merged Space-Saving summary, each with its
 /// Space-Saving bounds and the merged count-min estimate.
+/// Adds `sketch` to the running merge `acc`, which starts as a copy of the first one. The fleet's
+/// merges cannot fail (see [`Fleet::stats`]), so their result is not looked at.
+fn merge_into<T: Clone, E>(
+    acc: &mut Option<T>,
+    sketch: &T,
+    merge: impl FnOnce(&mut T, &T) -> Result<(), E>,
+) {
+    match acc {
+        Some(m) => {
+            let _ = merge(m, sketch);
+        }
+        None => *acc = Some(sketch.clone()),
+    }
+}
+
 fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>) -> HeavyStats {
     let rows = top
         .sorted()

@@ -368,24 +368,29 @@ impl FleetStats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sketch_nostd::wire::Frame;
+    use sketch_nostd::wire::{Frame, Wire};
 
-    fn frame(device: u64, seq: u32, keys: &[&str]) -> Vec<u8> {
-        let mut seen = DeviceSeen::with_seed(DEVICE_SEED);
-        for k in keys {
-            seen.insert(*k);
-        }
-        let mut buf = vec![0u8; Frame::<DeviceSeen>::MAX_ENCODED_LEN];
+    /// The datagram of `sketch` in a frame from `device`.
+    fn encoded<T: Wire>(device: u64, seq: u32, sketch: T) -> Vec<u8> {
+        let mut buf = vec![0u8; Frame::<T>::MAX_ENCODED_LEN];
         let n = Frame {
             device,
             seq,
-            sketch: seen,
+            sketch,
         }
         .encode(&mut buf)
         .unwrap()
         .len();
         buf.truncate(n);
         buf
+    }
+
+    fn frame(device: u64, seq: u32, keys: &[&str]) -> Vec<u8> {
+        let mut seen = DeviceSeen::with_seed(DEVICE_SEED);
+        for k in keys {
+            seen.insert(*k);
+        }
+        encoded(device, seq, seen)
     }
 
     #[test]
@@ -428,17 +433,8 @@ mod tests {
         for (device, n) in [(1u64, 30u64), (2, 12)] {
             let mut freq = DeviceFreq::with_seed(DEVICE_SEED);
             freq.add("GET /", n);
-            let mut buf = vec![0u8; Frame::<DeviceFreq>::MAX_ENCODED_LEN];
-            let len = Frame {
-                device,
-                seq: 10,
-                sketch: freq,
-            }
-            .encode(&mut buf)
-            .unwrap()
-            .len();
             let from = if device == 1 { a } else { b };
-            fleet.datagram(from, &mut buf[..len], now);
+            fleet.datagram(from, &mut encoded(device, 10, freq), now);
         }
         let s = fleet.stats(now);
         assert_eq!((s.rows[0].lines, s.rows[1].lines), (Some(30), Some(12)));
@@ -454,17 +450,8 @@ mod tests {
             for i in range {
                 h.insert(&i);
             }
-            let mut buf = vec![0u8; Frame::<DeviceDistinct>::MAX_ENCODED_LEN];
-            let len = Frame {
-                device,
-                seq: 11,
-                sketch: h,
-            }
-            .encode(&mut buf)
-            .unwrap()
-            .len();
             let from = if device == 1 { a } else { b };
-            fleet.datagram(from, &mut buf[..len], now);
+            fleet.datagram(from, &mut encoded(device, 11, h), now);
         }
         let s = fleet.stats(now);
         let (d, r) = s.merged_distinct.expect("merged HLL");
@@ -478,21 +465,9 @@ mod tests {
     fn a_frame_with_another_seed_is_refused() {
         let mut other = DeviceSeen::with_seed(7);
         other.insert("x");
-        let mut buf = vec![0u8; Frame::<DeviceSeen>::MAX_ENCODED_LEN];
-        let n = Frame {
-            device: 9,
-            seq: 0,
-            sketch: other,
-        }
-        .encode(&mut buf)
-        .unwrap()
-        .len();
         let mut fleet = Fleet::new();
-        fleet.datagram(
-            "127.0.0.1:1".parse().unwrap(),
-            &mut buf[..n],
-            Instant::now(),
-        );
+        let from = "127.0.0.1:1".parse().unwrap();
+        fleet.datagram(from, &mut encoded(9, 0, other), Instant::now());
         let s = fleet.stats(Instant::now());
         assert!(s.rows.is_empty());
         assert_eq!(s.errors, vec![("wrong seed".to_string(), 1)]);

@@ -65,6 +65,25 @@ fn check_ss(s: &Ss, truth: &HashMap<u16, u64>) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// What `from_parts` made of `entries` arbitrary entries (at most 4 fit): a summary that keeps
+/// working (`len_after_increment` counts one more event and returns its length), or a refusal that
+/// names an entry.
+fn check_parts<S>(
+    parts: Result<S, PartsError>,
+    entries: usize,
+    len_after_increment: impl FnOnce(S) -> usize,
+) -> Result<(), TestCaseError> {
+    match parts {
+        Ok(x) => prop_assert!(len_after_increment(x) <= 4),
+        Err(PartsError::LengthMismatch { expected: 4, found }) => prop_assert_eq!(found, entries),
+        Err(PartsError::DuplicateKey { index } | PartsError::BadCount { index }) => {
+            prop_assert!(index < entries);
+        }
+        Err(e) => prop_assert!(false, "unexpected {e:?}"),
+    }
+    Ok(())
+}
+
 /// Every key's bounds bracket its count in `truth`, and every key above the error bound is listed.
 fn check_brackets(s: &Ss, truth: &HashMap<u16, u64>) -> Result<(), TestCaseError> {
     let bound = s.error_bound();
@@ -263,27 +282,15 @@ proptest! {
         prop_assert_eq!(back.sorted(), s.sorted());
 
         let pairs = entries.iter().map(|&(k, c, _)| (k, c));
-        match Top::from_parts(t.sketch().clone(), pairs, 0) {
-            Ok(mut x) => {
-                x.increment(&1);
-                prop_assert!(x.len() <= 4);
-            }
-            Err(PartsError::LengthMismatch { expected: 4, found }) => prop_assert_eq!(found, entries.len()),
-            Err(PartsError::DuplicateKey { index } | PartsError::BadCount { index }) => {
-                prop_assert!(index < entries.len());
-            }
-            Err(e) => prop_assert!(false, "unexpected {e:?}"),
-        }
-        match Ss::from_parts(entries.iter().copied(), total, 0) {
-            Ok(mut x) => {
-                x.increment(&1);
-                prop_assert!(x.len() <= 4);
-            }
-            Err(PartsError::LengthMismatch { expected: 4, found }) => prop_assert_eq!(found, entries.len()),
-            Err(PartsError::DuplicateKey { index } | PartsError::BadCount { index }) => {
-                prop_assert!(index < entries.len());
-            }
-            Err(e) => prop_assert!(false, "unexpected {e:?}"),
-        }
+        let top = Top::from_parts(t.sketch().clone(), pairs, 0);
+        check_parts(top, entries.len(), |mut x| {
+            x.increment(&1);
+            x.len()
+        })?;
+        let ss = Ss::from_parts(entries.iter().copied(), total, 0);
+        check_parts(ss, entries.len(), |mut x| {
+            x.increment(&1);
+            x.len()
+        })?;
     }
 }

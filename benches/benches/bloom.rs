@@ -131,33 +131,22 @@ fn scenario<K: BenchKey + FuseKey, F0: Filter<K>, F1: Filter<K>>(
     }
 }
 
+/// [`scenario`] with `n` u64 keys, then with `n` short string keys, into new filters from `ours`.
+fn u64_and_str<F0, F1>(c: &mut Criterion, (size, n): (&str, usize), ours: impl Fn() -> (F0, F1))
+where
+    F0: Filter<u64> + for<'a> Filter<&'a str>,
+    F1: Filter<u64> + for<'a> Filter<&'a str>,
+{
+    let (members, absent) = (u64_keys(n, MEMBER_SEED), u64_keys(n, ABSENT_SEED));
+    scenario(c, &format!("{size} u64"), ours(), &members, &absent);
+    let (members, absent) = (string_keys(n, MEMBER_SEED), string_keys(n, ABSENT_SEED));
+    let (members, absent) = (as_strs(&members), as_strs(&absent));
+    scenario(c, &format!("{size} str"), ours(), &members, &absent);
+}
+
 fn bloom(c: &mut Criterion) {
-    let (members, absent) = (u64_keys(SMALL, MEMBER_SEED), u64_keys(SMALL, ABSENT_SEED));
-    scenario(c, "10k u64", our_blooms_small(), &members, &absent);
-    let (members, absent) = (
-        string_keys(SMALL, MEMBER_SEED),
-        string_keys(SMALL, ABSENT_SEED),
-    );
-    scenario(
-        c,
-        "10k str",
-        our_blooms_small(),
-        &as_strs(&members),
-        &as_strs(&absent),
-    );
-    let (members, absent) = (u64_keys(LARGE, MEMBER_SEED), u64_keys(LARGE, ABSENT_SEED));
-    scenario(c, "1M u64", our_blooms_large(), &members, &absent);
-    let (members, absent) = (
-        string_keys(LARGE, MEMBER_SEED),
-        string_keys(LARGE, ABSENT_SEED),
-    );
-    scenario(
-        c,
-        "1M str",
-        our_blooms_large(),
-        &as_strs(&members),
-        &as_strs(&absent),
-    );
+    u64_and_str(c, ("10k", SMALL), our_blooms_small);
+    u64_and_str(c, ("1M", LARGE), our_blooms_large);
     // Beyond L2: u64 keys only (10M strings would take 1 GB of key storage for one more row).
     let (members, absent) = (u64_keys(HUGE, MEMBER_SEED), u64_keys(HUGE, ABSENT_SEED));
     scenario(c, "10M u64", our_blooms_huge(), &members, &absent);

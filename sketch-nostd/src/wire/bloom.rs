@@ -1,6 +1,8 @@
 //! Encodings of [`Bloom`], [`CountingBloom`], [`MicroBloom`] and [`MicroBloom32`].
 
-use super::codec::{envelope_max_len, serde_via_wire, varint_len, Codec, Counter, Sink, Source};
+use super::codec::{
+    envelope_max_len, read_into_new, serde_via_wire, varint_len, Codec, Counter, Sink, Source,
+};
 use super::counting::{read_two_bit, two_bit_len, write_two_bit, TWO_BIT};
 use super::{SketchKind, Wire};
 use crate::blocked::Block;
@@ -250,9 +252,7 @@ impl<const WORDS: usize, const K: u32> Codec for Bloom<WORDS, K> {
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        let mut f = Self::with_seed(seed);
-        f.read_body_into(r, seed, super::FORMAT_VERSION)?;
-        Ok(f)
+        read_into_new(r, seed, Self::with_seed)
     }
 
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
@@ -295,9 +295,7 @@ impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        let mut f = Self::with_seed(seed);
-        f.read_body_into(r, seed, super::FORMAT_VERSION)?;
-        Ok(f)
+        read_into_new(r, seed, Self::with_seed)
     }
 
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
@@ -333,9 +331,7 @@ impl<const BLOCKS: usize, const K: u32> Codec for BlockedBloom<BLOCKS, K> {
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        let mut f = Self::with_seed(seed);
-        f.read_body_into(r, seed, super::FORMAT_VERSION)?;
-        Ok(f)
+        read_into_new(r, seed, Self::with_seed)
     }
 
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {

@@ -241,6 +241,18 @@ pub trait Codec: Sized {
     fn clear_with_seed(&mut self, seed: u64);
 }
 
+/// [`Codec::read_body`] of the sketches that decode in place: `empty(seed)`, then
+/// [`Codec::read_body_into`] on it, so that decoding by value and in place are one code path.
+pub fn read_into_new<T: Codec, R: Source>(
+    r: &mut R,
+    seed: u64,
+    empty: impl FnOnce(u64) -> T,
+) -> Result<T, WireError> {
+    let mut sketch = empty(seed);
+    sketch.read_body_into(r, seed, FORMAT_VERSION)?;
+    Ok(sketch)
+}
+
 /// Reads the format version byte, refusing versions this library does not read.
 fn read_version<R: Source>(r: &mut R) -> Result<u8, WireError> {
     let version = r.byte()?;

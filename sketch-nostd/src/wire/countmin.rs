@@ -1,7 +1,7 @@
 //! Encoding of [`CountMin`].
 
 use super::codec::{
-    envelope_max_len, parts_error, serde_via_wire, varint_len, Codec, Sink, Source,
+    envelope_max_len, parts_error, read_into_new, serde_via_wire, varint_len, Codec, Sink, Source,
 };
 use super::{SketchKind, Wire};
 use crate::countmin::{Counter, UpdatePolicy, UpdateRule};
@@ -75,9 +75,7 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> Codec for Coun
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        let mut sketch = Self::with_seed(seed);
-        sketch.read_body_into(r, seed, super::FORMAT_VERSION)?;
-        Ok(sketch)
+        read_into_new(r, seed, Self::with_seed)
     }
 
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {

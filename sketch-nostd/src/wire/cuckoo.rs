@@ -2,7 +2,8 @@
 //! positions are part of the filter's state), densely or as a list of the occupied slots.
 
 use super::codec::{
-    envelope_max_len, parts_error, serde_via_wire, varint_len, Codec, Sink, Source, VARINT_MAX,
+    envelope_max_len, parts_error, read_into_new, serde_via_wire, varint_len, Codec, Sink, Source,
+    VARINT_MAX,
 };
 use super::{SketchKind, Wire};
 use crate::cuckoo::{Fingerprint, SLOTS};
@@ -87,9 +88,7 @@ impl<const BUCKETS: usize, F: Fingerprint> Codec for CuckooFilter<BUCKETS, F> {
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        let mut f = Self::with_seed(seed);
-        f.read_body_into(r, seed, super::FORMAT_VERSION)?;
-        Ok(f)
+        read_into_new(r, seed, Self::with_seed)
     }
 
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use proptest::prelude::*;
-use sketch_nostd::countmin::{Conservative, Standard, UpdatePolicy, UpdateRule};
+use sketch_nostd::countmin::{Conservative, Counter, Standard, UpdatePolicy, UpdateRule};
 use sketch_nostd::{CountMin, PartsError};
 
 /// Small sketches so that keys collide a lot: 8 counters × 3 rows.
@@ -20,6 +20,15 @@ fn exact(events: &[(u16, u16)]) -> HashMap<u16, u64> {
         *m.entry(k).or_default() += u64::from(c);
     }
     m
+}
+
+/// A sketch with `seed` fed every stream of `streams`, in order.
+fn fed<C: Counter, U: UpdatePolicy>(seed: u64, streams: &[&[(u16, u16)]]) -> Small<C, U> {
+    let mut cm = Small::with_seed(seed);
+    for &(k, c) in streams.iter().copied().flatten() {
+        cm.add(&k, u64::from(c));
+    }
+    cm
 }
 
 fn check_never_under<U: UpdatePolicy>(
@@ -92,37 +101,18 @@ proptest! {
 
     #[test]
     fn merge_equals_one_sketch_fed_both(a in events(), b in events(), seed: u64) {
-        let mut left = Small::<u16, Standard>::with_seed(seed);
-        let mut right = Small::<u16, Standard>::with_seed(seed);
-        let mut both = Small::<u16, Standard>::with_seed(seed);
-        for &(k, c) in &a {
-            left.add(&k, u64::from(c));
-            both.add(&k, u64::from(c));
-        }
-        for &(k, c) in &b {
-            right.add(&k, u64::from(c));
-            both.add(&k, u64::from(c));
-        }
-        left.merge(&right).unwrap();
-        prop_assert_eq!(left, both);
+        let mut left = fed::<u16, Standard>(seed, &[&a]);
+        left.merge(&fed(seed, &[&b])).unwrap();
+        prop_assert_eq!(left, fed(seed, &[&a, &b]));
     }
 
     /// Merged conservative sketches never underestimate, and never exceed a standard sketch of the
     /// concatenated stream cell by cell (so the ε·N bound carries over).
     #[test]
     fn conservative_merge_is_bounded(a in events(), b in events(), seed: u64) {
-        let mut left = Small::<u32, Conservative>::with_seed(seed);
-        let mut right = Small::<u32, Conservative>::with_seed(seed);
-        let mut standard = Small::<u32, Standard>::with_seed(seed);
-        for &(k, c) in &a {
-            left.add(&k, u64::from(c));
-            standard.add(&k, u64::from(c));
-        }
-        for &(k, c) in &b {
-            right.add(&k, u64::from(c));
-            standard.add(&k, u64::from(c));
-        }
-        left.merge(&right).unwrap();
+        let mut left = fed::<u32, Conservative>(seed, &[&a]);
+        left.merge(&fed(seed, &[&b])).unwrap();
+        let standard = fed::<u32, Standard>(seed, &[&a, &b]);
         prop_assert!(left.cells_flat().iter().zip(standard.cells_flat()).all(|(l, s)| l <= s));
         let all: Vec<_> = a.iter().chain(&b).copied().collect();
         for (k, t) in exact(&all) {

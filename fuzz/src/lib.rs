@@ -3,7 +3,7 @@
 
 use sketch_nostd::countmin::Conservative;
 use sketch_nostd::heapless::String as HString;
-use sketch_nostd::hll::{Hll10, Hll14, Hll4};
+use sketch_nostd::hll::{Hll10, Hll14, Hll4, HyperLogLog};
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
 use sketch_nostd::{
     BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32,
@@ -93,6 +93,28 @@ pub fn round_trip<T: Wire + PartialEq + core::fmt::Debug>(v: &T) {
     assert_eq!(&wire::decode::<T>(bytes).expect("own encoding decodes"), v);
 }
 
+/// A HyperLogLog's estimates, for any content a decoder accepts (the integer arithmetic of
+/// `hll/num.rs` runs with overflow checks here): finite, in [0, 2^64], ordered as bands are.
+pub fn estimates<const P: u8, const B: usize>(h: &HyperLogLog<P, B>) {
+    let e = h.estimate();
+    let rse = h.relative_standard_error();
+    assert!(
+        (0.0..=18_446_744_073_709_551_616.0).contains(&e),
+        "estimate {e}"
+    );
+    assert!(rse.is_finite() && rse > 0.0, "rse {rse}");
+    let h_est = h.histogram_estimate();
+    assert!(
+        (0.0..=18_446_744_073_709_551_616.0).contains(&h_est),
+        "histogram {h_est}"
+    );
+    for sigmas in [1, 3] {
+        let (lo, hi) = (h.lower_bound(sigmas), h.upper_bound(sigmas));
+        assert!(lo <= e && e <= hi, "{lo} <= {e} <= {hi}");
+        assert!(lo >= 0.0 && hi <= 18_446_744_073_709_551_616.0, "{lo} {hi}");
+    }
+}
+
 /// Builds words from the input, cycling it.
 fn words<const W: usize>(data: &[u8]) -> [u64; W] {
     core::array::from_fn(|i| {
@@ -131,6 +153,15 @@ pub fn decode(data: &[u8]) {
     decoder::<Hll4>(data);
     decoder::<Hll10>(data);
     decoder::<Hll14>(data);
+    if let Ok(h) = wire::decode::<Hll4>(data) {
+        estimates(&h);
+    }
+    if let Ok(h) = wire::decode::<Hll10>(data) {
+        estimates(&h);
+    }
+    if let Ok(h) = wire::decode::<Hll14>(data) {
+        estimates(&h);
+    }
 
     // Encoders: sketches whose content comes from the input (sparse inputs give sparse filters).
     let seed = data
@@ -195,14 +226,17 @@ pub fn decode(data: &[u8]) {
         }
     }
     round_trip(&h);
+    estimates(&h);
     h.to_dense();
     round_trip(&h);
+    estimates(&h);
     let mut regs = [0u8; 12];
     for (i, r) in regs.iter_mut().enumerate() {
         *r = data.get(i).copied().unwrap_or(0);
     }
     if let Ok(h) = Hll4::from_dense_registers(&regs, seed, None) {
         round_trip(&h);
+        estimates(&h);
     }
 }
 
@@ -214,6 +248,7 @@ fn sketch_of(raw: &RawFrame<'_>) {
         raw.decode_sketch_into(&mut h).err(),
         raw.decode_sketch::<Hll10>().err()
     );
+    estimates(&h);
     if let Ok(f) = raw.to_frame::<Bloom<8, 3>>() {
         frame_round_trip(&f);
     }

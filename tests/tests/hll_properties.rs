@@ -160,8 +160,13 @@ proptest! {
     #[test]
     fn estimate_is_sane_for_any_register_content(
         values in prop::collection::vec(0u8..=55, 1024),
-        // Any martingale estimate a sketch can report: 0 ..= 2^64 (its clamp).
-        martingale in prop::option::of(0.0f64..=18_446_744_073_709_551_616.0),
+        // Any martingale estimate a sketch accepts: 0 ..= 2^64 (its clamp), subnormals included
+        // (the decode fuzz target found bounds that did not bracket a subnormal estimate).
+        martingale in prop::option::of(prop_oneof![
+            0.0f64..=18_446_744_073_709_551_616.0,
+            (0u64..1 << 52).prop_map(f64::from_bits),
+            Just(f64::MIN_POSITIVE),
+        ]),
         above in f64::from_bits(18_446_744_073_709_551_616.0f64.to_bits() + 1)..1e300,
         more in prop::collection::vec(any::<u64>(), 0..50),
     ) {
@@ -291,5 +296,22 @@ fn invalid_martingale_states_are_rejected() {
                 coupon: bad
             })
         );
+    }
+}
+
+/// Found by the `decode` fuzz target: a dense single-stream sketch whose martingale estimate is a
+/// subnormal number. Its bounds, computed in the integer arithmetic of `hll/num.rs`, flushed it to
+/// 0, so the upper bound was below the estimate. Subnormals now convert exactly.
+#[test]
+fn subnormal_martingale_estimates_are_bracketed() {
+    let regs = [0u8; 768];
+    for x in [
+        f64::from_bits(0x01ca_c084_12f2),
+        5e-324,
+        f64::MIN_POSITIVE / 3.0,
+    ] {
+        let h = Hll10::from_dense_registers(&regs, 0, Some(x)).expect("a valid state");
+        assert_eq!(h.estimate(), x);
+        check_numbers(&h);
     }
 }

@@ -77,10 +77,23 @@ impl Num {
         }
     }
 
-    /// The nearest `f64` (ties to even); 0 below the normal range, infinity above it.
+    /// The nearest `f64` (ties to even), subnormal ones included; infinity above the range.
     pub(crate) fn to_f64(self) -> f64 {
         if self.m == 0 {
             return 0.0;
+        }
+        // Subnormal f64 values are k·2^−1074 for k < 2^52: round m·2^e to a multiple of 2^−1074.
+        // Below 2^−1022 (shift ≥ 12), k = m / 2^shift, with the dropped bits moved to the top of
+        // `rest`: above 2^63 is more than half a unit. At shift > 64 the value is below half a unit.
+        let shift = -1074 - self.e;
+        if shift >= 12 {
+            let (k, rest) = match shift {
+                12..=63 => (self.m >> shift, self.m << (64 - shift)),
+                64 => (0, self.m),
+                _ => (0, 0),
+            };
+            let up = rest > 1 << 63 || (rest == 1 << 63 && k & 1 == 1);
+            return f64::from_bits(k + u64::from(up));
         }
         let (m, e) = round53(self.m, self.e, false);
         f64_of(m, e)
@@ -529,7 +542,22 @@ mod tests {
         assert_eq!(Num::from_f64(0.375), Num::int(3).scale(-3));
         assert_eq!(Num::from_f64(-1.0), Num::ZERO);
         assert_eq!(Num::from_f64(f64::NAN), Num::ZERO);
-        assert_eq!(Num::from_f64(f64::MIN_POSITIVE / 4.0).to_f64(), 0.0);
+        // Subnormals convert exactly both ways, and round to nearest, ties to even.
+        for x in [
+            f64::MIN_POSITIVE / 4.0,
+            5e-324,
+            1e-310,
+            f64::from_bits(0x01ca_c084_12f2),
+        ] {
+            assert_eq!(Num::from_f64(x).to_f64(), x);
+        }
+        let tiny = Num::from_f64(5e-324); // 2^−1074
+        assert_eq!(tiny.scale(-1).to_f64(), 0.0); // a tie, to even
+        assert_eq!(tiny.mul(Num::int(3)).scale(-1).to_f64(), 1e-323); // 1.5 units: to 2
+        assert_eq!(tiny.scale(-2).to_f64(), 0.0);
+        assert_eq!(Num::from_f64(f64::MIN_POSITIVE).to_f64(), f64::MIN_POSITIVE);
+        let below = Num::from_f64(f64::MIN_POSITIVE).sub(tiny.scale(-1));
+        assert_eq!(below.to_f64(), f64::MIN_POSITIVE); // 2^−1022 − half a unit: a tie, to even
         assert_eq!(Num::HUGE.to_f64(), f64::INFINITY);
         for x in [1.0, 0.1, 1e300, 123_456.789, CAP] {
             assert_eq!(Num::from_f64(x).to_f64(), x);

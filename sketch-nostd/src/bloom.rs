@@ -106,6 +106,7 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     /// `seed` if `fill` succeeds; if it fails, the filter is left empty with its own seed. Every bit
     /// pattern is a valid filter. Crate-internal: for decoders that must not make a second
     /// filter-sized value (a Cortex-M0 has 16 KB of RAM).
+    #[cfg(feature = "serde")]
     pub(crate) fn load<E>(
         &mut self,
         seed: u64,
@@ -359,6 +360,7 @@ pub(crate) fn estimated_len_from_fill(ones: u32, m: u32, k: u32) -> f64 {
 /// zeroes the array again if it fails: the loader of the filters whose every bit pattern is valid
 /// (`Bloom`, `BlockedBloom`, `CountingBloom`), for decoders that must not make a second filter-sized
 /// value.
+#[cfg(feature = "serde")]
 pub(crate) fn load_zeroed<T: Copy, const N: usize, E>(
     array: &mut [T; N],
     zero: T,

@@ -140,6 +140,7 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     /// (zeroed first), and the seed by `seed` if `fill` succeeds; if it fails, the filter is left
     /// empty with its own seed. Every bit pattern is a valid filter. Crate-internal: for decoders that must not make a second
     /// filter-sized value (a Cortex-M0 has 16 KB of RAM).
+    #[cfg(feature = "serde")]
     pub(crate) fn load<E>(
         &mut self,
         seed: u64,

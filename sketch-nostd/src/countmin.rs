@@ -321,6 +321,7 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
     /// and returns `N`, and the parts are then checked as by [`from_parts`](Self::from_parts) (a
     /// refusal is turned into `E` by `invalid`). On any error the sketch is left empty with its own
     /// seed. Crate-internal: for decoders that must not make a second sketch-sized value.
+    #[cfg(feature = "serde")]
     pub(crate) fn load<E>(
         &mut self,
         seed: u64,

@@ -883,6 +883,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// straight into the sketch's storage (zeroed first) and checked there, so that not even the
     /// registers are copied (a refusal is turned into `E` by `invalid`). On any error the sketch is
     /// left empty with its own seed. Crate-internal: for decoders on small stacks.
+    #[cfg(feature = "serde")]
     pub(crate) fn load_dense<E>(
         &mut self,
         seed: u64,

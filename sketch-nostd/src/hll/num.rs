@@ -2,7 +2,7 @@
 //!
 //! On a part without a double-precision FPU (Cortex-M0/M3/M4F, RISC-V `imac`), `f64` arithmetic
 //! links the compiler's soft-float routines and `libm` (with them, the firmware test's HyperLogLog
-//! family was 14.9 KB of Cortex-M0 code; without, 11.4 KB). The estimators compute with [`Num`]
+//! family was 14.9 KB of Cortex-M0 code; without, 11.6 KB). The estimators compute with [`Num`]
 //! instead, a non-negative binary floating-point number with a 64-bit mantissa (11 bits more than
 //! `f64`) built from integer operations, so they link no float routine and return the same bits on
 //! every target; `f64` appears only at the public API, converted once (correctly rounded).

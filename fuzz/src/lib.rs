@@ -96,22 +96,17 @@ pub fn round_trip<T: Wire + PartialEq + core::fmt::Debug>(v: &T) {
 /// A HyperLogLog's estimates, for any content a decoder accepts (the integer arithmetic of
 /// `hll/num.rs` runs with overflow checks here): finite, in [0, 2^64], ordered as bands are.
 pub fn estimates<const P: u8, const B: usize>(h: &HyperLogLog<P, B>) {
+    const MAX: f64 = 18_446_744_073_709_551_616.0; // 2^64
     let e = h.estimate();
     let rse = h.relative_standard_error();
-    assert!(
-        (0.0..=18_446_744_073_709_551_616.0).contains(&e),
-        "estimate {e}"
-    );
+    assert!((0.0..=MAX).contains(&e), "estimate {e}");
     assert!(rse.is_finite() && rse > 0.0, "rse {rse}");
     let h_est = h.histogram_estimate();
-    assert!(
-        (0.0..=18_446_744_073_709_551_616.0).contains(&h_est),
-        "histogram {h_est}"
-    );
+    assert!((0.0..=MAX).contains(&h_est), "histogram {h_est}");
     for sigmas in [1, 3] {
         let (lo, hi) = (h.lower_bound(sigmas), h.upper_bound(sigmas));
         assert!(lo <= e && e <= hi, "{lo} <= {e} <= {hi}");
-        assert!(lo >= 0.0 && hi <= 18_446_744_073_709_551_616.0, "{lo} {hi}");
+        assert!(lo >= 0.0 && hi <= MAX, "{lo} {hi}");
     }
 }
 

@@ -13,7 +13,7 @@ pub(crate) const HISTOGRAM_RSE_SQRT_M: Num = Num::from_f64(1.038_961_494_081_294
 pub(crate) const MARTINGALE_RSE_SQRT_M: Num = Num::from_f64(0.832_554_611_157_697_8);
 
 /// The largest estimate any estimator reports: 2^64, the number of distinct 64-bit hashes.
-pub(crate) const MAX_ESTIMATE: Num = Num::ONE.scale(64);
+pub(crate) const MAX_ESTIMATE: Num = Num::from_f64(super::num::CAP);
 
 /// Safety bound for the series below (they converge in well under 100 steps for every input).
 const MAX_TERMS: u32 = 200;

@@ -863,7 +863,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         // A martingale estimate must be +0 or positive up to the 2^64 clamp: NaN, negative values,
         // −0 (sign bit set) and anything above 2^64 have larger bit patterns, and no sketch holds
         // them.
-        if martingale.is_some_and(|x| x.to_bits() > MAX_ESTIMATE.to_f64().to_bits()) {
+        if martingale.is_some_and(|x| x.to_bits() > num::CAP.to_bits()) {
             return Err(PartsError::InvalidEstimatorState);
         }
         Ok(())

@@ -2,7 +2,7 @@
 //!
 //! On a part without a double-precision FPU (Cortex-M0/M3/M4F, RISC-V `imac`), `f64` arithmetic
 //! links the compiler's soft-float routines and `libm` (with them, the firmware test's HyperLogLog
-//! family was 14.9 KB of Cortex-M0 code; without, 11.6 KB). The estimators compute with [`Num`]
+//! family was 14.9 KB of Cortex-M0 code; without, 11.5 KB). The estimators compute with [`Num`]
 //! instead, a non-negative binary floating-point number with a 64-bit mantissa (11 bits more than
 //! `f64`) built from integer operations, so they link no float routine and return the same bits on
 //! every target; `f64` appears only at the public API, converted once (correctly rounded).
@@ -82,18 +82,11 @@ impl Num {
         if self.m == 0 {
             return 0.0;
         }
-        // Subnormal f64 values are k·2^−1074 for k < 2^52: round m·2^e to a multiple of 2^−1074.
-        // Below 2^−1022 (shift ≥ 12), k = m / 2^shift, with the dropped bits moved to the top of
-        // `rest`: above 2^63 is more than half a unit. At shift > 64 the value is below half a unit.
+        // Subnormal f64 values are k·2^−1074 for k < 2^52 (their bits are k): below 2^−1022
+        // (shift ≥ 12), round m·2^e to a multiple of 2^−1074.
         let shift = -1074 - self.e;
         if shift >= 12 {
-            let (k, rest) = match shift {
-                12..=63 => (self.m >> shift, self.m << (64 - shift)),
-                64 => (0, self.m),
-                _ => (0, 0),
-            };
-            let up = rest > 1 << 63 || (rest == 1 << 63 && k & 1 == 1);
-            return f64::from_bits(k + u64::from(up));
+            return f64::from_bits(round_off(self.m, shift, false));
         }
         let (m, e) = round53(self.m, self.e, false);
         f64_of(m, e)
@@ -130,21 +123,29 @@ impl Num {
     }
 
     /// `self + other`.
-    #[inline(never)]
     pub(crate) fn add(self, other: Self) -> Self {
+        self.add_sticky(other).0
+    }
+
+    /// `self + other`, truncated, and whether set bits were dropped (what exact rounding needs).
+    #[inline(never)]
+    fn add_sticky(self, other: Self) -> (Self, bool) {
         let (a, b) = if self.ge(other) {
             (self, other)
         } else {
             (other, self)
         };
         if b.m == 0 {
-            return a;
+            return (a, false);
         }
-        let (sum, carry) = a.m.overflowing_add(shr(b.m, a.e - b.e).0);
+        let (shifted, lost) = shr(b.m, a.e - b.e);
+        let (sum, carry) = a.m.overflowing_add(shifted);
         if carry {
-            Self::new(sum >> 1 | 1 << 63, a.e.saturating_add(1))
+            // The 65-bit sum loses its lowest bit to the shift.
+            let kept = Self::new(sum >> 1 | 1 << 63, a.e.saturating_add(1));
+            (kept, lost || sum & 1 != 0)
         } else {
-            Self { m: sum, e: a.e }
+            (Self { m: sum, e: a.e }, lost)
         }
     }
 
@@ -287,15 +288,27 @@ const fn mul_32_16(x: u32, y: u32) -> u64 {
 /// to 53 significant bits, to nearest with ties to even: returns `(mantissa, exponent)` with the
 /// mantissa in `[2^52, 2^53)`.
 const fn round53(m: u64, e: i32, sticky: bool) -> (u64, i32) {
-    const HALF: u64 = 1 << 10;
-    let (mantissa, rest) = (m >> 11, m & (2 * HALF - 1));
-    let up = rest > HALF || (rest == HALF && (sticky || mantissa & 1 == 1));
-    let mantissa = mantissa + up as u64;
+    let mantissa = round_off(m, 11, sticky);
     if mantissa >> 53 != 0 {
         (mantissa >> 1, e + 12)
     } else {
         (mantissa, e + 11)
     }
+}
+
+/// `m / 2^drop` (`drop ≥ 1`) rounded to the nearest integer, ties to even; `sticky` says that the
+/// exact value is a little above `m` (bits already dropped before). The result may carry into one
+/// more bit than `m >> drop` has.
+const fn round_off(m: u64, drop: i32, sticky: bool) -> u64 {
+    // The dropped bits, moved to the top of `rest`: above 2^63 is more than half a unit. Beyond 64
+    // dropped bits the value is less than half a unit.
+    let (kept, rest) = match drop {
+        1..=63 => (m >> drop, m << (64 - drop)),
+        64 => (0, m),
+        _ => (0, 0),
+    };
+    let up = rest > 1 << 63 || (rest == 1 << 63 && (sticky || kept & 1 == 1));
+    kept + up as u64
 }
 
 /// The `f64` `m·2^e` for a mantissa in `[2^52, 2^53)`: 0 below the normal range, infinity above.
@@ -319,8 +332,9 @@ const NATIVE_F64: bool = cfg!(any(
     all(target_arch = "riscv64", target_feature = "d"),
 ));
 
-/// 2^64, where the martingale estimate stops ([`estimator::MAX_ESTIMATE`](super::estimator::MAX_ESTIMATE)).
-const CAP: f64 = 18_446_744_073_709_551_616.0;
+/// 2^64, the largest estimate any estimator reports (the number of distinct 64-bit hashes), and
+/// where the martingale estimate stops.
+pub(crate) const CAP: f64 = 18_446_744_073_709_551_616.0;
 
 /// The martingale estimator's update when a register changes: `hip + 2^p / S`, where
 /// `S = lo·2^−31 + hi·2^−63` (the sketch's exact change sum, `lo` and `hi` below 2^52), capped at
@@ -370,17 +384,10 @@ fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
     let (q, inexact) = div_bits(1 << 63, sm << 11);
     let z = q.leading_zeros();
     let (im, ie) = round53(q << z, p as i32 - se - 115 - z as i32, inexact);
-    // hip + increment, both f64 values: exact sum of the aligned 64-bit mantissas, then rounded.
-    let (a, b) = (Num::from_f64(hip), Num::new(im, ie));
-    let (a, b) = if a.ge(b) { (a, b) } else { (b, a) };
-    let (shifted, lost) = shr(b.m, a.e - b.e);
-    let (sum, carry) = a.m.overflowing_add(shifted);
-    let (m, e, sticky) = if carry {
-        (sum >> 1 | 1 << 63, a.e + 1, lost || sum & 1 != 0)
-    } else {
-        (sum, a.e, lost)
-    };
-    let (rm, re) = round53(m, e, sticky);
+    // hip + increment, both f64 values (53 significant bits): their 64-bit aligned sum with the
+    // dropped bits as sticky is enough to round exactly.
+    let (sum, sticky) = Num::from_f64(hip).add_sticky(Num::new(im, ie));
+    let (rm, re) = round53(sum.m, sum.e, sticky);
     let next = f64_of(rm, re);
     if next.to_bits() > CAP.to_bits() {
         CAP

@@ -90,6 +90,13 @@ fn family(name: &str, run: fn(&mut Semihosting, bool) -> Check) -> Check {
     result
 }
 
+/// How many of the operations of `workload::hll_ops` the `hll-*` features turn on.
+#[allow(dead_code)] // unused without `hll-insert`
+const HLL_OPS: usize = cfg!(feature = "hll-insert") as usize
+    + cfg!(feature = "hll-merge") as usize
+    + cfg!(feature = "hll-estimate") as usize
+    + cfg!(feature = "hll-bounds") as usize;
+
 fn run_all() -> Check {
     #[cfg(feature = "micro")]
     family("micro", workload::micro)?;
@@ -111,6 +118,8 @@ fn run_all() -> Check {
     family("spacesaving", workload::spacesaving)?;
     #[cfg(feature = "topk")]
     family("topk", workload::topk)?;
+    #[cfg(feature = "hll-insert")]
+    family("hll-ops", workload::hll_ops::<HLL_OPS>)?;
     #[cfg(all(feature = "hll14", big_ram))]
     family("hll14", workload::hll14)?;
     if cfg!(feature = "fail") {

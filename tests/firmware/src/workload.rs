@@ -282,6 +282,40 @@ fn hll_wire(
     emit_frame(sink, "hll10-frame", &frame, &mut buf, spare)
 }
 
+/// The `hll` family's code by operation, for the Cortex-M0 budget report: the first `OPS` operations
+/// of [`HLL_OPS`] (the firmware's `hll-*` features): a single-stream `Hll10` fed 20,000 keys, a merge
+/// with a second sketch, the estimate of the union, its 3σ bounds. Each operation is checked, so none
+/// is optimised away; `OPS` is a constant, so the others are not compiled in.
+#[allow(dead_code)] // unused without `hll-insert`
+pub fn hll_ops<const OPS: usize>(_sink: &mut impl Sink, _wire: bool) -> Check {
+    const N: u32 = 20_000;
+    let mut a = Hll10::with_seed(0x4c);
+    let mut b = Hll10::with_seed(0x4c);
+    let mut changed = 0u32;
+    for key in 0..N {
+        changed += u32::from(a.insert(&key));
+        if OPS >= 2 && key >= N / 2 {
+            b.insert(&key);
+        }
+    }
+    // At most one register rise per key, and at least one per register that is not zero.
+    if changed == 0 || changed > N || a.is_sparse() {
+        return Err("hll-ops: insert");
+    }
+    if OPS >= 2 && (a.merge(&b).is_err() || a.is_single_stream()) {
+        return Err("hll-ops: merge");
+    }
+    // 3σ with the histogram estimator's 1.04/√m at m = 1,024 registers: 9.75%.
+    let n = f64::from(N);
+    if OPS >= 3 && !(0.9025 * n..=1.0975 * n).contains(&a.estimate()) {
+        return Err("hll-ops: estimate");
+    }
+    if OPS >= 4 && !(a.lower_bound(3) <= n && n <= a.upper_bound(3)) {
+        return Err("hll-ops: bounds");
+    }
+    Ok(())
+}
+
 /// HyperLogLog at p = 14 (12,288 bytes of registers), 100,000 distinct keys: for targets with the
 /// RAM for it (not the 16 KB micro:bit). With `wire`, emits the encoding and decodes it back on the
 /// device, in place into a second p = 14 sketch (three 12 KB values: the sketch, the buffer and the
@@ -723,6 +757,22 @@ pub const SPACESAVING_SKETCH_BYTES: usize = core::mem::size_of::<Ss>();
 /// Bytes of sketches the `topk` family keeps (without `wire`): one summary.
 #[allow(dead_code)]
 pub const TOPK_SKETCH_BYTES: usize = core::mem::size_of::<Top>();
+
+/// The operations of [`hll_ops`]: the firmware feature that adds each (it enables the ones before)
+/// and what it adds.
+#[allow(dead_code)]
+pub const HLL_OPS: [(&str, &str); 4] = [
+    (
+        "hll-insert",
+        "insert (single stream: sparse form, dense registers, martingale update)",
+    ),
+    ("hll-merge", "+ merge"),
+    ("hll-estimate", "+ estimate of the union (Ertl's estimator)"),
+    (
+        "hll-bounds",
+        "+ both 3σ bounds (linear counting's error, square root)",
+    ),
+];
 
 /// Every family: its name (also the cargo feature that builds it alone) and the bytes of its sketches.
 #[allow(dead_code)]

@@ -52,6 +52,7 @@ setup() {
     rustup target add "${TARGETS[@]}" >/dev/null || { echo "error: rustup target add ${TARGETS[*]} failed" >&2; return 1; }
     need_cmd tmux tmux &&
         need_cmd qemu-system-arm qemu-system-arm &&
+        need_cmd qemu-system-riscv32 qemu-system-misc &&
         need_cmd arm-none-eabi-size binutils-arm-none-eabi
 }
 
@@ -59,7 +60,8 @@ firmware_lints() {
     # The firmware crate is its own workspace (it only builds for microcontrollers).
     (cd tests/firmware && cargo fmt -- --check &&
         cargo clippy -q --release --target thumbv7m-none-eabi -- -D warnings &&
-        cargo clippy -q --release --target thumbv7m-none-eabi --no-default-features --features cost -- -D warnings)
+        cargo clippy -q --release --target thumbv7m-none-eabi --no-default-features --features cost -- -D warnings &&
+        cargo clippy -q --release --target riscv32imac-unknown-none-elf -- -D warnings)
 }
 
 run_tests() {
@@ -82,7 +84,7 @@ cross_builds() {
     cargo clippy -q -p sketch-nostd --no-default-features --target thumbv6m-none-eabi -- -D warnings || return 1
 }
 
-step "setup (toolchain components, targets, tmux, QEMU, ARM binutils)" setup
+step "setup (toolchain components, targets, tmux, QEMU for Arm and RISC-V, ARM binutils)" setup
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test --workspace" run_tests
@@ -96,6 +98,10 @@ read -r tests_passed tests_failed < <(awk '/^test result:/ { for (i = 1; i <= NF
 if [ -f target/firmware-budgets.md ]; then
     printf '\nFirmware budgets (from tests/tests/firmware.rs):\n'
     cat target/firmware-budgets.md
+fi
+if [ -f target/firmware-targets.md ]; then
+    printf '\nFamily code and stack on every target (from tests/tests/firmware.rs):\n'
+    cat target/firmware-targets.md
 fi
 if [ -f target/firmware-cost.md ]; then
     printf '\nInstructions per operation (from tests/tests/firmware_cost.rs):\n'

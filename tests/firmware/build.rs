@@ -3,7 +3,9 @@ use std::{env, fs, path::PathBuf};
 
 fn main() {
     let target = env::var("TARGET").unwrap_or_default();
-    let memory = if target.starts_with("thumbv6m") {
+    let memory = if target.starts_with("riscv32") {
+        "memory-sifive-e.x"
+    } else if target.starts_with("thumbv6m") {
         "memory-microbit.x"
     } else if target.starts_with("thumbv7em") {
         "memory-mps2.x"
@@ -15,9 +17,10 @@ fn main() {
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed={memory}");
     println!("cargo:rerun-if-changed=build.rs");
-    // 16 KB of RAM on the micro:bit cannot hold a 12 KB HyperLogLog (p = 14) next to the stack.
+    // 16 KB of RAM on the micro:bit and the HiFive1 cannot hold a 12 KB HyperLogLog (p = 14) next
+    // to the stack.
     println!("cargo::rustc-check-cfg=cfg(big_ram)");
-    if !target.starts_with("thumbv6m") {
+    if !target.starts_with("thumbv6m") && !target.starts_with("riscv32") {
         println!("cargo:rustc-cfg=big_ram");
     }
 }

@@ -1,43 +1,63 @@
 //! Building and running the firmware in `tests/firmware/` under QEMU, for the host tests that check it.
 //!
-//! Needs `qemu-system-arm` and the rustup targets; `scripts/test-all.sh` installs them. A missing tool
-//! fails the test with a message, it never skips.
+//! Needs `qemu-system-arm` and `qemu-system-riscv32` (Debian: qemu-system-arm, qemu-system-misc) and
+//! the rustup targets; `scripts/test-all.sh` installs them. A missing tool fails the test with a
+//! message, it never skips.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A microcontroller target: the rustup target, the QEMU CPU and machine, and a description.
+/// A microcontroller target: the rustup target, the QEMU system, CPU and machine, and a description.
 #[derive(Clone, Copy, Debug)]
 pub struct Target {
     /// The rustup target triple.
     pub triple: &'static str,
+    /// The QEMU system emulator.
+    pub qemu: &'static str,
     /// QEMU's `-cpu`.
     pub cpu: &'static str,
     /// QEMU's `-machine`.
     pub machine: &'static str,
     /// The board and core, for messages and tables.
     pub board: &'static str,
+    /// Whether the board has the RAM for the large sketches (a p = 14 HyperLogLog: 12 KB, encoded
+    /// and decoded in place beside it), as the firmware's `big_ram` cfg (`build.rs`).
+    pub big_ram: bool,
 }
 
-/// The three emulated boards, as in `tests/firmware/.cargo/config.toml`.
-pub const TARGETS: [Target; 3] = [
+/// The four emulated boards, as in `tests/firmware/.cargo/config.toml`.
+pub const TARGETS: [Target; 4] = [
     Target {
         triple: "thumbv6m-none-eabi",
+        qemu: "qemu-system-arm",
         cpu: "cortex-m0",
         machine: "microbit",
         board: "microbit (Cortex-M0, 16 KB RAM)",
+        big_ram: false,
     },
     Target {
         triple: "thumbv7m-none-eabi",
+        qemu: "qemu-system-arm",
         cpu: "cortex-m3",
         machine: "lm3s6965evb",
         board: "lm3s6965evb (Cortex-M3, 64 KB RAM)",
+        big_ram: true,
     },
     Target {
         triple: "thumbv7em-none-eabihf",
+        qemu: "qemu-system-arm",
         cpu: "cortex-m4",
         machine: "mps2-an386",
         board: "mps2-an386 (Cortex-M4F)",
+        big_ram: true,
+    },
+    Target {
+        triple: "riscv32imac-unknown-none-elf",
+        qemu: "qemu-system-riscv32",
+        cpu: "sifive-e31",
+        machine: "sifive_e",
+        board: "sifive_e (RV32IMAC, 16 KB RAM)",
+        big_ram: false,
     },
 ];
 
@@ -58,8 +78,8 @@ pub fn require(tool: &str) {
         .is_ok_and(|o| o.status.success());
     assert!(
         found,
-        "`{tool}` is not installed: run ./scripts/test-all.sh (it installs qemu-system-arm and \
-         binutils-arm-none-eabi) or install them by hand"
+        "`{tool}` is not installed: run ./scripts/test-all.sh (it installs qemu-system-arm, \
+         qemu-system-misc and binutils-arm-none-eabi) or install them by hand"
     );
 }
 
@@ -124,11 +144,11 @@ pub fn build_firmware(target: &Target, features: &[&str]) -> PathBuf {
 /// stdout, its exit code QEMU's). Add arguments before running it.
 #[must_use]
 pub fn qemu(target: &Target, elf: &Path) -> Command {
-    require("qemu-system-arm");
+    require(target.qemu);
     let mut cmd = Command::new("timeout");
     cmd.args([
         "600",
-        "qemu-system-arm",
+        target.qemu,
         "-cpu",
         target.cpu,
         "-machine",

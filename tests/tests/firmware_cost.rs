@@ -1,4 +1,4 @@
-//! Instructions per operation on Cortex-M0, M3 and M4F, counted exactly under QEMU.
+//! Instructions per operation on Cortex-M0, M3, M4F and RISC-V (RV32IMAC), counted exactly under QEMU.
 //!
 //! The firmware built with the `cost` feature (`tests/firmware/src/cost.rs`) runs each operation over
 //! 64 keys between two calls of `cost_mark`. QEMU runs it with one instruction per translation block
@@ -26,7 +26,7 @@ fn segments(target: &Target) -> (Vec<u64>, Vec<String>) {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("start qemu-system-arm");
+        .expect("start QEMU");
     let mut stdout = child.stdout.take().expect("piped stdout");
     let printed = std::thread::spawn(move || {
         let mut text = String::new();

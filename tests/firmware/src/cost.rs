@@ -8,8 +8,8 @@
 //! from every other segment. The names of the segments are printed as `COST <name>` lines after the
 //! measurements, in order, so that printing never falls inside a measured segment.
 
+use crate::arch::hprintln;
 use core::hint::black_box;
-use cortex_m_semihosting::hprintln;
 use sketch_nostd::{
     countmin::{Conservative, Standard},
     hash::hash64,

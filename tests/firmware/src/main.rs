@@ -26,23 +26,6 @@ mod arch {
     pub use cortex_m_semihosting::{debug, hprint, hprintln};
     use panic_semihosting as _;
 
-    extern "C" {
-        /// The lowest address of the stack (cortex-m-rt's `link.x`).
-        pub static mut _stack_end: u32;
-        /// The highest address of the stack, where it starts.
-        pub static _stack_start: u32;
-    }
-
-    /// The lowest address of the stack.
-    pub fn stack_bottom() -> *mut u32 {
-        core::ptr::addr_of_mut!(_stack_end)
-    }
-
-    /// The address the stack starts from (its top).
-    pub fn stack_top() -> usize {
-        core::ptr::addr_of!(_stack_start) as usize
-    }
-
     /// The current stack pointer.
     pub fn stack_pointer() -> usize {
         cortex_m::register::msp::read() as usize
@@ -54,23 +37,6 @@ mod arch {
 mod arch {
     pub use riscv_rt::entry;
     pub use riscv_semihosting::{debug, hprint, hprintln};
-
-    extern "C" {
-        /// The lowest address of the stack (riscv-rt's `link.x`).
-        pub static mut __estack: u32;
-        /// The highest address of the stack, where it starts.
-        pub static _stack_start: u32;
-    }
-
-    /// The lowest address of the stack.
-    pub fn stack_bottom() -> *mut u32 {
-        core::ptr::addr_of_mut!(__estack)
-    }
-
-    /// The address the stack starts from (its top).
-    pub fn stack_top() -> usize {
-        core::ptr::addr_of!(_stack_start) as usize
-    }
 
     /// The current stack pointer.
     pub fn stack_pointer() -> usize {
@@ -118,9 +84,26 @@ impl Sink for Semihosting {
 /// Stack high-water mark, by painting the free stack with a pattern and finding the deepest word
 /// overwritten. This is test instrumentation, not library code: the library itself has no `unsafe`.
 mod stack {
-    use crate::arch::{stack_bottom, stack_pointer, stack_top};
+    use crate::arch::stack_pointer;
 
     const PAINT: u32 = 0xDEAD_BEEF;
+
+    extern "C" {
+        /// The lowest address of the stack, from the runtime's linker script.
+        #[cfg_attr(target_arch = "arm", link_name = "_stack_end")]
+        #[cfg_attr(target_arch = "riscv32", link_name = "__estack")]
+        static mut STACK_BOTTOM: u32;
+        /// The highest address of the stack, where it starts (the same name in both runtimes).
+        static _stack_start: u32;
+    }
+
+    fn stack_bottom() -> *mut u32 {
+        core::ptr::addr_of_mut!(STACK_BOTTOM)
+    }
+
+    fn stack_top() -> usize {
+        core::ptr::addr_of!(_stack_start) as usize
+    }
 
     /// Paints from the bottom of the stack up to just below the current stack pointer.
     pub fn paint() {

@@ -295,7 +295,7 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
     /// ```
     #[must_use]
     pub fn sorted(&self) -> heapless::Vec<Counted<'_, T>, K> {
-        self.top.sorted().iter().map(|e| counted(e)).collect()
+        crate::tracker::bounded(self.top.sorted().iter().map(|e| counted(e)))
     }
 
     /// The listed keys in storage order (for encoding; see [`from_parts`](Self::from_parts)).

@@ -343,11 +343,7 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     /// ```
     #[must_use]
     pub fn sorted(&self) -> heapless::Vec<(&T, u64), K> {
-        self.top
-            .sorted()
-            .iter()
-            .map(|e| (&e.key, e.count.to_u64()))
-            .collect()
+        crate::tracker::bounded(self.top.sorted().iter().map(|e| (&e.key, e.count.to_u64())))
     }
 
     /// The listed keys with their counts, in storage order (for encoding; see

@@ -284,7 +284,7 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
     /// The entries in rank order: count descending, then key ascending, so the order depends only
     /// on the contents.
     pub(crate) fn sorted(&self) -> heapless::Vec<&Entry<T, C, X>, K> {
-        let mut v: heapless::Vec<&Entry<T, C, X>, K> = self.slots.iter().collect();
+        let mut v = bounded(self.slots.iter());
         crate::sort::sort_by(&mut v, |a, b| {
             b.count
                 .cmp(&a.count)
@@ -411,6 +411,19 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
             .sum();
         assert_eq!(chained, n);
     }
+}
+
+/// Collects at most `N` items into a `heapless::Vec` (callers pass no more; any beyond are dropped).
+/// `collect` into a `heapless::Vec` panics when the items overflow it, which would leave a panic path
+/// in every caller; this pushes until the Vec is full instead.
+pub(crate) fn bounded<I: IntoIterator, const N: usize>(items: I) -> heapless::Vec<I::Item, N> {
+    let mut v = heapless::Vec::new();
+    for item in items {
+        if v.push(item).is_err() {
+            break;
+        }
+    }
+    v
 }
 
 #[cfg(test)]

@@ -185,11 +185,10 @@ impl<'a> RawFrame<'a> {
         }
         let n = cobs::decode_in_place(body).map_err(|_| WireError::BadFraming)?;
         let payload = body.get(..n).ok_or(WireError::BadFraming)?;
-        let split = n.checked_sub(CRC_LEN).ok_or(WireError::Truncated)?;
-        let (data, crc) = payload.split_at(split);
-        let mut sent = [0u8; CRC_LEN];
-        sent.copy_from_slice(crc);
-        if CRC32.checksum(data) != u32::from_le_bytes(sent) {
+        let (data, sent) = payload
+            .split_last_chunk::<CRC_LEN>()
+            .ok_or(WireError::Truncated)?;
+        if CRC32.checksum(data) != u32::from_le_bytes(*sent) {
             return Err(WireError::BadChecksum);
         }
         let ((device, seq), sketch) =

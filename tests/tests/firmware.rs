@@ -270,7 +270,7 @@ fn panic_sites(elf: &Path) -> BTreeMap<String, usize> {
         .output()
         .expect("run arm-none-eabi-objdump");
     let listing = String::from_utf8_lossy(&out.stdout);
-    // (function, [(address, callee)]) for every `bl`/`b` with a symbolic target.
+    // (function, [(address, callee)]) for every branch with a symbolic target.
     let mut functions: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for line in listing.lines() {
         if let Some(name) = line.strip_suffix(">:").and_then(|l| l.split_once(" <")) {
@@ -283,11 +283,12 @@ fn panic_sites(elf: &Path) -> BTreeMap<String, usize> {
         else {
             continue;
         };
-        let is_branch = matches!(mnemonic.trim(), "bl" | "b" | "b.n" | "b.w");
+        // Any branch with a symbolic target: bl, b, and the conditional ones (bcs.n, bne.w, …).
+        let is_branch = mnemonic.trim().starts_with('b');
         if let (true, Some((_, target)), Some(current)) =
             (is_branch, operand.split_once(" <"), functions.last_mut())
         {
-            let callee = target.trim_end_matches('>').to_owned();
+            let callee = target.strip_suffix('>').unwrap_or(target).to_owned();
             current
                 .1
                 .push((address.trim().trim_end_matches(':').to_owned(), callee));

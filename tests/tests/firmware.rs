@@ -3,9 +3,9 @@
 //! FE310, QEMU's `sifive_e`), and this test asserts that the bytes it prints are identical to the same
 //! workload run here on the 64-bit host.
 //!
-//! Needs `qemu-system-arm` and `arm-none-eabi-size`/`-nm` (Debian: qemu-system-arm,
-//! binutils-arm-none-eabi) and the three rustup targets; `scripts/test-all.sh` installs them. A missing
-//! tool fails the test with a message, it never skips.
+//! Needs `qemu-system-arm`, `qemu-system-riscv32` and `arm-none-eabi-size`/`-nm`/`-objdump`/`-addr2line`
+//! (Debian: qemu-system-arm, qemu-system-misc, binutils-arm-none-eabi) and the four rustup targets;
+//! `scripts/test-all.sh` installs them. A missing tool fails the test with a message, it never skips.
 
 #[allow(missing_docs)]
 #[path = "../firmware/src/workload.rs"]
@@ -26,8 +26,11 @@ use sketch_tests::qemu::{cargo_firmware, firmware_dir, require, TARGETS};
 /// binary between another test's build and run.
 fn run_firmware(target: &str, features: &[&str], defaults: bool) -> (Output, PathBuf) {
     static LOCK: Mutex<()> = Mutex::new(());
-    let board = TARGETS.iter().find(|t| t.triple == target);
-    require(board.map_or("qemu-system-arm", |t| t.qemu));
+    let board = TARGETS
+        .iter()
+        .find(|t| t.triple == target)
+        .unwrap_or_else(|| panic!("{target} is not one of qemu::TARGETS"));
+    require(board.qemu);
     let joined = features.join(",");
     let set = format!(
         "{}-{}",

@@ -136,9 +136,10 @@ fn family(name: &str, run: fn(&mut Semihosting, bool) -> Check) -> Check {
     result
 }
 
-/// How many of the operations of `workload::hll_ops` the `hll-*` features turn on.
+/// How many of the operations of `workload::hll_ops` (listed in `workload::HLL_OPS`) the `hll-*`
+/// features turn on.
 #[allow(dead_code)] // unused without `hll-insert`
-const HLL_OPS: usize = cfg!(feature = "hll-insert") as usize
+const HLL_OPS_ON: usize = cfg!(feature = "hll-insert") as usize
     + cfg!(feature = "hll-merge") as usize
     + cfg!(feature = "hll-estimate") as usize
     + cfg!(feature = "hll-bounds") as usize;
@@ -169,7 +170,7 @@ fn run_all() -> Check {
     #[cfg(feature = "topk")]
     family("topk", workload::topk)?;
     #[cfg(feature = "hll-insert")]
-    family("hll-ops", workload::hll_ops::<HLL_OPS>)?;
+    family("hll-ops", workload::hll_ops::<HLL_OPS_ON>)?;
     #[cfg(all(feature = "hll14", big_ram))]
     family("hll14", workload::hll14)?;
     if cfg!(feature = "fail") {

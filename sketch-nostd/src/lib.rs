@@ -72,6 +72,7 @@ pub use cuckoo::CuckooFilter;
 pub use error::WireError;
 pub use error::{CapacityError, MergeError, PartsError, RemoveError};
 pub use hash::Key;
+pub use hll::DeviceHll;
 pub use hll::{
     Hll10, Hll11, Hll12, Hll13, Hll14, Hll15, Hll16, Hll17, Hll18, Hll4, Hll5, Hll6, Hll7, Hll8,
     Hll9, HyperLogLog,

@@ -55,6 +55,7 @@
 //! # Ok::<(), sketch_nostd::MergeError>(())
 //! ```
 
+mod device;
 mod estimator;
 mod num;
 mod registers;
@@ -66,6 +67,12 @@ use crate::error::{check_seeds, MergeError, PartsError};
 use crate::hash::{hash64, Key};
 use estimator::{RegisterSums, HISTOGRAM_RSE_SQRT_M, MARTINGALE_RSE_SQRT_M, MAX_ESTIMATE};
 use num::Num;
+
+pub use device::{
+    DeviceHll, DeviceHll10, DeviceHll11, DeviceHll12, DeviceHll13, DeviceHll14, DeviceHll15,
+    DeviceHll16, DeviceHll17, DeviceHll18, DeviceHll4, DeviceHll5, DeviceHll6, DeviceHll7,
+    DeviceHll8, DeviceHll9,
+};
 
 /// Which estimator a [`HyperLogLog`] answers with; see [`HyperLogLog::estimator`].
 ///
@@ -849,7 +856,10 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     }
 
     /// The checks of [`set_dense_registers`](Self::set_dense_registers).
-    fn check_dense(registers: &[u8; BYTES], martingale: Option<f64>) -> Result<(), PartsError> {
+    pub(crate) fn check_dense(
+        registers: &[u8; BYTES],
+        martingale: Option<f64>,
+    ) -> Result<(), PartsError> {
         if let Some((index, value)) = registers::iter(registers)
             .enumerate()
             .find(|&(_, v)| v > Self::MAX_RANK)

@@ -15,7 +15,7 @@ use super::codec::{
 };
 use super::{SketchKind, Wire};
 use crate::error::{PartsError, WireError};
-use crate::hll::HyperLogLog;
+use crate::hll::{DeviceHll, HyperLogLog};
 
 /// State bit: the sketch is dense (registers), not sparse (coupons).
 const DENSE: u8 = 1;
@@ -178,6 +178,154 @@ fn unzigzag(z: u64) -> i64 {
     }
 }
 
+/// A register-value histogram's counter: `u16` while `m ≤ 2^15` (so a count never overflows and the
+/// histogram takes 128 bytes of a device's stack), `u32` above.
+trait Count: Copy + Default + Into<u64> {
+    fn inc(self) -> Self;
+}
+
+impl Count for u16 {
+    fn inc(self) -> Self {
+        self.wrapping_add(1)
+    }
+}
+
+impl Count for u32 {
+    fn inc(self) -> Self {
+        self.wrapping_add(1)
+    }
+}
+
+/// Writes dense packed registers (`2^P` of them, values at most `max_rank`) as the smallest of the
+/// three dense encodings: the body after the state byte and martingale estimate. Shared by
+/// [`HyperLogLog`] and [`DeviceHll`], so equal registers give equal bytes.
+fn write_registers<S: Sink, const P: u8, const BYTES: usize>(
+    packed: &[u8; BYTES],
+    max_rank: u8,
+    s: &mut S,
+) -> Result<(), S::Error> {
+    if P <= 15 {
+        write_registers_with::<u16, S, BYTES>(packed, 1 << P, max_rank, s)
+    } else {
+        write_registers_with::<u32, S, BYTES>(packed, 1 << P, max_rank, s)
+    }
+}
+
+fn write_registers_with<C: Count, S: Sink, const BYTES: usize>(
+    packed: &[u8; BYTES],
+    n: usize,
+    max_rank: u8,
+    s: &mut S,
+) -> Result<(), S::Error> {
+    let reg = |i: usize| register(packed, i);
+    let mut hist = [C::default(); 64];
+    for i in 0..n {
+        if let Some(h) = hist.get_mut(usize::from(reg(i))) {
+            *h = h.inc();
+        }
+    }
+    let hist0: u64 = hist[0].into();
+    // The non-zero registers as a list.
+    let count = n as u64 - hist0;
+    let items = || {
+        (0..n).filter_map(move |i| {
+            let v = reg(i);
+            (v != 0).then_some((i as u64, u64::from(v)))
+        })
+    };
+    let list_k = best_list_k(items, count, n as u64);
+    let list = varint_len(count) as u64 + 1 + bytes_for(list_bits(items(), list_k));
+    // Every register relative to the best base, with the best Rice parameter.
+    let (mut compact_bits, mut base, mut compact_k) = (u64::MAX, 0u8, 0u32);
+    for b in 0..=max_rank {
+        for k in 0..=MAX_COMPACT_K {
+            let bits = hist
+                .iter()
+                .enumerate()
+                .map(|(v, &c)| (v, c.into()))
+                .filter(|&(_, c)| c > 0)
+                .map(|(v, c)| c * rice_len(zigzag(v as i64 - i64::from(b)), k))
+                .sum();
+            if bits < compact_bits {
+                (compact_bits, base, compact_k) = (bits, b, k);
+            }
+        }
+    }
+    let compact = 2 + bytes_for(compact_bits);
+    let packed_len = BYTES as u64;
+    if packed_len <= list && packed_len <= compact {
+        s.byte(PACKED)?;
+        s.bytes(packed)
+    } else if list <= compact {
+        s.byte(REGISTER_LIST)?;
+        s.varint(count)?;
+        s.byte(list_k as u8)?;
+        write_list(s, list_k, items())
+    } else {
+        s.byte(COMPACT)?;
+        s.byte(base)?;
+        s.byte(compact_k as u8)?;
+        let mut w = BitWriter::new(s);
+        for i in 0..n {
+            w.rice(zigzag(i64::from(reg(i)) - i64::from(base)), compact_k)?;
+        }
+        w.finish()
+    }
+}
+
+/// Reads a dense body's registers (after the state byte and martingale estimate) into `packed`,
+/// which must be zero: `n` registers of at most `max` each.
+fn read_registers_into<R: Source>(
+    r: &mut R,
+    packed: &mut [u8],
+    n: usize,
+    max: u8,
+) -> Result<(), WireError> {
+    match r.byte()? {
+        PACKED => {
+            for b in packed.iter_mut() {
+                *b = r.byte()?;
+            }
+        }
+        REGISTER_LIST => {
+            let count = r.varint()?;
+            let k = u32::from(r.byte()?);
+            let mut list = ListReader::new(r, count, k, n as u64, u64::from(max))?;
+            while let Some((i, v)) = list.next_item()? {
+                set_register(packed, i as usize, v as u8);
+            }
+            list.finish()?;
+        }
+        COMPACT => {
+            let base = r.byte()?;
+            let k = u32::from(r.byte()?);
+            if base > max || k > MAX_COMPACT_K {
+                return Err(WireError::BadEncoding {
+                    what: "HLL compact base or Rice parameter out of range",
+                });
+            }
+            let mut bits = BitReader::new(r);
+            for i in 0..n {
+                let v = i64::from(base) + unzigzag(bits.rice(k, 2 * 64)?);
+                if !(0..=i64::from(max)).contains(&v) {
+                    return Err(WireError::BadRegister {
+                        index: i as u32,
+                        value: v as u64,
+                    });
+                }
+                set_register(packed, i, v as u8);
+            }
+            bits.finish()?;
+        }
+        _ => {
+            return Err(WireError::BadEncoding {
+                what: "unknown HLL dense encoding",
+            })
+        }
+    }
+    Ok(())
+}
+
 impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     fn write_coupons<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         let count = self.coupon_count() as u64;
@@ -199,65 +347,6 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                 }
             }
             Ok(())
-        }
-    }
-
-    fn write_registers<S: Sink>(packed: &[u8; BYTES], s: &mut S) -> Result<(), S::Error> {
-        let n = Self::REGISTERS;
-        let reg = |i: usize| register(packed, i);
-        let mut hist = [0u64; 64];
-        for i in 0..n {
-            if let Some(h) = hist.get_mut(usize::from(reg(i))) {
-                *h += 1;
-            }
-        }
-        // The non-zero registers as a list.
-        let count = n as u64 - hist[0];
-        let items = || {
-            (0..n).filter_map(move |i| {
-                let v = reg(i);
-                (v != 0).then_some((i as u64, u64::from(v)))
-            })
-        };
-        let list_k = best_list_k(items, count, n as u64);
-        let list = varint_len(count) as u64 + 1 + bytes_for(list_bits(items(), list_k));
-        // Every register relative to the best base, with the best Rice parameter.
-        let (mut compact_bits, mut base, mut compact_k) = (u64::MAX, 0u8, 0u32);
-        for b in 0..=Self::MAX_RANK {
-            for k in 0..=MAX_COMPACT_K {
-                let bits = hist
-                    .iter()
-                    .enumerate()
-                    .filter(|&(_, &c)| c > 0)
-                    .map(|(v, &c)| c * rice_len(zigzag(v as i64 - i64::from(b)), k))
-                    .sum();
-                if bits < compact_bits {
-                    (compact_bits, base, compact_k) = (bits, b, k);
-                }
-            }
-        }
-        let compact = 2 + bytes_for(compact_bits);
-        let packed_len = BYTES as u64;
-        if packed_len <= list && packed_len <= compact {
-            s.byte(PACKED)?;
-            for &b in packed {
-                s.byte(b)?;
-            }
-            Ok(())
-        } else if list <= compact {
-            s.byte(REGISTER_LIST)?;
-            s.varint(count)?;
-            s.byte(list_k as u8)?;
-            write_list(s, list_k, items())
-        } else {
-            s.byte(COMPACT)?;
-            s.byte(base)?;
-            s.byte(compact_k as u8)?;
-            let mut w = BitWriter::new(s);
-            for i in 0..n {
-                w.rice(zigzag(i64::from(reg(i)) - i64::from(base)), compact_k)?;
-            }
-            w.finish()
         }
     }
 
@@ -354,55 +443,11 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         } else {
             None
         };
-        let n = Self::REGISTERS;
-        let max = Self::MAX_RANK;
         // Straight into the sketch's storage: `load_dense` also refuses a martingale estimate the
         // sketch would not report back unchanged (above its 2^64 clamp, negative zero). Decoding
         // into a staging array or a second sketch overflowed a Cortex-M0's stack.
         let fill = |packed: &mut [u8; BYTES]| {
-            match r.byte()? {
-                PACKED => {
-                    for b in packed.iter_mut() {
-                        *b = r.byte()?;
-                    }
-                }
-                REGISTER_LIST => {
-                    let count = r.varint()?;
-                    let k = u32::from(r.byte()?);
-                    let mut list = ListReader::new(r, count, k, n as u64, u64::from(max))?;
-                    while let Some((i, v)) = list.next_item()? {
-                        set_register(packed, i as usize, v as u8);
-                    }
-                    list.finish()?;
-                }
-                COMPACT => {
-                    let base = r.byte()?;
-                    let k = u32::from(r.byte()?);
-                    if base > max || k > MAX_COMPACT_K {
-                        return Err(WireError::BadEncoding {
-                            what: "HLL compact base or Rice parameter out of range",
-                        });
-                    }
-                    let mut bits = BitReader::new(r);
-                    for i in 0..n {
-                        let v = i64::from(base) + unzigzag(bits.rice(k, 2 * 64)?);
-                        if !(0..=i64::from(max)).contains(&v) {
-                            return Err(WireError::BadRegister {
-                                index: i as u32,
-                                value: v as u64,
-                            });
-                        }
-                        set_register(packed, i, v as u8);
-                    }
-                    bits.finish()?;
-                }
-                _ => {
-                    return Err(WireError::BadEncoding {
-                        what: "unknown HLL dense encoding",
-                    })
-                }
-            }
-            Ok(())
+            read_registers_into(r, packed, Self::REGISTERS, Self::MAX_RANK)
         };
         self.load_dense(seed, martingale, fill, parts_error)
     }
@@ -430,7 +475,7 @@ impl<const P: u8, const BYTES: usize> Codec for HyperLogLog<P, BYTES> {
                     let m = self.martingale_estimate().unwrap_or(0.0);
                     s.u64_le(m.to_bits())?;
                 }
-                Self::write_registers(packed, s)
+                write_registers::<S, P, BYTES>(packed, Self::MAX_RANK, s)
             }
         }
     }
@@ -494,6 +539,102 @@ impl<const P: u8, const BYTES: usize> Wire for HyperLogLog<P, BYTES> {
 }
 
 serde_via_wire!(impl[const P: u8, const BYTES: usize] HyperLogLog<P, BYTES>);
+
+/// A [`DeviceHll`] is written as the dense, not single-stream [`HyperLogLog`] with its registers (the
+/// same bytes), so the host reads it as a `HyperLogLog`. It reads dense bodies (a single stream's
+/// martingale estimate is checked as the `HyperLogLog` decoder checks it, then dropped: a device
+/// keeps none) and refuses sparse ones, which only a `HyperLogLog` can hold exactly.
+impl<const P: u8, const BYTES: usize> Codec for DeviceHll<P, BYTES> {
+    fn wire_seed(&self) -> u64 {
+        self.seed()
+    }
+
+    fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        if self.is_empty() {
+            // An empty HyperLogLog's bytes (a sparse single stream without coupons): shorter than
+            // any dense body, and decoded to exactly the empty sketch.
+            s.byte(SINGLE_STREAM)?;
+            s.byte(COUPONS_RAW)?;
+            return s.varint(0);
+        }
+        s.byte(DENSE)?;
+        write_registers::<S, P, BYTES>(self.dense_registers(), Self::MAX_RANK, s)
+    }
+
+    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+        super::codec::read_into_new(r, seed, Self::with_seed)
+    }
+
+    fn read_body_into<R: Source>(
+        &mut self,
+        r: &mut R,
+        seed: u64,
+        _version: u8,
+    ) -> Result<(), WireError> {
+        let own = self.seed();
+        self.clear();
+        let result = (|| {
+            let state = r.byte()?;
+            if state & !(DENSE | SINGLE_STREAM) != 0 {
+                return Err(WireError::BadEncoding {
+                    what: "unknown HLL state bits",
+                });
+            }
+            if state & DENSE == 0 {
+                // Only the empty sparse body: a device sketch cannot hold exact coupons.
+                let tag = r.byte()?;
+                let count = r.varint()?;
+                if count != 0 {
+                    return Err(WireError::BadEncoding {
+                        what: "a sparse HLL body: only a HyperLogLog holds its exact coupons",
+                    });
+                }
+                return match tag {
+                    COUPONS_RAW => Ok(()),
+                    COUPONS_RICE => {
+                        let k = u32::from(r.byte()?);
+                        ListReader::new(r, 0, k, 1 << (Self::PRECISION + 7), 1)?.finish()
+                    }
+                    _ => Err(WireError::BadEncoding {
+                        what: "unknown HLL sparse encoding",
+                    }),
+                };
+            }
+            let martingale = if state & SINGLE_STREAM != 0 {
+                Some(f64::from_bits(r.u64_le()?))
+            } else {
+                None
+            };
+            let (packed, _) = self.parts_mut();
+            read_registers_into(r, packed, Self::REGISTERS, Self::MAX_RANK)?;
+            HyperLogLog::<P, BYTES>::check_dense(packed, martingale).map_err(parts_error)
+        })();
+        let (packed, own_seed) = self.parts_mut();
+        match result {
+            Ok(()) => *own_seed = seed,
+            Err(_) => {
+                packed.fill(0);
+                *own_seed = own;
+            }
+        }
+        result
+    }
+
+    fn clear_with_seed(&mut self, seed: u64) {
+        let (packed, own) = self.parts_mut();
+        packed.fill(0);
+        *own = seed;
+    }
+}
+
+impl<const P: u8, const BYTES: usize> Wire for DeviceHll<P, BYTES> {
+    const KIND: SketchKind = SketchKind::HyperLogLog;
+    const PARAMS: &'static [(&'static str, u64)] = &[("P", P as u64)];
+    /// The state byte, the tag and the packed registers: the encoder never writes more.
+    const MAX_ENCODED_LEN: usize = envelope_max_len(Self::PARAMS) + 2 + BYTES;
+}
+
+serde_via_wire!(impl[const P: u8, const BYTES: usize] DeviceHll<P, BYTES>);
 
 #[cfg(test)]
 mod tests {
@@ -717,5 +858,123 @@ mod tests {
         merged.merge(&d).unwrap();
         assert!(!merged.is_single_stream());
         round_trip(&merged);
+    }
+
+    #[test]
+    fn device_bytes_are_a_merged_hlls_and_never_more_than_the_full_sketchs() {
+        use crate::hll::{DeviceHll10, DeviceHll14, Hll10};
+        let mut x = 0x0bad_cafe_f00d_1234u64;
+        let mut buf = [0u8; 13_000];
+        let mut full_buf = [0u8; 13_000];
+        let (mut d, mut h) = (DeviceHll10::with_seed(11), Hll10::with_seed(11));
+        let mut n = 0u32;
+        for target in [
+            0u32, 1, 2, 5, 10, 50, 100, 144, 145, 300, 1_000, 3_000, 10_000, 100_000,
+        ] {
+            while n < target {
+                let v = xorshift(&mut x);
+                d.insert_hash(v);
+                h.insert_hash(v);
+                n += 1;
+            }
+            let bytes = encode(&d, &mut buf).unwrap();
+            assert_eq!(bytes.len(), encoded_len(&d));
+            assert!(bytes.len() <= DeviceHll10::MAX_ENCODED_LEN);
+            // The host's decoder reads it: the registers, the seed, the merged form.
+            let host = decode::<Hll10>(bytes).unwrap();
+            assert!(host == Hll10::from(&d), "n = {n}");
+            // The same bytes as the full sketch with these registers in the merged form.
+            let merged = Hll10::from(&d);
+            assert_eq!(encode(&merged, &mut full_buf).unwrap(), &*bytes, "n = {n}");
+            // Back into a device sketch, in place and by value.
+            let mut back = DeviceHll10::with_seed(99);
+            crate::wire::decode_into(bytes, &mut back).unwrap();
+            assert!(back == d);
+            assert!(decode::<DeviceHll10>(bytes).unwrap() == d);
+            // Never more bytes than the full sketch fed the same keys.
+            let full = encoded_len(&h);
+            assert!(bytes.len() <= full, "n = {n}: {} > {full}", bytes.len());
+            // Truncated anywhere: an error, and the in-place target is left empty with its seed.
+            for cut in 0..bytes.len() {
+                let mut t = DeviceHll10::with_seed(5);
+                t.insert(&1u8);
+                let r = crate::wire::decode_into(&bytes[..cut], &mut t);
+                assert!(r.is_err(), "n = {n} cut {cut}");
+            }
+        }
+        // A full sketch's dense single-stream bytes decode into a device sketch (estimate dropped);
+        // sparse ones are refused.
+        let full = encode(&h, &mut full_buf).unwrap();
+        assert!(!h.is_sparse() && h.is_single_stream());
+        let d = decode::<DeviceHll10>(full).unwrap();
+        assert!(d.registers().eq(h.registers()) && d.seed() == 11);
+        let mut small = Hll10::with_seed(11);
+        small.insert(&1u8);
+        let sparse = encode(&small, &mut full_buf).unwrap();
+        assert!(matches!(
+            decode::<DeviceHll10>(sparse),
+            Err(WireError::BadEncoding { .. })
+        ));
+        small.clear();
+        let empty = encode(&small, &mut full_buf).unwrap();
+        assert!(decode::<DeviceHll10>(empty).unwrap() == DeviceHll10::with_seed(11));
+        // A large precision (u32 histogram) round trips too.
+        let mut big = DeviceHll14::with_seed(2);
+        for i in 0..50_000u32 {
+            big.insert(&i);
+        }
+        let bytes = encode(&big, &mut buf).unwrap();
+        assert!(decode::<DeviceHll14>(bytes).unwrap() == big);
+        assert!(decode::<Hll14>(bytes).unwrap() == Hll14::from(&big));
+    }
+
+    #[test]
+    fn device_golden_bytes() {
+        use crate::hll::DeviceHll4;
+        let mut d = DeviceHll4::with_seed(3);
+        // Empty: the bytes of an empty HyperLogLog.
+        assert_eq!(
+            encode(&d, &mut [0u8; 64]).unwrap(),
+            [0x53, 0x4b, 2, 4, 4, 3, SINGLE_STREAM, COUPONS_RAW, 0]
+        );
+        assert_eq!(
+            encode(&d, &mut [0u8; 64]).unwrap(),
+            encode(&HyperLogLog::<4, 12>::with_seed(3), &mut [0u8; 64]).unwrap()
+        );
+        d.insert_hash(0x3200_0000_0000_0000); // register 3, rank 3
+        d.insert_hash(0xa800_0000_0000_0000); // register 10, rank 1
+                                              // Two registers: a list (count 2, k = 2, then bits LSB first: gap 3 as Rice `0 11`, value
+                                              // 3 − 1 in unary `110`, gap 6 as `10 01`, value 1 − 1 as `0`: 0x5e 0x02).
+        assert_eq!(
+            encode(&d, &mut [0u8; 64]).unwrap(),
+            [
+                0x53,
+                0x4b,
+                2,
+                4,
+                4,
+                3,
+                DENSE,
+                REGISTER_LIST,
+                2,
+                2,
+                0x5e,
+                0x02
+            ]
+        );
+        for i in 0..16u64 {
+            d.insert_hash(i << 60 | 1 << 57); // rank 3 in every register
+        }
+        // Every register 3: compact, base 3, k = 0, sixteen `0` bits.
+        assert_eq!(
+            encode(&d, &mut [0u8; 64]).unwrap(),
+            [0x53, 0x4b, 2, 4, 4, 3, DENSE, COMPACT, 3, 0, 0, 0]
+        );
+        assert!(
+            decode::<HyperLogLog<4, 12>>(encode(&d, &mut [0u8; 64]).unwrap())
+                .unwrap()
+                .registers()
+                .all(|r| r == 3)
+        );
     }
 }

@@ -13,7 +13,7 @@ use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use sketch_nostd::wire::{Frame, Wire};
+use sketch_nostd::wire::{self, Frame, Wire};
 use sketch_nostd::WireError;
 
 use crate::human::{bytes, count};
@@ -128,20 +128,14 @@ impl SimDevice {
     }
 }
 
-/// One sketch in a frame, encoded.
-fn encode<T: Wire + Clone>(
+/// One sketch in a frame, encoded from a reference: the sketch is not cloned.
+fn encode<T: Wire>(
     device: u64,
     seq: u32,
     sketch: &T,
     buf: &mut [u8],
 ) -> Result<Vec<u8>, WireError> {
-    Frame {
-        device,
-        seq,
-        sketch: sketch.clone(),
-    }
-    .encode(buf)
-    .map(|b| b.to_vec())
+    wire::encode_frame(device, seq, sketch, buf).map(|b| b.to_vec())
 }
 
 /// The largest frame a device sends.

@@ -1,15 +1,38 @@
 //! Frames: one sketch with its device id and sequence number, checksummed and COBS-delimited, for
 //! links that drop and corrupt bytes.
 
-use crc::{Crc, CRC_32_ISO_HDLC};
-use postcard::ser_flavors::{crc::CrcModifier, Cobs, Slice};
-
 use super::codec::{from_postcard, VARINT_MAX};
+use super::send::encode_frame;
 use super::{decode, decode_into, peek, Header, Wire};
 use crate::error::WireError;
 
-/// CRC-32/ISO-HDLC (the zlib, Ethernet and PNG CRC), table-driven from the `crc` crate.
-static CRC32: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);
+/// The frame checksum: CRC-32/ISO-HDLC (the zlib, Ethernet and PNG CRC), computed byte by byte as a
+/// frame is written, and over a whole payload when one is checked.
+pub(crate) mod crc32 {
+    use crc::{Crc, Table, CRC_32_ISO_HDLC};
+
+    static CRC: Crc<u32, Table<1>> = Crc::<u32, Table<1>>::new(&CRC_32_ISO_HDLC);
+
+    /// The register before the first byte (reflected algorithm: the state is kept reflected).
+    pub(crate) const INIT: u32 = 0xFFFF_FFFF;
+
+    /// The register after one more byte.
+    #[inline]
+    pub(crate) fn update(crc: u32, byte: u8) -> u32 {
+        let table = &CRC.table()[0];
+        table[usize::from(crc as u8 ^ byte)] ^ (crc >> 8)
+    }
+
+    /// The checksum of the bytes that led to `crc`.
+    pub(crate) const fn finish(crc: u32) -> u32 {
+        crc ^ 0xFFFF_FFFF
+    }
+
+    /// The checksum of `bytes`.
+    pub(crate) fn checksum(bytes: &[u8]) -> u32 {
+        finish(bytes.iter().fold(INIT, |crc, &b| update(crc, b)))
+    }
+}
 
 /// Bytes of the CRC at the end of a frame's payload.
 const CRC_LEN: usize = 4;
@@ -59,7 +82,9 @@ impl<S: Wire> Frame<S> {
     pub const MAX_ENCODED_LEN: usize =
         cobs::max_encoding_length(VARINT_MAX + 5 + S::MAX_ENCODED_LEN + CRC_LEN) + 1;
 
-    /// Encodes the frame into `buf`, delimiter included, and returns the bytes written.
+    /// Encodes the frame into `buf`, delimiter included, and returns the bytes written. To send a
+    /// sketch without moving it into a `Frame`, use [`encode_frame`](super::encode_frame) (the same
+    /// bytes).
     ///
     /// ```
     /// use sketch_nostd::{wire::Frame, MicroBloom32};
@@ -74,10 +99,7 @@ impl<S: Wire> Frame<S> {
     /// [`WireError::BufferTooSmall`] if `buf` is shorter than the frame
     /// ([`MAX_ENCODED_LEN`](Self::MAX_ENCODED_LEN) is always enough).
     pub fn encode<'a>(&self, buf: &'a mut [u8]) -> Result<&'a mut [u8], WireError> {
-        let cobs = Cobs::try_new(Slice::new(buf)).map_err(from_postcard)?;
-        let flavor = CrcModifier::new(cobs, CRC32.digest());
-        postcard::serialize_with_flavor(&(self.device, self.seq, &self.sketch), flavor)
-            .map_err(from_postcard)
+        encode_frame(self.device, self.seq, &self.sketch, buf)
     }
 
     /// Decodes one frame (COBS bytes, with or without the final delimiter) in place: `buf` is
@@ -188,7 +210,7 @@ impl<'a> RawFrame<'a> {
         let (data, sent) = payload
             .split_last_chunk::<CRC_LEN>()
             .ok_or(WireError::Truncated)?;
-        if CRC32.checksum(data) != u32::from_le_bytes(*sent) {
+        if crc32::checksum(data) != u32::from_le_bytes(*sent) {
             return Err(WireError::BadChecksum);
         }
         let ((device, seq), sketch) =

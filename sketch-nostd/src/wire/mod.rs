@@ -135,9 +135,11 @@ mod cuckoo;
 mod frame;
 mod heavy;
 mod hll;
+mod send;
 
 pub use frame::{Frame, FrameDecoder, RawFrame};
 pub use heavy::WireKey;
+pub use send::encode_frame;
 
 use crate::error::WireError;
 use codec::{read_header, Counter, SketchVisitor, SliceSource};
@@ -308,7 +310,8 @@ pub trait Wire: codec::Codec + serde::Serialize + for<'de> serde::Deserialize<'d
 /// [`WireError::BufferTooSmall`] if `buf` is shorter than the encoding
 /// ([`Wire::MAX_ENCODED_LEN`] is always enough).
 pub fn encode<'a, T: Wire>(sketch: &T, buf: &'a mut [u8]) -> Result<&'a mut [u8], WireError> {
-    postcard::to_slice(sketch, buf).map_err(codec::from_postcard)
+    // Postcard's bytes, written directly (`send.rs`): no serde layers, no panicking index.
+    send::encode_into(sketch, buf)
 }
 
 /// The number of bytes [`encode`] writes for `sketch`.

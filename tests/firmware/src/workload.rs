@@ -52,21 +52,24 @@ fn emit<T: Wire + PartialEq>(
     Ok(())
 }
 
-/// Encodes `frame` into `buf`, emits the bytes, and checks that they decode back (the framing in
-/// place in `buf`, the sketch in place into `back`, whose content is lost) to the same frame.
+/// Encodes a frame of `sketch` (by reference: nothing is cloned to send it) from device `0xd1`
+/// with sequence number `seq` into `buf`, emits the bytes, and checks that they decode back (the
+/// framing in place in `buf`, the sketch in place into `back`, whose content is lost) to the same
+/// frame.
 fn emit_frame<T: Wire + PartialEq>(
     sink: &mut impl Sink,
     name: &str,
-    frame: &Frame<T>,
+    (seq, sketch): (u32, &T),
     buf: &mut [u8],
     back: &mut T,
 ) -> Check {
-    let bytes = frame.encode(buf).map_err(|_| "frame: encode failed")?;
+    const DEVICE: u64 = 0xd1;
+    let bytes = wire::encode_frame(DEVICE, seq, sketch, buf).map_err(|_| "frame: encode failed")?;
     emit_bytes(sink, name, bytes);
     let raw = RawFrame::decode(bytes).map_err(|_| "frame: decoding the framing failed")?;
-    if (raw.device, raw.seq) != (frame.device, frame.seq)
+    if (raw.device, raw.seq) != (DEVICE, seq)
         || raw.decode_sketch_into(back).is_err()
-        || *back != frame.sketch
+        || *back != *sketch
     {
         return Err("frame: decoding the encoded frame gave another frame");
     }
@@ -99,12 +102,7 @@ fn micro_wire(sink: &mut impl Sink, m64: MicroBloom<3>, m32: MicroBloom32<2, 7>)
     let mut back = MicroBloom::new();
     emit(sink, "micro64", &m64, &mut buf, &mut back)?;
     emit(sink, "micro32", &m32, &mut buf, &mut MicroBloom32::new())?;
-    let frame = Frame {
-        device: 0xd1,
-        seq: 1,
-        sketch: m64,
-    };
-    emit_frame(sink, "micro64-frame", &frame, &mut buf, &mut back)
+    emit_frame(sink, "micro64-frame", (1, &m64), &mut buf, &mut back)
 }
 
 /// Bloom: 300 keys into 4,096 bits with k = 7, 1,000 absent probes, and a union of two halves. With
@@ -147,12 +145,7 @@ pub fn bloom(sink: &mut impl Sink, wire: bool) -> Check {
 fn bloom_wire(sink: &mut impl Sink, all: &Bloom<64, 7>, spare: &mut Bloom<64, 7>) -> Check {
     let mut buf = [0u8; Frame::<Bloom<64, 7>>::MAX_ENCODED_LEN];
     emit(sink, "bloom", all, &mut buf, spare)?;
-    let frame = Frame {
-        device: 0xd1,
-        seq: 2,
-        sketch: all.clone(),
-    };
-    emit_frame(sink, "bloom-frame", &frame, &mut buf, spare)
+    emit_frame(sink, "bloom-frame", (2, all), &mut buf, spare)
 }
 
 /// Count-min, 4 rows × 64 `u16` counters, standard and conservative update: 50 keys with Zipf weights
@@ -208,12 +201,7 @@ fn countmin_wire(
         &mut buf,
         &mut back,
     )?;
-    let frame = Frame {
-        device: 0xd1,
-        seq: 3,
-        sketch: standard.clone(),
-    };
-    emit_frame(sink, "countmin-frame", &frame, &mut buf, spare)
+    emit_frame(sink, "countmin-frame", (3, standard), &mut buf, spare)
 }
 
 /// HyperLogLog at p = 10 (768 bytes of registers): 20,000 distinct keys fed as two overlapping
@@ -274,12 +262,7 @@ fn hll_wire(
     emit(sink, "hll10", whole, &mut buf, spare)?;
     emit(sink, "hll10-merged", merged, &mut buf, spare)?;
     emit(sink, "hll10-small", small, &mut buf, spare)?;
-    let frame = Frame {
-        device: 0xd1,
-        seq: 4,
-        sketch: small.clone(),
-    };
-    emit_frame(sink, "hll10-frame", &frame, &mut buf, spare)
+    emit_frame(sink, "hll10-frame", (4, small), &mut buf, spare)
 }
 
 /// The `hll` family's code by operation, for the Cortex-M0 budget report: the first `OPS` operations
@@ -408,12 +391,7 @@ pub fn counting(sink: &mut impl Sink, wire: bool) -> Check {
 fn counting_wire(sink: &mut impl Sink, f: &Counting, spare: &mut Counting) -> Check {
     let mut buf = [0u8; Frame::<Counting>::MAX_ENCODED_LEN];
     emit(sink, "counting", f, &mut buf, spare)?;
-    let frame = Frame {
-        device: 0xd1,
-        seq: 5,
-        sketch: f.clone(),
-    };
-    emit_frame(sink, "counting-frame", &frame, &mut buf, spare)
+    emit_frame(sink, "counting-frame", (5, f), &mut buf, spare)
 }
 
 /// The cuckoo filter of the `cuckoo` family: 32 buckets of 16-bit fingerprints (280 bytes).
@@ -526,12 +504,7 @@ fn cuckoo_wire<F: Fingerprint, const B: usize>(
         return Err("cuckoo: wire buffer too small");
     }
     emit(sink, name, f, &mut buf, spare)?;
-    let frame = Frame {
-        device: 0xd1,
-        seq,
-        sketch: f.clone(),
-    };
-    emit_frame(sink, frame_name, &frame, &mut buf, spare)
+    emit_frame(sink, frame_name, (seq, f), &mut buf, spare)
 }
 
 /// The blocked Bloom filter of the `blocked` family: 8 cache-line blocks (4,096 bits), k = 8.
@@ -580,12 +553,7 @@ pub fn blocked(sink: &mut impl Sink, wire: bool) -> Check {
 fn blocked_wire(sink: &mut impl Sink, all: &Blocked, spare: &mut Blocked) -> Check {
     let mut buf = [0u8; Frame::<Blocked>::MAX_ENCODED_LEN];
     emit(sink, "blocked", all, &mut buf, spare)?;
-    let frame = Frame {
-        device: 0xd1,
-        seq: 8,
-        sketch: all.clone(),
-    };
-    emit_frame(sink, "blocked-frame", &frame, &mut buf, spare)
+    emit_frame(sink, "blocked-frame", (8, all), &mut buf, spare)
 }
 
 /// The true count of key `r` in the heavy-hitter stream: ⌊1000/r⌋ for `r` in `1..=50` (Zipf-like,
@@ -655,12 +623,7 @@ fn spacesaving_wire(sink: &mut impl Sink, ss: &Ss) -> Check {
     let mut buf = [0u8; Frame::<Ss>::MAX_ENCODED_LEN];
     let mut back = Ss::new();
     emit(sink, "spacesaving", ss, &mut buf, &mut back)?;
-    let frame = Frame {
-        device: 0xd1,
-        seq: 9,
-        sketch: ss.clone(),
-    };
-    emit_frame(sink, "spacesaving-frame", &frame, &mut buf, &mut back)
+    emit_frame(sink, "spacesaving-frame", (9, ss), &mut buf, &mut back)
 }
 
 /// The top-k summary of the `topk` family: 8 keys over a conservative count-min of 4 rows × 64 `u16`
@@ -707,12 +670,7 @@ fn topk_wire(sink: &mut impl Sink, top: &Top) -> Check {
     let mut buf = [0u8; Frame::<Top>::MAX_ENCODED_LEN];
     let mut back = Top::new();
     emit(sink, "topk", top, &mut buf, &mut back)?;
-    let frame = Frame {
-        device: 0xd1,
-        seq: 10,
-        sketch: top.clone(),
-    };
-    emit_frame(sink, "topk-frame", &frame, &mut buf, &mut back)
+    emit_frame(sink, "topk-frame", (10, top), &mut buf, &mut back)
 }
 
 // The constants below are read by the host test (which measures the firmware), not by the firmware.

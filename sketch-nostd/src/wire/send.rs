@@ -13,6 +13,18 @@ use super::frame::crc32;
 use super::Wire;
 use crate::error::WireError;
 
+/// The one way writing can fail: the buffer is full. A unit error keeps every `Result` on the send
+/// path in a register (a `WireError` is returned through memory, and linked `memcpy` on Cortex-M0);
+/// it becomes [`WireError::BufferTooSmall`] at the public functions.
+#[derive(Debug)]
+pub(crate) struct Full;
+
+impl From<Full> for WireError {
+    fn from(_: Full) -> Self {
+        WireError::BufferTooSmall
+    }
+}
+
 /// Writes elements as postcard does into a byte slice, refusing to go past its end.
 pub(crate) struct SliceSink<'a> {
     buf: &'a mut [u8],
@@ -44,16 +56,16 @@ fn varint<S: Sink>(s: &mut S, mut v: u64) -> Result<(), S::Error> {
 }
 
 impl Sink for SliceSink<'_> {
-    type Error = WireError;
+    type Error = Full;
 
     #[inline]
-    fn byte(&mut self, b: u8) -> Result<(), WireError> {
-        *self.buf.get_mut(self.at).ok_or(WireError::BufferTooSmall)? = b;
+    fn byte(&mut self, b: u8) -> Result<(), Full> {
+        *self.buf.get_mut(self.at).ok_or(Full)? = b;
         self.at += 1;
         Ok(())
     }
 
-    fn varint(&mut self, v: u64) -> Result<(), WireError> {
+    fn varint(&mut self, v: u64) -> Result<(), Full> {
         varint(self, v)
     }
 }
@@ -66,23 +78,23 @@ struct FrameSink<'a> {
     code: usize,
     /// The current run's code: 1 + its length.
     run: u8,
-    crc: u32,
+    crc: crc32::Running,
 }
 
 impl<'a> FrameSink<'a> {
-    fn new(buf: &'a mut [u8]) -> Result<Self, WireError> {
+    fn new(buf: &'a mut [u8]) -> Result<Self, Full> {
         let mut out = SliceSink::new(buf);
         out.byte(0)?; // the first code byte, set when its run ends
         Ok(Self {
             out,
             code: 0,
             run: 1,
-            crc: crc32::INIT,
+            crc: crc32::start(),
         })
     }
 
     /// Ends the current run: writes its code and starts the next run's placeholder.
-    fn end_run(&mut self) -> Result<(), WireError> {
+    fn end_run(&mut self) -> Result<(), Full> {
         if let Some(code) = self.out.buf.get_mut(self.code) {
             *code = self.run;
         }
@@ -93,7 +105,7 @@ impl<'a> FrameSink<'a> {
 
     /// One payload byte through COBS (not the checksum).
     #[inline]
-    fn cobs(&mut self, b: u8) -> Result<(), WireError> {
+    fn cobs(&mut self, b: u8) -> Result<(), Full> {
         if b == 0 {
             return self.end_run();
         }
@@ -106,8 +118,9 @@ impl<'a> FrameSink<'a> {
     }
 
     /// Appends the CRC, closes the last run and writes the delimiter.
-    fn finish(mut self) -> Result<&'a mut [u8], WireError> {
-        for b in crc32::finish(self.crc).to_le_bytes() {
+    fn finish(mut self) -> Result<&'a mut [u8], Full> {
+        let crc = core::mem::replace(&mut self.crc, crc32::start()).finalize();
+        for b in crc.to_le_bytes() {
             self.cobs(b)?;
         }
         if let Some(code) = self.out.buf.get_mut(self.code) {
@@ -119,15 +132,16 @@ impl<'a> FrameSink<'a> {
 }
 
 impl Sink for FrameSink<'_> {
-    type Error = WireError;
+    type Error = Full;
 
-    #[inline]
-    fn byte(&mut self, b: u8) -> Result<(), WireError> {
-        self.crc = crc32::update(self.crc, b);
+    // One copy, called by every element (inlined into each, it cost ~300 B of M0 code).
+    #[inline(never)]
+    fn byte(&mut self, b: u8) -> Result<(), Full> {
+        self.crc.update(core::slice::from_ref(&b));
         self.cobs(b)
     }
 
-    fn varint(&mut self, v: u64) -> Result<(), WireError> {
+    fn varint(&mut self, v: u64) -> Result<(), Full> {
         varint(self, v)
     }
 }
@@ -138,8 +152,10 @@ pub(crate) fn encode_into<'a, T: Wire>(
     buf: &'a mut [u8],
 ) -> Result<&'a mut [u8], WireError> {
     let mut sink = SliceSink::new(buf);
-    write_sketch(sketch, &mut sink)?;
-    Ok(sink.finish())
+    match write_sketch(sketch, &mut sink) {
+        Ok(()) => Ok(sink.finish()),
+        Err(Full) => Err(WireError::BufferTooSmall),
+    }
 }
 
 /// Encodes a frame of `sketch`, sent by `device` with sequence number `seq`, into `buf`, delimiter
@@ -174,11 +190,14 @@ pub fn encode_frame<'a, S: Wire>(
     sketch: &S,
     buf: &'a mut [u8],
 ) -> Result<&'a mut [u8], WireError> {
-    let mut sink = FrameSink::new(buf)?;
-    sink.varint(device)?;
-    sink.varint(u64::from(seq))?;
-    write_sketch(sketch, &mut sink)?;
-    sink.finish()
+    let frame = |buf| {
+        let mut sink = FrameSink::new(buf)?;
+        sink.varint(device)?;
+        sink.varint(u64::from(seq))?;
+        write_sketch(sketch, &mut sink)?;
+        sink.finish()
+    };
+    frame(buf).map_err(WireError::from)
 }
 
 #[cfg(test)]

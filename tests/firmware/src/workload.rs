@@ -10,6 +10,7 @@
 use sketch_nostd::{
     countmin::Conservative,
     cuckoo::Fingerprint,
+    hll::DeviceHll10,
     sizing::{blocked_fp_rate, fp_rate},
     wire::{self, Frame, RawFrame, Wire},
     BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, Hll10, Hll14, MicroBloom,
@@ -24,6 +25,9 @@ pub trait Sink {
     fn bytes(&mut self, bytes: &[u8]);
     /// Ends the current sketch.
     fn end(&mut self);
+    /// Whether to check that every encoding decodes back (the receive path). A firmware built
+    /// without its `receive` feature sets it to `false`, so its size shows what sending alone costs.
+    const RECEIVE: bool = true;
 }
 
 /// A failed self-check, with what went wrong.
@@ -37,14 +41,18 @@ fn emit_bytes(sink: &mut impl Sink, name: &str, bytes: &[u8]) {
 
 /// Encodes `sketch` into `buf`, checks it decodes back, in place into `back` (whose content is
 /// lost), to an equal sketch, and emits the bytes.
-fn emit<T: Wire + PartialEq>(
-    sink: &mut impl Sink,
+fn emit<T: Wire + PartialEq, S: Sink>(
+    sink: &mut S,
     name: &str,
     sketch: &T,
     buf: &mut [u8],
     back: &mut T,
 ) -> Check {
     let bytes = wire::encode(sketch, buf).map_err(|_| "wire: encode failed")?;
+    if !S::RECEIVE {
+        emit_bytes(sink, name, bytes);
+        return Ok(());
+    }
     if wire::decode_into(bytes, back).is_err() || back != sketch {
         return Err("wire: decoding the encoded sketch gave another sketch");
     }
@@ -56,8 +64,8 @@ fn emit<T: Wire + PartialEq>(
 /// with sequence number `seq` into `buf`, emits the bytes, and checks that they decode back (the
 /// framing in place in `buf`, the sketch in place into `back`, whose content is lost) to the same
 /// frame.
-fn emit_frame<T: Wire + PartialEq>(
-    sink: &mut impl Sink,
+fn emit_frame<T: Wire + PartialEq, S: Sink>(
+    sink: &mut S,
     name: &str,
     (seq, sketch): (u32, &T),
     buf: &mut [u8],
@@ -66,6 +74,9 @@ fn emit_frame<T: Wire + PartialEq>(
     const DEVICE: u64 = 0xd1;
     let bytes = wire::encode_frame(DEVICE, seq, sketch, buf).map_err(|_| "frame: encode failed")?;
     emit_bytes(sink, name, bytes);
+    if !S::RECEIVE {
+        return Ok(());
+    }
     let raw = RawFrame::decode(bytes).map_err(|_| "frame: decoding the framing failed")?;
     if (raw.device, raw.seq) != (DEVICE, seq)
         || raw.decode_sketch_into(back).is_err()
@@ -672,6 +683,153 @@ fn topk_wire(sink: &mut impl Sink, top: &Top) -> Check {
     emit(sink, "topk", top, &mut buf, &mut back)?;
     emit_frame(sink, "topk-frame", (10, top), &mut buf, &mut back)
 }
+
+/// The device path (the firmware's `device-*` features, for the budget test): one sketch fed
+/// `keys` keys (hidden from the optimiser), then, with `send`, framed into a buffer by reference and
+/// emitted; without, only kept alive, so that the difference is what encoding and framing cost.
+#[allow(dead_code)] // each firmware uses one
+#[inline(never)]
+fn device_path<T: Wire>(
+    sink: &mut impl Sink,
+    name: &str,
+    sketch: &mut T,
+    insert: impl Fn(&mut T, u32),
+    keys: u32,
+    buf: &mut [u8],
+    send: bool,
+) -> Check {
+    for key in 0..keys {
+        insert(sketch, core::hint::black_box(key));
+    }
+    if !send {
+        core::hint::black_box(&*sketch);
+        return Ok(());
+    }
+    let bytes = wire::encode_frame(0xd1, 1, sketch, buf).map_err(|_| "device: framing failed")?;
+    emit_bytes(sink, name, bytes);
+    Ok(())
+}
+
+/// Device path: 8 keys into a `MicroBloom<3>`, one frame.
+#[allow(dead_code)]
+pub fn device_micro(sink: &mut impl Sink, send: bool) -> Check {
+    let mut buf = [0u8; Frame::<MicroBloom<3>>::MAX_ENCODED_LEN];
+    let mut s = MicroBloom::<3>::new();
+    device_path(
+        sink,
+        "device-micro",
+        &mut s,
+        |s, k| {
+            s.insert(&k);
+        },
+        8,
+        &mut buf,
+        send,
+    )
+}
+
+/// Device path: 300 keys into a `Bloom<64, 7>`, one frame.
+#[allow(dead_code)]
+pub fn device_bloom(sink: &mut impl Sink, send: bool) -> Check {
+    let mut buf = [0u8; Frame::<Bloom<64, 7>>::MAX_ENCODED_LEN];
+    let mut s = Bloom::<64, 7>::with_seed(0x5eed);
+    device_path(
+        sink,
+        "device-bloom",
+        &mut s,
+        |s, k| {
+            s.insert(&k);
+        },
+        300,
+        &mut buf,
+        send,
+    )
+}
+
+/// Device path: 1,000 events of 50 keys into a `CountMin<64, 4, u16>`, one frame.
+#[allow(dead_code)]
+pub fn device_countmin(sink: &mut impl Sink, send: bool) -> Check {
+    let mut buf = [0u8; Frame::<CountMin<64, 4, u16>>::MAX_ENCODED_LEN];
+    let mut s = CountMin::<64, 4, u16>::with_seed(0xc0);
+    device_path(
+        sink,
+        "device-countmin",
+        &mut s,
+        |s, k| {
+            s.increment(&(k % 50));
+        },
+        1_000,
+        &mut buf,
+        send,
+    )
+}
+
+/// Device path: 20,000 keys into a `DeviceHll10` (registers only), one frame.
+#[allow(dead_code)]
+pub fn device_hll(sink: &mut impl Sink, send: bool) -> Check {
+    let mut buf = [0u8; Frame::<DeviceHll10>::MAX_ENCODED_LEN];
+    let mut s = DeviceHll10::with_seed(0x4c);
+    device_path(
+        sink,
+        "device-hll",
+        &mut s,
+        |s, k| {
+            s.insert(&k);
+        },
+        20_000,
+        &mut buf,
+        send,
+    )
+}
+
+/// Device path with the full `Hll10` (sparse form, martingale): what `device_hll` replaces.
+#[allow(dead_code)]
+pub fn device_hll_full(sink: &mut impl Sink, send: bool) -> Check {
+    let mut buf = [0u8; Frame::<Hll10>::MAX_ENCODED_LEN];
+    let mut s = Hll10::with_seed(0x4c);
+    device_path(
+        sink,
+        "device-hll-full",
+        &mut s,
+        |s, k| {
+            s.insert(&k);
+        },
+        20_000,
+        &mut buf,
+        send,
+    )
+}
+
+/// The device paths: firmware feature, the bytes of its sketch and of its frame buffer (both on
+/// the stack, the caller's), and the code and stack targets of the issue for the whole path.
+#[allow(dead_code)]
+pub const DEVICE_PATHS: [(&str, usize, usize); 5] = [
+    (
+        "device-micro",
+        core::mem::size_of::<MicroBloom<3>>(),
+        Frame::<MicroBloom<3>>::MAX_ENCODED_LEN,
+    ),
+    (
+        "device-bloom",
+        core::mem::size_of::<Bloom<64, 7>>(),
+        Frame::<Bloom<64, 7>>::MAX_ENCODED_LEN,
+    ),
+    (
+        "device-countmin",
+        core::mem::size_of::<CountMin<64, 4, u16>>(),
+        Frame::<CountMin<64, 4, u16>>::MAX_ENCODED_LEN,
+    ),
+    (
+        "device-hll",
+        core::mem::size_of::<DeviceHll10>(),
+        Frame::<DeviceHll10>::MAX_ENCODED_LEN,
+    ),
+    (
+        "device-hll-full",
+        core::mem::size_of::<Hll10>(),
+        Frame::<Hll10>::MAX_ENCODED_LEN,
+    ),
+];
 
 // The constants below are read by the host test (which measures the firmware), not by the firmware.
 

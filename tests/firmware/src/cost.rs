@@ -13,8 +13,9 @@ use core::hint::black_box;
 use sketch_nostd::{
     countmin::{Conservative, Standard},
     hash::hash64,
-    BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, Hll10, MicroBloom, SpaceSaving,
-    TopK,
+    hll::DeviceHll10,
+    wire, BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, Hll10, MicroBloom,
+    SpaceSaving, TopK,
 };
 
 /// Keys per measured segment.
@@ -43,7 +44,7 @@ fn segment(base: u32, mut op: impl FnMut(u32)) {
 }
 
 /// The segments, in the order they run.
-pub const NAMES: [&str; 21] = [
+pub const NAMES: [&str; 23] = [
     "loop (subtracted)",
     "xxh3-64 hash of a u32",
     "MicroBloom<3> insert",
@@ -60,6 +61,8 @@ pub const NAMES: [&str; 21] = [
     "CountMin<64, 4, u16, Conservative> add",
     "CountMin<64, 4, u16> estimate",
     "Hll10 insert (dense)",
+    "DeviceHll10 insert (registers only)",
+    "MicroBloom<3> encode_frame (one 20-byte frame)",
     "Hll10 estimate",
     "Hll10 estimate (merged: Ertl's)",
     "Hll10 estimate, both 3σ bounds (merged)",
@@ -141,6 +144,22 @@ pub fn run() -> Result<(), &'static str> {
     }
     segment(0, |k| {
         hll.insert(&k);
+    });
+    // The device sketch, filled as the full one was.
+    let mut device = DeviceHll10::new();
+    for k in 1_000..2_000u32 {
+        device.insert(&k);
+    }
+    segment(0, |k| {
+        device.insert(&k);
+    });
+    if !device.registers().eq(hll.registers()) {
+        return Err("cost: the device HLL's registers differ from the full one's");
+    }
+    // One frame per key: the device id varies, so no frame is computed ahead.
+    let mut buf = [0u8; 64];
+    segment(0, |k| {
+        black_box(wire::encode_frame(u64::from(k & 63), 1, &micro, &mut buf).is_ok());
     });
     segment(0, |_| {
         black_box(hll.estimate());

@@ -225,8 +225,10 @@ pub fn hll(sink: &mut impl Sink, wire: bool) -> Check {
     let mut a = Hll10::with_seed(0x4c);
     let mut b = Hll10::with_seed(0x4c);
     let mut small = Hll10::with_seed(0x4c);
+    let mut device = DeviceHll10::with_seed(0x4c);
     for key in 0..N {
         whole.insert(&key);
+        device.insert(&key);
         if key < 12_000 {
             a.insert(&key);
         }
@@ -239,6 +241,10 @@ pub fn hll(sink: &mut impl Sink, wire: bool) -> Check {
     }
     if a.merge(&b).is_err() || !a.registers().eq(whole.registers()) {
         return Err("hll: merged registers differ from the single stream's");
+    }
+    // The registers-only device sketch: the same registers, and the merged sketch's estimate.
+    if !device.registers().eq(whole.registers()) || device.cardinality() != a.estimate() {
+        return Err("hll: the device sketch differs from the full one");
     }
     // 3σ bands from the sketch's own relative standard error (martingale for the single stream,
     // histogram after the merge): a fixed key stream, so this is deterministic; it fails only if the
@@ -257,6 +263,7 @@ pub fn hll(sink: &mut impl Sink, wire: bool) -> Check {
     }
     if wire {
         hll_wire(sink, &whole, &a, &small, &mut b)?;
+        device_hll_wire(sink, &device)?;
     }
     Ok(())
 }
@@ -274,6 +281,16 @@ fn hll_wire(
     emit(sink, "hll10-merged", merged, &mut buf, spare)?;
     emit(sink, "hll10-small", small, &mut buf, spare)?;
     emit_frame(sink, "hll10-frame", (4, small), &mut buf, spare)
+}
+
+/// Emits the device sketch's encoding and a frame of it, each checked against the full sketch the
+/// host decodes (the frame's in place into `DeviceHll10`).
+#[inline(never)]
+fn device_hll_wire(sink: &mut impl Sink, device: &DeviceHll10) -> Check {
+    let mut buf = [0u8; Frame::<DeviceHll10>::MAX_ENCODED_LEN];
+    let mut back = DeviceHll10::new();
+    emit(sink, "devicehll10", device, &mut buf, &mut back)?;
+    emit_frame(sink, "devicehll10-frame", (11, device), &mut buf, &mut back)
 }
 
 /// The `hll` family's code by operation, for the Cortex-M0 budget report: the first `OPS` operations
@@ -846,9 +863,10 @@ pub const BLOOM_SKETCH_BYTES: usize = 3 * core::mem::size_of::<Bloom<64, 7>>();
 pub const COUNTMIN_SKETCH_BYTES: usize = 2 * core::mem::size_of::<CountMin<64, 4, u16>>()
     + core::mem::size_of::<CountMin<64, 4, u16, Conservative>>();
 
-/// Bytes of sketches the `hll` family keeps (without `wire`): four p = 10 sketches.
+/// Bytes of sketches the `hll` family keeps (without `wire`): four p = 10 sketches and a device one.
 #[allow(dead_code)]
-pub const HLL_SKETCH_BYTES: usize = 4 * core::mem::size_of::<Hll10>();
+pub const HLL_SKETCH_BYTES: usize =
+    4 * core::mem::size_of::<Hll10>() + core::mem::size_of::<DeviceHll10>();
 
 /// Bytes of sketches the `counting` family keeps (without `wire`): three filters and a copy.
 #[allow(dead_code)]

@@ -1,43 +1,4 @@
-//! The registers-only HyperLogLog for devices: [`DeviceHll`].
-//!
-//! A device mostly inserts and sends; the host merges and estimates. [`HyperLogLog`] keeps, beside
-//! its registers, an exact sparse form for small counts and the martingale estimator's state, and
-//! both sit on its insert path (about 6.5 KB of Cortex-M0 code). `DeviceHll` keeps only the packed
-//! 6-bit registers and the seed: an insert is a hash, an index and a max (no division, no float).
-//!
-//! What it gives up is accuracy at small counts, and only there: where a [`HyperLogLog`] counts its
-//! first `SPARSE_CAPACITY` keys (144 at `P = 10`) from exact coupons, near-exact (0.2% RMS error at
-//! 100 keys, at `P = 10`), a `DeviceHll` (and the host sketch it becomes) estimates from the
-//! registers with Ertl's estimator, which at small `n` is linear counting over `m` registers, with a
-//! relative standard error of `sqrt(m·(e^t − t − 1))/n` for `t = n/m`, about `1/sqrt(2m)`: at
-//! `P = 10`, 2.2% RMS at 10 and at 100 keys and 2.5% at 1,000 (measured over 400 streams each in
-//! this module's tests), where the full sketch has 0.004%, 0.2% and 2.0% (its martingale
-//! estimator, dense by then). Once `n` is a few times `m` a merged [`HyperLogLog`] has exactly the
-//! same registers and estimate (1.04/√m); a single-stream one is about 20% more accurate
-//! (0.83/√m) from its martingale estimator, which needs the whole stream on one sketch.
-//!
-//! On the wire a `DeviceHll` is a dense, not single-stream [`HyperLogLog`] (same kind, parameter and
-//! seed), so the host decodes it with [`wire::decode`](crate::wire::decode) into a `HyperLogLog` and
-//! merges it with any other of the same precision and seed. Its bytes are those a merged
-//! `HyperLogLog` with the same registers writes, the smallest of the packed registers, the list of
-//! the non-zero ones (small `n`) and a Rice code of every register (large `n`), and never more than
-//! a `HyperLogLog` fed the same keys writes.
-//!
-//! ```
-//! use sketch_nostd::{hll::DeviceHll10, Hll10};
-//!
-//! let mut device = DeviceHll10::with_seed(7);
-//! for id in 0..5_000u32 { device.insert(&id); }
-//! assert_eq!(core::mem::size_of_val(&device), 768 + 8); // the registers and the seed
-//!
-//! // The host: a full HyperLogLog with the same registers, merged with another device's.
-//! let mut host = Hll10::from(&device);
-//! let mut other = Hll10::with_seed(7);
-//! for id in 4_000..6_000u32 { other.insert(&id); }
-//! host.merge(&other)?;
-//! assert!((host.estimate() - 6_000.0).abs() < 3.0 * 0.0325 * 6_000.0);
-//! # Ok::<(), sketch_nostd::MergeError>(())
-//! ```
+//! The registers-only HyperLogLog for devices, [`DeviceHll`], documented on the type.
 
 use core::fmt;
 
@@ -47,7 +8,46 @@ use crate::error::{check_seeds, MergeError, PartsError};
 use crate::hash::{hash64, Key};
 
 /// A HyperLogLog of `2^P` packed 6-bit registers and a seed, nothing else: the device side of a
-/// [`HyperLogLog`] (see the [module documentation](self)).
+/// [`HyperLogLog`].
+///
+/// A device mostly inserts and sends; the host merges and estimates. [`HyperLogLog`] keeps, beside
+/// its registers, an exact sparse form for small counts and the martingale estimator's state, and
+/// both sit on its insert path (about 6.5 KB of Cortex-M0 code). `DeviceHll` keeps only the packed
+/// 6-bit registers and the seed: an insert is a hash, an index and a max (no division, no float).
+///
+/// What it gives up is accuracy at small counts, and only there: where a [`HyperLogLog`] counts its
+/// first `SPARSE_CAPACITY` keys (144 at `P = 10`) from exact coupons, near-exact (0.2% RMS error at
+/// 100 keys, at `P = 10`), a `DeviceHll` (and the host sketch it becomes) estimates from the
+/// registers with Ertl's estimator, which at small `n` is linear counting over `m` registers, with a
+/// relative standard error of `sqrt(m·(e^t − t − 1))/n` for `t = n/m`, about `1/sqrt(2m)`: at
+/// `P = 10`, 2.2% RMS at 10 and at 100 keys and 2.5% at 1,000 (measured over 400 streams each in
+/// this module's tests), where the full sketch has 0.004%, 0.2% and 2.0% (its martingale
+/// estimator, dense by then). Once `n` is a few times `m` a merged [`HyperLogLog`] has exactly the
+/// same registers and estimate (1.04/√m); a single-stream one is about 20% more accurate
+/// (0.83/√m) from its martingale estimator, which needs the whole stream on one sketch.
+///
+/// On the wire a `DeviceHll` is a dense, not single-stream [`HyperLogLog`] (same kind, parameter and
+/// seed), so the host decodes it with [`wire::decode`](crate::wire::decode) into a `HyperLogLog` and
+/// merges it with any other of the same precision and seed. Its bytes are those a merged
+/// `HyperLogLog` with the same registers writes, the smallest of the packed registers, the list of
+/// the non-zero ones (small `n`) and a Rice code of every register (large `n`), and never more than
+/// a `HyperLogLog` fed the same keys writes.
+///
+/// ```
+/// use sketch_nostd::{hll::DeviceHll10, Hll10};
+///
+/// let mut device = DeviceHll10::with_seed(7);
+/// for id in 0..5_000u32 { device.insert(&id); }
+/// assert_eq!(core::mem::size_of_val(&device), 768 + 8); // the registers and the seed
+///
+/// // The host: a full HyperLogLog with the same registers, merged with another device's.
+/// let mut host = Hll10::from(&device);
+/// let mut other = Hll10::with_seed(7);
+/// for id in 4_000..6_000u32 { other.insert(&id); }
+/// host.merge(&other)?;
+/// assert!((host.estimate() - 6_000.0).abs() < 3.0 * 0.0325 * 6_000.0);
+/// # Ok::<(), sketch_nostd::MergeError>(())
+/// ```
 ///
 /// Use an alias ([`DeviceHll4`] … [`DeviceHll18`]); `BYTES` must be `3·2^P/4` and `P` in `4..=18`,
 /// as for [`HyperLogLog`]. `size_of` is `BYTES + 8` (padded to 8 bytes).

@@ -51,6 +51,7 @@ pub mod error;
 pub mod hash;
 pub mod hll;
 pub mod micro;
+pub mod redis;
 pub mod sizing;
 mod sort;
 pub mod spacesaving;
@@ -70,12 +71,13 @@ pub use countmin::CountMin;
 pub use cuckoo::CuckooFilter;
 #[cfg(feature = "serde")]
 pub use error::WireError;
-pub use error::{CapacityError, MergeError, PartsError, RemoveError};
+pub use error::{CapacityError, MergeError, PartsError, RedisError, RemoveError};
 pub use hash::Key;
 pub use hll::{
     Hll10, Hll11, Hll12, Hll13, Hll14, Hll15, Hll16, Hll17, Hll18, Hll4, Hll5, Hll6, Hll7, Hll8,
     Hll9, HyperLogLog,
 };
 pub use micro::{MicroBloom, MicroBloom32};
+pub use redis::RedisHll;
 pub use spacesaving::SpaceSaving;
 pub use topk::{OwnedKey, TopK};

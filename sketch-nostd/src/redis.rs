@@ -250,6 +250,40 @@ impl RedisHll {
         self.inner.merge(&other.inner)
     }
 
+    /// The sketch as the library's [`Hll14`] (seed [`REDIS_SEED`], registers and values as Redis
+    /// has them), for what takes a `HyperLogLog`: the wire format, to send it from a device in a
+    /// frame; [`from_hll14`](Self::from_hll14) takes it back.
+    ///
+    /// ```
+    /// use sketch_nostd::redis::{RedisHll, REDIS_SEED};
+    /// let mut h = RedisHll::new();
+    /// h.insert("a");
+    /// assert_eq!(h.as_hll14().seed(), REDIS_SEED);
+    /// assert!(RedisHll::from_hll14(h.as_hll14())? == h);
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    #[must_use]
+    pub const fn as_hll14(&self) -> &Hll14 {
+        &self.inner
+    }
+
+    /// The sketch an [`Hll14`] from [`as_hll14`](Self::as_hll14) stands for (dense or sparse, for
+    /// instance as a wire decoder returns it).
+    ///
+    /// # Errors
+    /// [`MergeError::SeedMismatch`] if its seed is not [`REDIS_SEED`]: an `Hll14` that hashed its
+    /// keys with xxh3 has registers Redis would not recognise.
+    ///
+    /// ```
+    /// use sketch_nostd::{redis::RedisHll, Hll14};
+    /// assert!(RedisHll::from_hll14(&Hll14::new()).is_err());
+    /// ```
+    pub fn from_hll14(hll: &Hll14) -> Result<Self, MergeError> {
+        let mut r = Self::new();
+        r.inner.merge(hll)?;
+        Ok(r)
+    }
+
     /// The 16,384 register values, in order.
     ///
     /// ```

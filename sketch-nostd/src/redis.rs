@@ -418,16 +418,22 @@ impl RedisHll {
         let Some(out) = out.get_mut(..needed) else {
             return Err(RedisError::BufferTooSmall { needed });
         };
-        let (header, body) = out.split_at_mut(HEADER_LEN);
-        header.copy_from_slice(&self.header(SPARSE));
+        self.write_sparse(out);
+        Ok(out)
+    }
+
+    /// Writes the sparse string into `out`, which is [`sparse_len`](Self::sparse_len) long (a
+    /// register above 32 stops the opcodes early; callers have checked there is none).
+    fn write_sparse(&self, out: &mut [u8]) {
+        let (header, body) = out.split_at_mut(HEADER_LEN.min(out.len()));
+        header.copy_from_slice(&self.header(SPARSE)[..header.len()]);
         let mut at = 0;
-        self.sparse_opcodes(|op| {
+        let _ = self.sparse_opcodes(|op| {
             if let Some(dst) = body.get_mut(at..at + op.len()) {
                 dst.copy_from_slice(op);
             }
             at += op.len();
-        })?;
-        Ok(out)
+        });
     }
 
     /// Writes the smaller Redis string into `out` and returns it: sparse when the sparse form can
@@ -445,9 +451,9 @@ impl RedisHll {
     pub fn encode<'a>(&self, out: &'a mut [u8; DENSE_LEN]) -> &'a [u8] {
         match self.sparse_len() {
             Some(len) if len < DENSE_LEN => {
-                // Cannot fail: the sparse form fits and every register is at most 32.
-                let len = self.encode_sparse(out).map_or(0, <[u8]>::len);
-                &out[..len]
+                let (sparse, _) = out.split_at_mut(len);
+                self.write_sparse(sparse);
+                sparse
             }
             _ => self.encode_dense(out),
         }

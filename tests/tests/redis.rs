@@ -129,8 +129,9 @@ fn our_strings_count_as_redis_counts() {
             assert_eq!(strings.len(), 3, "n = {n}: the sparse form should fit");
             assert_eq!(strings[2].1[4], 1, "n = {n}: sparse is the smaller");
             if native_encoding == 1 {
-                // Where Redis is sparse too, our canonical opcodes are as short as its own.
+                // Where Redis is sparse too, our opcodes are byte for byte its own.
                 assert_eq!(strings[1].1.len(), theirs.len(), "n = {n}: sparse lengths");
+                assert_eq!(strings[1].1[16..], theirs[16..], "n = {n}: sparse opcodes");
             }
         } else {
             assert_eq!(

@@ -27,7 +27,7 @@
 //! }
 //! assert_eq!(hll.count(), 3);
 //!
-//! // The string to `SET` (here sparse: 3 registers set, 16 + 10 bytes)...
+//! // The string to `SET` (here sparse: the header and a dozen bytes of opcodes)...
 //! let mut buf = [0u8; DENSE_LEN];
 //! let bytes = hll.encode(&mut buf);
 //! assert_eq!(&bytes[..4], b"HYLL");

@@ -2,7 +2,8 @@
 //!
 //! Every sketch hashes a key exactly once, with [`hash64`] (xxh3-64 with a seed), and derives
 //! everything else (Bloom bit positions, count-min columns, HyperLogLog register and rank) from that one
-//! 64-bit value. The result is identical on every target: keys are hashed through their canonical byte
+//! 64-bit value. The one exception is [`RedisHll`](crate::RedisHll), which must hash as Redis does:
+//! with [`murmur64a`]. The result is identical on every target: keys are hashed through their canonical byte
 //! encoding ([`Key`]), never through [`core::hash::Hash`], whose `usize` length prefixes differ between a
 //! 32-bit microcontroller and a 64-bit host.
 //!

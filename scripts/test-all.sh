@@ -53,7 +53,55 @@ setup() {
     need_cmd tmux tmux &&
         need_cmd qemu-system-arm qemu-system-arm &&
         need_cmd qemu-system-riscv32 qemu-system-misc &&
-        need_cmd arm-none-eabi-size binutils-arm-none-eabi
+        need_cmd arm-none-eabi-size binutils-arm-none-eabi &&
+        need_cmd redis-server redis-server
+}
+
+# The Redis tests (tests/tests/redis.rs, tui-demo's) talk to a real redis-server: a throw-away one on
+# 127.0.0.1, on a free port, without persistence, in a temporary directory, stopped by its PID when
+# this script ends (also on failure or interruption). They find it through SKETCH_REDIS_URL.
+REDIS_PID=
+REDIS_DIR=
+stop_redis() {
+    if [ -n "$REDIS_PID" ]; then
+        kill "$REDIS_PID" 2>/dev/null && wait "$REDIS_PID" 2>/dev/null
+        REDIS_PID=
+    fi
+    if [ -n "$REDIS_DIR" ]; then
+        rm -rf "$REDIS_DIR"
+        REDIS_DIR=
+    fi
+}
+trap stop_redis EXIT
+trap 'exit 130' INT TERM
+
+start_redis() {
+    command -v redis-server >/dev/null 2>&1 || { echo "error: redis-server is missing (the setup step installs it)" >&2; return 1; }
+    command -v redis-cli >/dev/null 2>&1 || { echo "error: redis-cli is missing (Debian's redis-tools)" >&2; return 1; }
+    REDIS_DIR=$(mktemp -d) || return 1
+    local attempt port i
+    for attempt in 1 2 3 4 5 6 7 8 9 10; do
+        port=$((20000 + RANDOM % 40000))
+        redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$REDIS_DIR" \
+            --daemonize no --logfile "$REDIS_DIR/redis.log" &
+        REDIS_PID=$!
+        for i in $(seq 50); do
+            if ! kill -0 "$REDIS_PID" 2>/dev/null; then
+                break # exited: most likely the port was taken; try another
+            fi
+            if [ "$(redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null)" = PONG ]; then
+                export SKETCH_REDIS_URL="redis://127.0.0.1:$port"
+                echo "redis-server $(redis-server --version | awk '{print $3}') (pid $REDIS_PID) at $SKETCH_REDIS_URL"
+                return 0
+            fi
+            sleep 0.1
+        done
+        kill "$REDIS_PID" 2>/dev/null && wait "$REDIS_PID" 2>/dev/null
+        REDIS_PID=
+    done
+    echo "error: could not start redis-server (log: $REDIS_DIR/redis.log)" >&2
+    cat "$REDIS_DIR/redis.log" >&2 2>/dev/null
+    return 1
 }
 
 firmware_lints() {
@@ -84,7 +132,8 @@ cross_builds() {
     cargo clippy -q -p sketch-nostd --no-default-features --target thumbv6m-none-eabi -- -D warnings || return 1
 }
 
-step "setup (toolchain components, targets, tmux, QEMU for Arm and RISC-V, ARM binutils)" setup
+step "setup (toolchain components, targets, tmux, QEMU for Arm and RISC-V, ARM binutils, redis-server)" setup
+step "start redis-server for the Redis tests" start_redis
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test --workspace" run_tests

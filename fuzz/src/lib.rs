@@ -325,3 +325,36 @@ pub fn frames(data: &[u8]) {
         sketch_of(&raw);
     }
 }
+
+/// Redis HyperLogLog strings: [`RedisHll::decode`] on arbitrary bytes returns (never panics); the
+/// in-place decoder agrees with it and leaves its target empty after an error; whatever decodes
+/// re-encodes (dense, sparse when possible, and the smaller of the two) to strings that decode to
+/// the same registers, and its header's cached cardinality reads back.
+pub fn redis(data: &[u8]) {
+    use sketch_nostd::redis::{RedisHll, DENSE_LEN};
+
+    let decoded = RedisHll::decode(data);
+    let mut into = RedisHll::new();
+    into.insert("not empty");
+    let in_place = into.decode_into(data);
+    assert_eq!(decoded.as_ref().err(), in_place.err().as_ref());
+    let Ok(h) = decoded else {
+        assert!(into.is_empty(), "not empty after an error");
+        return;
+    };
+    assert!(into == h, "decode_into gave other registers");
+    assert!(RedisHll::cached_cardinality(data).is_ok());
+    let mut buf = [0u8; DENSE_LEN];
+    let dense = h.encode_dense(&mut buf).to_vec();
+    assert_eq!(RedisHll::decode(&dense).as_ref(), Ok(&h));
+    let smallest = h.encode(&mut buf).to_vec();
+    assert_eq!(RedisHll::decode(&smallest).as_ref(), Ok(&h));
+    let mut sparse_buf = vec![0u8; 2 * DENSE_LEN];
+    match h.encode_sparse(&mut sparse_buf) {
+        Ok(s) => {
+            assert_eq!(Some(s.len()), h.sparse_len());
+            assert_eq!(RedisHll::decode(s).as_ref(), Ok(&h));
+        }
+        Err(_) => assert_eq!(h.sparse_len(), None),
+    }
+}

@@ -8,6 +8,7 @@
 //!   wire decoder hands them over) that no sequence of operations on a sketch could have produced.
 //! * [`RemoveError`]: a deletable filter refused to remove a key (it was definitely never inserted).
 //! * [`CapacityError`]: a cuckoo filter is too full to take another key (nothing was changed).
+//! * [`RedisError`]: a Redis HyperLogLog string that could not be read or written ([`crate::redis`]).
 
 use core::fmt;
 
@@ -359,3 +360,86 @@ impl fmt::Display for WireError {
 
 #[cfg(feature = "serde")]
 impl core::error::Error for WireError {}
+
+/// Why a Redis HyperLogLog string could not be read or written ([`crate::redis`]).
+///
+/// ```
+/// use sketch_nostd::{redis::RedisHll, RedisError};
+/// assert_eq!(RedisHll::decode(b"HYLL"), Err(RedisError::Truncated));
+/// assert_eq!(RedisHll::decode(&[0u8; 16]), Err(RedisError::BadMagic));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RedisError {
+    /// Shorter than the 16-byte header, or a sparse string that ends inside an `XZERO` opcode.
+    Truncated,
+    /// The first four bytes are not `"HYLL"`.
+    BadMagic,
+    /// The encoding byte is neither 0 (dense) nor 1 (sparse).
+    UnknownEncoding(u8),
+    /// The three reserved header bytes are not zero.
+    ReservedNotZero,
+    /// A dense string whose length is not 12,304 bytes (Redis refuses it too).
+    DenseLength {
+        /// The string's length.
+        len: usize,
+    },
+    /// Dense registers that no Redis HyperLogLog holds (a value above 51).
+    Registers(PartsError),
+    /// Sparse opcodes that cover more than 16,384 registers.
+    OverCover {
+        /// Byte offset, in the string, of the opcode that runs past the last register.
+        offset: usize,
+    },
+    /// Sparse opcodes that end before covering all 16,384 registers.
+    UnderCover {
+        /// The number of registers they cover.
+        covered: usize,
+    },
+    /// A register above 32, which the sparse form cannot hold (write the dense form).
+    NotSparse {
+        /// The register.
+        index: usize,
+        /// Its value.
+        value: u8,
+    },
+    /// The output buffer is shorter than the string.
+    BufferTooSmall {
+        /// The string's length.
+        needed: usize,
+    },
+}
+
+impl fmt::Display for RedisError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Truncated => f.write_str("Redis HyperLogLog string truncated"),
+            Self::BadMagic => f.write_str("not a Redis HyperLogLog string (no \"HYLL\" magic)"),
+            Self::UnknownEncoding(e) => write!(f, "unknown Redis HyperLogLog encoding {e}"),
+            Self::ReservedNotZero => {
+                f.write_str("Redis HyperLogLog header's reserved bytes not zero")
+            }
+            Self::DenseLength { len } => {
+                write!(f, "dense Redis HyperLogLog of {len} bytes (12304 expected)")
+            }
+            Self::Registers(e) => write!(f, "dense Redis HyperLogLog registers refused: {e}"),
+            Self::OverCover { offset } => write!(
+                f,
+                "sparse Redis HyperLogLog opcode at byte {offset} runs past register 16383"
+            ),
+            Self::UnderCover { covered } => write!(
+                f,
+                "sparse Redis HyperLogLog covers {covered} registers, not 16384"
+            ),
+            Self::NotSparse { index, value } => write!(
+                f,
+                "register {index} holds {value}, above the sparse form's 32"
+            ),
+            Self::BufferTooSmall { needed } => {
+                write!(f, "buffer too small for the {needed}-byte Redis string")
+            }
+        }
+    }
+}
+
+impl core::error::Error for RedisError {}

@@ -51,6 +51,7 @@ pub mod error;
 pub mod hash;
 pub mod hll;
 pub mod micro;
+pub mod redis;
 pub mod sizing;
 mod sort;
 pub mod spacesaving;
@@ -70,7 +71,7 @@ pub use countmin::CountMin;
 pub use cuckoo::CuckooFilter;
 #[cfg(feature = "serde")]
 pub use error::WireError;
-pub use error::{CapacityError, MergeError, PartsError, RemoveError};
+pub use error::{CapacityError, MergeError, PartsError, RedisError, RemoveError};
 pub use hash::Key;
 pub use hll::DeviceHll;
 pub use hll::{
@@ -78,5 +79,6 @@ pub use hll::{
     Hll9, HyperLogLog,
 };
 pub use micro::{MicroBloom, MicroBloom32};
+pub use redis::RedisHll;
 pub use spacesaving::SpaceSaving;
 pub use topk::{OwnedKey, TopK};

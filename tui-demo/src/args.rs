@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use crate::ingest::engine::KeyFields;
+use crate::redis_sink::{RedisOptions, RedisTarget};
 use crate::source::{Input, SourceSpec};
 
 /// The usage text.
@@ -50,6 +51,11 @@ OPTIONS:
     --to ADDR         where --emit sends [default: 127.0.0.1:7777]
     --period MS       how often each device sends [default: 500]
     --corrupt P       flip a bit in this fraction of the frames sent, to see them refused [default: 0]
+    --redis URL       with --listen or a log: write the HyperLogLogs (each device's and the fleet's,
+                      or the log's) to Redis on every refresh as Redis HyperLogLog strings, under
+                      {tui-demo}:NAME:*, for PFCOUNT / PFMERGE across hosts (redis://HOST:PORT[/DB];
+                      a password from the URL or REDIS_PASSWORD, never shown)
+    --redis-name NAME the NAME in those keys [default: the host name, plus :PORT with --listen]
     -h, --help        this text
     -V, --version     the version
 
@@ -108,6 +114,9 @@ pub struct Options {
     pub period_ms: u64,
     /// Fraction of emitted frames corrupted on purpose.
     pub corrupt: f64,
+    /// `--redis URL` and `--redis-name NAME`: where to write the HyperLogLogs (REDIS HOOK,
+    /// issue 16).
+    pub redis: Option<Box<RedisOptions>>,
 }
 
 /// The synthetic log's default rate, lines per second.
@@ -142,6 +151,7 @@ impl Default for Options {
             to: SocketAddr::from(([127, 0, 0, 1], 7777)),
             period_ms: 500,
             corrupt: 0.0,
+            redis: None,
         }
     }
 }
@@ -201,6 +211,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, ArgErro
     let mut o = Options::default();
     let mut seed = 1u64;
     let mut input: Option<SourceSpec> = None;
+    let (mut redis_target, mut redis_name) = (None, None);
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let arg = arg
@@ -313,10 +324,31 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, ArgErro
                 }
                 o.corrupt = p;
             }
+            // REDIS HOOK (issue 16): the Redis sink's two flags.
+            "--redis" => redis_target = Some(RedisTarget::parse(&value("--redis")?).map_err(bad)?),
+            "--redis-name" => {
+                let v = value("--redis-name")?;
+                if v.is_empty() || v.contains(['{', '}']) || v.chars().any(char::is_whitespace) {
+                    return Err(bad(
+                        "--redis-name: a non-empty name without spaces or braces (braces would move the keys out of the {tui-demo} hash slot)",
+                    ));
+                }
+                redis_name = Some(v);
+            }
             other => return Err(bad(format!("unknown argument '{other}' (try --help)"))),
         }
     }
     o.source = input.unwrap_or(SourceSpec::Synthetic { seed });
+    o.redis = match (redis_target, redis_name) {
+        (Some(target), name) => Some(Box::new(RedisOptions { target, name })),
+        (None, Some(_)) => return Err(bad("--redis-name needs --redis")),
+        (None, None) => None,
+    };
+    if o.redis.is_some() && (o.emit.is_some() || o.generate.is_some()) {
+        return Err(bad(
+            "--redis writes what this host counts: use it with --listen or a log, not --emit or --generate",
+        ));
+    }
     Ok(Parsed::Run(o))
 }
 
@@ -367,6 +399,17 @@ mod tests {
         assert_eq!(run(&["--generate", "1G"]).generate, Some(1 << 30));
         assert_eq!(run(&["--field", "1,7"]).key.numbers(), [1, 7]);
         assert!(run(&[]).key.is_whole_line());
+        let o = run(&[
+            "--listen",
+            "127.0.0.1:7777",
+            "--redis",
+            "redis://127.0.0.1:6379/1",
+        ]);
+        let r = o.redis.expect("--redis");
+        assert_eq!(r.target.shown(), "redis://127.0.0.1:6379/1");
+        assert_eq!(r.name, None);
+        let r = run(&["--redis", "redis://h:1", "--redis-name", "edge-1"]).redis;
+        assert_eq!(r.and_then(|r| r.name).as_deref(), Some("edge-1"));
         assert_eq!(p(&["-h"]), Ok(Parsed::Help));
         assert_eq!(p(&["--version"]), Ok(Parsed::Version));
     }
@@ -385,6 +428,10 @@ mod tests {
             &["--field", "0"],
             &["--field", "1,2,3,4,5"],
             &["--field", "x"],
+            &["--redis", "nonsense"],
+            &["--redis", "redis://127.0.0.1:1", "--emit", "2"],
+            &["--redis", "redis://h:1", "--redis-name", "a{b}"],
+            &["--redis-name", "edge-1"],
         ] {
             assert!(p(bad).is_err(), "{bad:?}");
         }

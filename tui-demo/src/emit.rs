@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use sketch_nostd::wire::{self, Frame, Wire};
-use sketch_nostd::WireError;
+use sketch_nostd::{RedisHll, WireError};
 
 use crate::human::{bytes, count};
 use crate::ingest::fleet::{DeviceDistinct, DeviceFreq, DeviceSeen, DeviceTop, DEVICE_SEED};
@@ -64,8 +64,9 @@ pub struct SimDevice {
     seen: Box<DeviceSeen>,
     /// How often each line was seen.
     freq: Box<DeviceFreq>,
-    /// How many distinct lines it saw.
-    distinct: Box<DeviceDistinct>,
+    /// How many distinct lines it saw: Redis-compatible, sent as its `Hll14`
+    /// ([`DeviceDistinct`]). REDIS HOOK (issue 16): was a `DeviceDistinct` itself.
+    distinct: Box<RedisHll>,
     /// Its heavy hitters.
     top: Box<DeviceTop>,
     seq: u32,
@@ -82,7 +83,7 @@ impl SimDevice {
             log: base.fork(seed ^ id.wrapping_mul(0x9e37_79b9_7f4a_7c15)),
             seen: Box::new(DeviceSeen::with_seed(DEVICE_SEED)),
             freq: Box::new(DeviceFreq::with_seed(DEVICE_SEED)),
-            distinct: Box::new(DeviceDistinct::with_seed(DEVICE_SEED)),
+            distinct: Box::new(RedisHll::new()),
             top: Box::new(DeviceTop::new()),
             seq: 0,
             line: Vec::with_capacity(160),
@@ -122,7 +123,12 @@ impl SimDevice {
         vec![
             encode(id, first, &*self.seen, &mut buf),
             encode(id, first.wrapping_add(1), &*self.freq, &mut buf),
-            encode(id, first.wrapping_add(2), &*self.distinct, &mut buf),
+            encode(
+                id,
+                first.wrapping_add(2),
+                self.distinct.as_hll14(),
+                &mut buf,
+            ),
             encode(id, first.wrapping_add(3), &*self.top, &mut buf),
         ]
     }

@@ -13,6 +13,7 @@ pub mod emit;
 pub mod exact;
 pub mod human;
 pub mod ingest;
+pub mod redis_sink;
 pub mod report;
 pub mod snapshot;
 pub mod source;

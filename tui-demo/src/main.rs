@@ -184,7 +184,8 @@ impl Drop for Restore {
 
 fn live(opts: &Options) -> io::Result<()> {
     let synthetic = matches!(opts.source, SourceSpec::Synthetic { .. });
-    let handle = ingest::spawn(
+    // REDIS HOOK (issue 16): `--redis` hands the ingest thread a Redis writer.
+    let handle = ingest::spawn_with_redis(
         &opts.source,
         EngineOptions {
             exact_cap: opts.exact_cap,
@@ -193,6 +194,7 @@ fn live(opts: &Options) -> io::Result<()> {
         },
         opts.live_rate(),
         opts.lines,
+        tui_demo::redis_sink::RedisSink::from_options(opts)?,
     )?;
     let signalled = Arc::new(AtomicBool::new(false));
     for sig in [

@@ -41,6 +41,8 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
     });
     let mut fleet = crate::ingest::fleet::Fleet::new();
     let device_mode = matches!(opts.source, SourceSpec::Device(_));
+    // REDIS HOOK (issue 16): `--redis` writes the HyperLogLogs as they grow and at the end.
+    let mut redis = crate::redis_sink::RedisSink::from_options(opts)?;
     let start = Instant::now();
     let deadline = opts.seconds.map(|s| start + Duration::from_secs_f64(s));
     let mut error = None;
@@ -65,7 +67,12 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
             },
         };
         match msg {
-            SourceMsg::Lines(batch) => engine.apply(&batch),
+            SourceMsg::Lines(batch) => {
+                engine.apply(&batch);
+                if let Some(r) = redis.as_mut() {
+                    r.lines(&batch); // REDIS HOOK (issue 16)
+                }
+            }
             SourceMsg::Event(_) => {}
             SourceMsg::Datagram { from, mut bytes } => {
                 fleet.datagram(from, &mut bytes, Instant::now());
@@ -75,8 +82,20 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
                 break;
             }
         }
+        if let Some(r) = redis.as_mut() {
+            r.refresh(Instant::now(), device_mode.then_some(&fleet)); // REDIS HOOK (issue 16)
+        }
     }
     control.stop.store(true, Ordering::Relaxed);
+    // REDIS HOOK (issue 16): the final state, written before the report (a bounded wait); how it
+    // went goes to stderr, beside the report.
+    let redis_status = redis.as_mut().map(|r| {
+        r.flush(device_mode.then_some(&fleet), Duration::from_secs(5));
+        r.status()
+    });
+    if let Some(status) = &redis_status {
+        eprintln!("tui-demo: {}", status.line());
+    }
     if let Some(e) = error {
         return Err(io::Error::other(e));
     }
@@ -100,6 +119,7 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
         ),
         finished: Some(None),
         elapsed,
+        redis: redis_status,
         ..Snapshot::default()
     };
     if !device_mode {

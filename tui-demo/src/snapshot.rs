@@ -283,4 +283,6 @@ pub struct Snapshot {
     pub heavy: Option<HeavyStats>,
     /// Device mode: the fleet.
     pub devices: Option<FleetStats>,
+    /// `--redis`: the Redis writer's state (REDIS HOOK, issue 16).
+    pub redis: Option<crate::redis_sink::RedisStatus>,
 }

@@ -403,7 +403,7 @@ fn devices_panel() {
             &[
                 "Devices",
                 "11.7 KiB",
-                "HLL 3.0 KiB",
+                "HLL 12.0 KiB", // a Redis-compatible Hll14 (issue 16)
                 "frames",
                 "4 ok",
                 "1 refused",
@@ -578,4 +578,44 @@ fn registers_panel() {
         };
         draw(&panel, w, h);
     }
+}
+
+/// `--redis`: the writer's state is in the footer; a lost connection replaces the key hints with a
+/// warning (without the password, which the status never holds) until a write succeeds.
+#[test]
+fn redis_status_is_shown_in_the_footer() {
+    use tui_demo::redis_sink::RedisStatus;
+    let mut s = fixture();
+    let mut status = RedisStatus {
+        server: "redis://127.0.0.1:6379/0".into(),
+        connected: true,
+        writes: 12,
+        keys_written: 36,
+        prefix: "{tui-demo}:edge".into(),
+        ..RedisStatus::default()
+    };
+    s.redis = Some(status.clone());
+    let screen = |s: &Snapshot| {
+        let mut terminal = Terminal::new(TestBackend::new(200, 40)).unwrap();
+        let a = app(s);
+        terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+        text(terminal.backend().buffer())
+    };
+    assert_has(
+        &screen(&s),
+        &[
+            "q quit",
+            "redis redis://127.0.0.1:6379/0: 36 keys written under {tui-demo}:edge:*",
+        ],
+    );
+    status.connected = false;
+    status.failures = 3;
+    status.last_error = Some("Connection refused (os error 111)".into());
+    s.redis = Some(status);
+    let down = screen(&s);
+    assert_has(
+        &down,
+        &["redis redis://127.0.0.1:6379/0: DISCONNECTED, retrying (3 failures): Connection refused"],
+    );
+    assert!(!down.contains("q quit"), "the warning takes the footer");
 }

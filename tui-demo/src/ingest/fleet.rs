@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
 use sketch_nostd::wire::{RawFrame, SketchKind};
-use sketch_nostd::{Bloom, CountMin, Hll12, SpaceSaving, WireError};
+use sketch_nostd::{Bloom, CountMin, Hll14, SpaceSaving, WireError};
 
 use crate::human::printable;
 use crate::ingest::engine::hll_stats;
@@ -34,9 +34,16 @@ pub type DeviceSeen =
 /// A device's frequency sketch: count-min with ε = 1%, δ = 1% (5 rows × 272 `u32`, 5.3 KiB).
 pub type DeviceFreq = CountMin<{ cm_width(0.01) }, { cm_depth(0.01) }, u32>;
 
-/// A device's distinct counter: HyperLogLog p = 12 (3 KiB of registers, 1.6% standard error after
-/// merging, exact while sparse).
-pub type DeviceDistinct = Hll12;
+/// A device's distinct counter as it travels: a Redis-compatible HyperLogLog
+/// ([`sketch_nostd::RedisHll`], sent as its [`Hll14`] with seed [`DEVICE_HLL_SEED`]): 2^14 registers
+/// (12 KiB, 0.81% standard error) hashed as Redis's `PFADD` hashes, so the host can hand the devices'
+/// and the fleet's registers to Redis (`--redis`) for `PFCOUNT` and `PFMERGE` across hosts.
+// REDIS HOOK (issue 16): was Hll12 with DEVICE_SEED; Redis keeps exactly 2^14 registers.
+pub type DeviceDistinct = Hll14;
+
+/// The seed of the devices' distinct counters: Redis's MurmurHash64A seed (see
+/// [`sketch_nostd::redis`]). The other sketches keep [`DEVICE_SEED`].
+pub const DEVICE_HLL_SEED: u64 = sketch_nostd::redis::REDIS_SEED;
 
 /// Bytes of a line a device's heavy-hitter summary can hold: the synthetic log's lines are at most
 /// 148 bytes. A longer line is still counted by the device's other sketches; the summary skips it
@@ -209,8 +216,13 @@ impl Fleet {
         let raw = RawFrame::decode(bytes)?;
         let header = raw.header()?;
         // Space-Saving hashes nothing it sends (its envelope's seed is always 0, which its decoder
-        // checks); every other sketch must hash with the devices' seed to merge.
-        if header.kind != SketchKind::SpaceSaving && header.seed != DEVICE_SEED {
+        // checks); every other sketch must hash with the devices' seed to merge (the distinct
+        // counter with Redis's).
+        let expected = match header.kind {
+            SketchKind::HyperLogLog => DEVICE_HLL_SEED, // REDIS HOOK (issue 16)
+            _ => DEVICE_SEED,
+        };
+        if header.kind != SketchKind::SpaceSaving && header.seed != expected {
             return Err(Refused::WrongSeed);
         }
         let sketch = match header.kind {
@@ -227,6 +239,14 @@ impl Fleet {
             _ => return Err(Refused::UnexpectedKind),
         };
         Ok((raw.device, raw.seq, sketch))
+    }
+
+    /// Each device's latest distinct counter, by device id (for the Redis sink).
+    // REDIS HOOK (issue 16)
+    pub fn distinct_sketches(&self) -> impl Iterator<Item = (u64, &DeviceDistinct)> {
+        self.devices
+            .iter()
+            .filter_map(|(&id, d)| d.distinct.as_deref().map(|h| (id, h)))
     }
 
     /// The figures for the UI, as of `now`.
@@ -443,22 +463,26 @@ mod tests {
         assert_eq!(s.rows[0].lost, 2 + 5);
         assert!(s.merged_distinct.is_none(), "no HyperLogLog yet");
 
-        // HyperLogLog frames: device 1 saw lines 0..300, device 2 lines 200..500; merged by
-        // register max, the union (500) counts the 100 shared lines once (exact while sparse).
+        // HyperLogLog frames (Redis-compatible: RedisHll, sent as its Hll14): device 1 saw lines
+        // 0..300, device 2 lines 200..500; merged by register max, the union (500) counts the 100
+        // shared lines once. At n = 500 over 2^14 registers the estimators behave like linear
+        // counting, standard error sqrt(m(e^t − t − 1))/n with t = n/m: 0.55% (2.8 lines), so
+        // ±9 is over 3σ.
         for (device, range) in [(1u64, 0..300u32), (2, 200..500)] {
-            let mut h = DeviceDistinct::with_seed(DEVICE_SEED);
+            let mut h = sketch_nostd::RedisHll::new();
             for i in range {
-                h.insert(&i);
+                h.insert(i.to_string().as_str());
             }
             let from = if device == 1 { a } else { b };
-            fleet.datagram(from, &mut encoded(device, 11, h), now);
+            fleet.datagram(from, &mut encoded(device, 11, h.as_hll14().clone()), now);
         }
         let s = fleet.stats(now);
         let (d, r) = s.merged_distinct.expect("merged HLL");
-        assert_eq!(d.estimate.round(), 500.0);
-        assert_eq!(d.sum_of_parts.map(f64::round), Some(600.0));
-        assert_eq!(r.registers, 4_096);
-        assert_eq!(s.rows[1].distinct.map(f64::round), Some(300.0));
+        assert!((d.estimate - 500.0).abs() < 9.0, "{}", d.estimate);
+        assert!((d.sum_of_parts.unwrap() - 600.0).abs() < 12.0);
+        assert_eq!(r.registers, 16_384);
+        assert!((s.rows[1].distinct.unwrap() - 300.0).abs() < 6.0);
+        assert_eq!(fleet.distinct_sketches().count(), 2);
     }
 
     #[test]

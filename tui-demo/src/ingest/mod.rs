@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 pub use engine::{Engine, EngineOptions};
 
+use crate::redis_sink::RedisSink;
 use crate::snapshot::{Snapshot, Throughput};
 use crate::source::{self, Control, SourceEvent, SourceMsg, SourceSpec};
 
@@ -204,6 +205,34 @@ pub fn spawn_with(
     limit: Option<u64>,
     panic_after: Option<u32>,
 ) -> std::io::Result<Handle> {
+    spawn_full(spec, options, rate, limit, panic_after, None)
+}
+
+/// [`spawn`], writing the HyperLogLogs to Redis through `redis` (`--redis`). REDIS HOOK (issue 16).
+///
+/// # Errors
+/// When the source cannot be opened or a thread cannot start.
+pub fn spawn_with_redis(
+    spec: &SourceSpec,
+    options: EngineOptions,
+    rate: u64,
+    limit: Option<u64>,
+    redis: Option<RedisSink>,
+) -> std::io::Result<Handle> {
+    let panic_after = std::env::var(PANIC_AFTER_VAR)
+        .ok()
+        .and_then(|v| v.parse().ok());
+    spawn_full(spec, options, rate, limit, panic_after, redis)
+}
+
+fn spawn_full(
+    spec: &SourceSpec,
+    options: EngineOptions,
+    rate: u64,
+    limit: Option<u64>,
+    panic_after: Option<u32>,
+    redis: Option<RedisSink>,
+) -> std::io::Result<Handle> {
     let control = Control::new(rate);
     let (source_rx, _source) = source::spawn(spec, limit, Arc::clone(&control))?;
     let (tx, rx) = channel();
@@ -221,6 +250,7 @@ pub fn spawn_with(
         fleet: matches!(spec, SourceSpec::Device(_)).then(fleet::Fleet::new),
         panic_after,
         published: 0,
+        redis,
     };
     let control2 = Arc::clone(&control);
     let thread = std::thread::Builder::new()
@@ -249,6 +279,8 @@ struct Ingest {
     /// Test hook: panic after this many snapshots.
     panic_after: Option<u32>,
     published: u32,
+    /// `--redis`: the Redis writer (REDIS HOOK, issue 16).
+    redis: Option<RedisSink>,
 }
 
 impl Ingest {
@@ -264,11 +296,18 @@ impl Ingest {
                 match commands.try_recv() {
                     Ok(Command::Quit) | Err(std::sync::mpsc::TryRecvError::Disconnected) => {
                         control.stop.store(true, Ordering::Relaxed);
+                        // REDIS HOOK (issue 16): write the final state (bounded wait).
+                        if let Some(r) = self.redis.as_mut() {
+                            r.flush(self.fleet.as_ref(), Duration::from_secs(3));
+                        }
                         return;
                     }
                     Ok(Command::Pause(p)) => self.pause(p),
                     Ok(Command::Reset) => {
                         self.engine.reset();
+                        if let Some(r) = self.redis.as_mut() {
+                            r.reset(); // REDIS HOOK (issue 16)
+                        }
                         if let Some(f) = self.fleet.as_mut() {
                             *f = fleet::Fleet::new();
                         }
@@ -289,6 +328,9 @@ impl Ingest {
                     match source.recv_timeout(until.saturating_duration_since(Instant::now())) {
                         Ok(SourceMsg::Lines(batch)) => {
                             self.engine.apply(&batch);
+                            if let Some(r) = self.redis.as_mut() {
+                                r.lines(&batch); // REDIS HOOK (issue 16)
+                            }
                             self.meter.add(batch.lines.len() as u64, batch.input_bytes);
                         }
                         Ok(SourceMsg::Event(SourceEvent::BurstStarted { line })) => {
@@ -360,6 +402,11 @@ impl Ingest {
         }
         if let Some(f) = &self.fleet {
             f.stats(now).fill(&mut snap);
+        }
+        // REDIS HOOK (issue 16): hand the HyperLogLogs to the Redis writer, show its state.
+        if let Some(r) = self.redis.as_mut() {
+            r.refresh(now, self.fleet.as_ref());
+            snap.redis = Some(r.status());
         }
         if let Ok(mut latest) = self.latest.lock() {
             *latest = Arc::new(snap);

@@ -312,6 +312,9 @@ impl App {
         let s = &self.snapshot;
         let line = if let Some(Some(err)) = &s.finished {
             Line::from(Span::styled(format!(" source error: {err}"), t.bad()))
+        } else if let Some(r) = s.redis.as_ref().filter(|r| r.last_error.is_some()) {
+            // REDIS HOOK (issue 16): a lost Redis connection is shown until a write succeeds.
+            Line::from(Span::styled(format!(" {}", r.line()), t.bad()))
         } else if let Some(burst) = &s.burst {
             Line::from(vec![
                 Span::styled(
@@ -339,6 +342,9 @@ impl App {
             key("?", "help");
             if self.fps > 0.0 {
                 spans.push(Span::styled(format!(" {:.0} fps", self.fps), t.dim()));
+            }
+            if let Some(r) = &s.redis {
+                spans.push(Span::styled(format!(" │ {}", r.line()), t.dim()));
             }
             Line::from(spans)
         };

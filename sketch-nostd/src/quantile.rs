@@ -63,13 +63,13 @@ use crate::error::MergeError;
 pub const MAX_SUB: usize = 4096;
 
 /// The floor of a sketch that never collapsed: below every key.
-const NO_FLOOR: i32 = i32::MIN;
+pub(crate) const NO_FLOOR: i32 = i32::MIN;
 
 /// 2^64 as an `f64`.
 const TWO_64: f64 = 18_446_744_073_709_551_616.0;
 
 /// The octave of +∞ (its `f64` exponent bits); finite values have octaves `1..=2046`.
-const INF_OCTAVE: u32 = 2047;
+pub(crate) const INF_OCTAVE: u32 = 2047;
 
 /// The lower bound of bucket `j` of an octave with `sub` buckets, as the 64-bit fraction of
 /// `2^(j/sub) − 1`. The same function builds the runtime table and the `const` sizing.
@@ -383,18 +383,18 @@ impl Layout {
 /// ```
 #[derive(Clone, PartialEq)]
 pub struct QuantileSketch<const SUB: usize, const BUCKETS: usize, C: Counter = u32> {
-    counts: [C; BUCKETS],
-    count: u64,
-    zero: u64,
-    sum: f64,
-    min: f64,
-    max: f64,
-    neg_lo: i32,
-    neg_len: u32,
-    pos_lo: i32,
-    pos_len: u32,
-    floor: i32,
-    saturated: bool,
+    pub(crate) counts: [C; BUCKETS],
+    pub(crate) count: u64,
+    pub(crate) zero: u64,
+    pub(crate) sum: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+    pub(crate) neg_lo: i32,
+    pub(crate) neg_len: u32,
+    pub(crate) pos_lo: i32,
+    pub(crate) pos_len: u32,
+    pub(crate) floor: i32,
+    pub(crate) saturated: bool,
 }
 
 impl<const SUB: usize, const BUCKETS: usize, C: Counter> Default
@@ -433,6 +433,14 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         );
         thresholds::<SUB>()
     };
+
+    /// The largest key magnitude (that of +∞).
+    pub(crate) const MAX_KEY: i64 = INF_OCTAVE as i64 * SUB as i64;
+
+    /// The key of a value (`None` for NaN).
+    pub(crate) fn key_of_value<V: Value>(v: V) -> Option<i64> {
+        v.split().map(Self::key)
+    }
 
     /// An empty sketch.
     ///
@@ -1142,7 +1150,11 @@ mod tests {
         let mut values = Vec::new();
         for _ in 0..5_000 {
             let mag = (r.unit() * 40.0 * core::f64::consts::LN_2).exp();
-            let v = if r.next().is_multiple_of(4) { -mag } else { mag };
+            let v = if r.next().is_multiple_of(4) {
+                -mag
+            } else {
+                mag
+            };
             q.insert(v);
             values.push(v);
         }

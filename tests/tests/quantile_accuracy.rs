@@ -26,7 +26,10 @@ fn check<C: Counter>(name: &str, q: &QuantileSketch<SUB, BUCKETS, C>, sorted: &[
         let truth = exact_quantile(sorted, p);
         let est = q.quantile(p).unwrap();
         let err = (est - truth).abs() / truth;
-        assert!(err <= q.error_bound(), "{name} p{p}: {est} vs {truth} ({err})");
+        assert!(
+            err <= q.error_bound(),
+            "{name} p{p}: {est} vs {truth} ({err})"
+        );
     }
 }
 

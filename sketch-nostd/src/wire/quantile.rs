@@ -64,6 +64,13 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> Codec for QuantileSketc
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+        if seed != 0 {
+            return Err(WireError::WrongParameter {
+                name: "SEED",
+                expected: 0,
+                found: seed,
+            });
+        }
         read_into_new(r, seed, |_| Self::new())
     }
 

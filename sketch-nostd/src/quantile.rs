@@ -442,6 +442,22 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         v.split().map(Self::key)
     }
 
+    /// For each 1/256 slice of the mantissa (its top 8 bits), the bucket holding the slice's start.
+    const COARSE: [u16; 256] = {
+        let t = Self::TABLE;
+        let mut c = [0u16; 256];
+        let (mut i, mut j) = (0, 0);
+        while i < 256 {
+            let start = (i as u64) << 56;
+            while j + 1 < SUB && t[j + 1] <= start {
+                j += 1;
+            }
+            c[i] = j as u16;
+            i += 1;
+        }
+        c
+    };
+
     /// An empty sketch.
     ///
     /// ```
@@ -474,9 +490,15 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         if s.octave == 0 {
             return 0;
         }
-        let j = Self::TABLE
-            .partition_point(|&t| t <= s.frac)
-            .saturating_sub(1);
+        // The bucket where the mantissa's 1/256 slice starts, then on while the next bound is at or
+        // below it: one step at most for SUB ≤ 177 (a bucket is wider than a slice).
+        let mut j = Self::COARSE[(s.frac >> 56) as usize] as usize;
+        while let Some(&t) = Self::TABLE.get(j + 1) {
+            if t > s.frac {
+                break;
+            }
+            j += 1;
+        }
         let k = i64::from(s.octave) * SUB as i64 + j as i64;
         if s.negative {
             -k
@@ -528,6 +550,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     /// assert!(q.quantile(0.2).unwrap() < 0.0 && q.quantile(0.3).unwrap() > 0.0);
     /// assert_eq!(q.sum(), -30.0 + 210.0);
     /// ```
+    #[inline]
     pub fn add<V: Value>(&mut self, value: V, n: u64) {
         let Some(split) = value.split() else { return };
         if n == 0 {
@@ -574,16 +597,30 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     }
 
     /// Counts key `k` (before the floor) `n` times.
+    #[inline]
     fn add_key(&mut self, k: i64, n: u64) {
-        let mut k = k.max(i64::from(self.floor));
-        if k != 0 && self.slot(k).is_none() {
-            let Some(layout) = self.plan(Some(k), i64::from(NO_FLOOR)) else {
-                return;
-            };
-            self.apply(layout);
-            k = k.max(i64::from(self.floor));
-        }
+        let k = k.max(i64::from(self.floor));
         let added = if k == 0 {
+            let added = n.min(u64::MAX - self.zero);
+            self.zero += added;
+            added
+        } else if let Some(slot) = self.slot(k) {
+            self.add_slot(slot, n)
+        } else {
+            self.add_outside(k, n)
+        };
+        self.count = self.count.saturating_add(added);
+    }
+
+    /// [`add_key`](Self::add_key) for a key outside the windows: grows them (or collapses) first.
+    #[cold]
+    fn add_outside(&mut self, k: i64, n: u64) -> u64 {
+        let Some(layout) = self.plan(Some(k), i64::from(NO_FLOOR)) else {
+            return 0;
+        };
+        self.apply(layout);
+        let k = k.max(i64::from(self.floor));
+        if k == 0 {
             let added = n.min(u64::MAX - self.zero);
             self.zero += added;
             added
@@ -592,8 +629,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
                 Some(slot) => self.add_slot(slot, n),
                 None => 0,
             }
-        };
-        self.count = self.count.saturating_add(added);
+        }
     }
 
     pub(crate) fn layout(&self) -> Layout {
@@ -857,16 +893,32 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         if rank >= self.count - 1 {
             return Some(self.max);
         }
+        let (nn, np) = (self.neg_len as usize, self.pos_len as usize);
         let mut seen = 0u64;
-        let neg = self.buckets().take_while(|&(k, _)| k < 0);
-        let pos = self.buckets().skip_while(|&(k, _)| k < 0);
-        for (k, n) in neg.chain(core::iter::once((0, self.zero))).chain(pos) {
-            seen = seen.saturating_add(n);
+        let mut hit = None;
+        for (i, c) in self.counts.iter().take(nn).enumerate() {
+            seen = seen.saturating_add(c.to_u64());
             if seen > rank {
-                return Some(Self::value_of(k).max(self.min).min(self.max));
+                hit = Some(i64::from(self.neg_lo) + i as i64);
+                break;
             }
         }
-        Some(self.max)
+        if hit.is_none() {
+            seen = seen.saturating_add(self.zero);
+            if seen > rank {
+                hit = Some(0);
+            }
+        }
+        if hit.is_none() {
+            for (i, c) in self.counts.iter().skip(nn).take(np).enumerate() {
+                seen = seen.saturating_add(c.to_u64());
+                if seen > rank {
+                    hit = Some(i64::from(self.pos_lo) + i as i64);
+                    break;
+                }
+            }
+        }
+        Some(hit.map_or(self.max, |k| Self::value_of(k).max(self.min).min(self.max)))
     }
 
     /// The number of values at or below `x`, as far as the buckets tell: every value in a lower bucket,
@@ -1092,6 +1144,39 @@ mod tests {
         assert_eq!(Q::key(0.0f64.split().unwrap()), 0);
         assert_eq!(Q::key((-0.0f64).split().unwrap()), 0);
         assert!(f64::NAN.split().is_none());
+    }
+
+    #[test]
+    fn coarse_lookup_equals_the_linear_scan() {
+        fn check<const S: usize>(r: &mut Rng) {
+            for _ in 0..3_000 {
+                let x = f64::from_bits((1023u64 << 52) | (r.next() >> 12));
+                let k = QuantileSketch::<S, 1>::key(x.split().unwrap());
+                assert_eq!(k, key_of(x, S), "{x} at SUB {S}");
+            }
+            // Every bound itself, and just below it.
+            for j in 1..S {
+                let t = threshold(j, S);
+                for frac in [t, t - 1] {
+                    let s = sealed::Split {
+                        negative: false,
+                        octave: 1023,
+                        frac,
+                    };
+                    let expected = 1023 * S as i64 + j as i64 - i64::from(frac < t);
+                    assert_eq!(
+                        QuantileSketch::<S, 1>::key(s),
+                        expected,
+                        "bound {j} at SUB {S}"
+                    );
+                }
+            }
+        }
+        let mut r = Rng(21);
+        check::<1>(&mut r);
+        check::<35>(&mut r);
+        check::<178>(&mut r);
+        check::<1_000>(&mut r);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! | "is it there?", with delete, smaller | [`CuckooFilter`] | false positives only, ≈ 8·load/2^f with f-bit fingerprints (3.1% for `u8`, 0.012% for `u16` when full); inserts fail (changing nothing) above ~95% load; removing a never-inserted key can cause false negatives |
 //! | "how often?" | [`CountMin`] | overestimates only, by at most ε·N with probability 1 − δ (N = total count) |
 //! | "what is hot?" | [`TopK`] (count-min + heap), [`SpaceSaving`] | listed counts never under; Space-Saving's at most N/K over |
+//! | "how slow?" (p50, p99, …) | [`QuantileSketch`] | every quantile within ±α of the true value (α = 0.99% with 35 buckets per power of two; 1 … 10^9 in 4.2 KB), the lowest buckets collapse when the range overflows |
 //! | "how many distinct?" | [`HyperLogLog`] ([`Hll10`], [`Hll12`], [`Hll14`], …) | ≈ 1.04/√m relative (0.81% in 12 KB), 0.83/√m for a single stream, near-exact below ~2,000 |
 //!
 //! Hashing ([`hash`]) is xxh3-64 over a canonical byte encoding of each key ([`Key`]), so a sketch
@@ -51,6 +52,7 @@ pub mod error;
 pub mod hash;
 pub mod hll;
 pub mod micro;
+pub mod quantile;
 pub mod redis;
 pub mod sizing;
 mod sort;
@@ -79,6 +81,7 @@ pub use hll::{
     Hll9, HyperLogLog,
 };
 pub use micro::{MicroBloom, MicroBloom32};
+pub use quantile::QuantileSketch;
 pub use redis::RedisHll;
 pub use spacesaving::SpaceSaving;
 pub use topk::{OwnedKey, TopK};

@@ -516,6 +516,89 @@ pub const fn blocked_blocks_for(n: u64, p: f64, k: u32) -> usize {
     lo as usize
 }
 
+/// The relative error α of a [`QuantileSketch`](crate::QuantileSketch) with `sub` buckets per power of
+/// two: the largest `(u − l)/(u + l)` over the buckets `[l, u)` of its table of bounds `2^(j/sub)`
+/// (64-bit fractions), plus 2^-50 for the `f64` rounding of the reported value. About
+/// `ln 2 / (2·sub)`; infinite for `sub = 0`.
+///
+/// ```
+/// use sketch_nostd::sizing::quantile_alpha;
+/// assert!((quantile_alpha(35) - 0.009_902).abs() < 1e-6);
+/// assert!((quantile_alpha(1) - 1.0 / 3.0).abs() < 1e-12); // [1, 2): (2 − 1)/(2 + 1)
+/// ```
+#[must_use]
+pub const fn quantile_alpha(sub: usize) -> f64 {
+    crate::quantile::alpha_of(sub)
+}
+
+/// The fewest buckets per power of two (the `SUB` parameter of
+/// [`QuantileSketch`](crate::QuantileSketch)) whose [`quantile_alpha`] is at most `alpha`; at most
+/// [`MAX_SUB`](crate::quantile::MAX_SUB) (4,096, α ≈ 0.0085%), which is also the answer for a smaller
+/// `alpha`, 0 or NaN. At least 1 (α = 1/3).
+///
+/// ```
+/// use sketch_nostd::sizing::{quantile_alpha, quantile_sub_buckets};
+/// assert_eq!(quantile_sub_buckets(0.01), 35);
+/// assert_eq!(quantile_sub_buckets(0.02), 18);
+/// assert!(quantile_alpha(35) <= 0.01 && quantile_alpha(34) > 0.01);
+/// assert_eq!(quantile_sub_buckets(0.5), 1);
+/// assert_eq!(quantile_sub_buckets(0.0), 4_096);
+/// ```
+#[must_use]
+pub const fn quantile_sub_buckets(alpha: f64) -> usize {
+    let max = crate::quantile::MAX_SUB;
+    if alpha.is_nan() || alpha <= 0.0 {
+        return max;
+    }
+    // Start just below ln 2 / ln((1 + α)/(1 − α)), the count of exact logarithmic buckets.
+    let gamma = if alpha < 1.0 {
+        ln((1.0 + alpha) / (1.0 - alpha))
+    } else {
+        f64::INFINITY
+    };
+    let estimate = LN_2 / gamma;
+    let mut sub = if estimate > max as f64 {
+        max
+    } else if estimate > 2.0 {
+        estimate as usize - 1
+    } else {
+        1
+    };
+    while sub < max && crate::quantile::alpha_of(sub) > alpha {
+        sub += 1;
+    }
+    sub
+}
+
+/// Counters (the `BUCKETS` parameter of [`QuantileSketch`](crate::QuantileSketch)) that hold every
+/// value in `[lo, hi]` (`0 < lo ≤ hi`) without collapsing, at relative error `alpha` (with
+/// [`quantile_sub_buckets`]`(alpha)` per power of two): one bucket per key from `lo`'s to `hi`'s.
+/// Negative values need their own range of counters: size for both ranges added up. `lo` at or below
+/// 0 is taken as `f64::MIN_POSITIVE`; `hi < lo` gives 1.
+///
+/// ```
+/// use sketch_nostd::sizing::quantile_buckets;
+/// assert_eq!(quantile_buckets(0.01, 1.0, 1e9), 1_047); // 4,188 bytes of u32 counters
+/// assert_eq!(quantile_buckets(0.01, 1.0, 1.5), 21);
+/// assert_eq!(quantile_buckets(0.02, 1e-3, 60.0), 287);
+/// assert_eq!(quantile_buckets(0.01, 5.0, 1.0), 1);
+/// ```
+#[must_use]
+pub const fn quantile_buckets(alpha: f64, lo: f64, hi: f64) -> usize {
+    let sub = quantile_sub_buckets(alpha);
+    let lo = if lo > f64::MIN_POSITIVE {
+        lo
+    } else {
+        f64::MIN_POSITIVE
+    };
+    if hi.is_nan() || hi < lo {
+        return 1;
+    }
+    let hi = if hi > f64::MAX { f64::MAX } else { hi };
+    let n = crate::quantile::key_of(hi, sub) - crate::quantile::key_of(lo, sub) + 1;
+    at_least_one(n as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -754,3 +754,54 @@ fn frame() {
     let mut v1 = unhex("1bb42407534b010108030702090d174812600e0f9801427bd2159e00");
     assert_eq!(Frame::decode(&mut v1).unwrap(), frame);
 }
+
+/// The quantile sketch (kind 11) is new in format version 2: it has no version-1 bytes.
+#[test]
+fn quantile_sketch_empty_small_collapsed() {
+    use sketch_nostd::QuantileSketch;
+    golden_v2(
+        "QuantileSketch empty",
+        &QuantileSketch::<35, 1_047>::new(),
+        // envelope (SUB 35, BUCKETS 1047, 4-byte counters, seed 0), state 0, zero count 0, no
+        // negative and no positive window
+        "534b020b2397080400 00 00 00 00",
+    );
+    let mut small = QuantileSketch::<35, 1_047>::new();
+    for v in [-2.5f64, 0.0, 1.0, 3.0, 1e8] {
+        small.insert(v);
+    }
+    small.add(250u32, 3);
+    golden_v2(
+        "QuantileSketch small",
+        &small,
+        // envelope, state 0, zero count 1;
+        // negative window: 1 bucket at key -35,851 (-2.5), zero runs: (0 zeros, 1 literal: 1);
+        // positive window: 931 buckets from key 35,805 (1.0), zero runs: (0, 1: 1), (54, 1: 1) for
+        // 3, (222, 1: 3) for 250, (651, 1: 1) for 10^8;
+        // minimum -2.5, maximum 10^8, sum as f64
+        "534b020b2397080400 00 01
+         01 8b9802 01 000101
+         a307 dd9702 01 000101 360101 de010103 8b050101
+         00000000000004c0 0000000084d79741 000000be8fd79741",
+    );
+    // Two octaves of 8 buckets for -99 … 2,900: the negatives, zero and 1 … 49 collapse into the
+    // bucket of 49.3 … 53.8 (key 1,028·8 + 5, zigzag 16,458 = ca8001).
+    let mut collapsed = QuantileSketch::<8, 48, u16>::new();
+    for v in -99..=2_900i32 {
+        collapsed.insert(v);
+    }
+    assert!(collapsed.is_collapsed());
+    golden_v2(
+        "QuantileSketch collapsed",
+        &collapsed,
+        // envelope (SUB 8, BUCKETS 48, 2-byte counters), state 2 (collapsed), floor, zero count 0,
+        // no negative window; 48 positive buckets from key 8,229, zero runs: (0 zeros, 48 literals):
+        // 153 in the floor's bucket (99 negatives, zero, 1 … 53), … 4 in the last (2,897 … 2,900);
+        // minimum -99, maximum 2,900, sum 4,201,500
+        "534b020b0830020002 ca8001 00 00
+         30 a540 01 0030
+         9901 05050607060808090a0a0c0d0d101012131518191b1f2024272a2f32373d41484e545d656e79
+         8301 8f01 9c01 a901 ba01 ca01 dc01 f101 04
+         0000000000c058c0 0000000000a8a640 0000000007075041",
+    );
+}

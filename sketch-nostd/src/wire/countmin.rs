@@ -40,38 +40,7 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> Codec for Coun
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         s.varint(self.total())?;
-        let cells = self.cells_flat();
-        let dense = cells.len() * width::<C>();
-        let zero_runs: usize = runs(cells)
-            .map(|(z, start, l)| {
-                varint_len(z as u64)
-                    + varint_len(l as u64)
-                    + cells
-                        .iter()
-                        .skip(start)
-                        .take(l)
-                        .map(|c| varint_len(c.to_u64()))
-                        .sum::<usize>()
-            })
-            .sum();
-        if dense <= zero_runs {
-            s.byte(DENSE)?;
-            for c in cells {
-                for &b in c.to_u64().to_le_bytes().iter().take(width::<C>()) {
-                    s.byte(b)?;
-                }
-            }
-        } else {
-            s.byte(ZERO_RUNS)?;
-            for (zeros, start, literals) in runs(cells) {
-                s.varint(zeros as u64)?;
-                s.varint(literals as u64)?;
-                for c in cells.iter().skip(start).take(literals) {
-                    s.varint(c.to_u64())?;
-                }
-            }
-        }
-        Ok(())
+        write_counters(s, self.cells_flat())
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
@@ -93,7 +62,54 @@ fn read_cells<R: Source, const W: usize, const D: usize, C: Counter>(
     cells: &mut [[C; W]; D],
 ) -> Result<u64, WireError> {
     let total = r.varint()?;
-    let mut flat = cells.iter_mut().flatten();
+    read_counters(r, cells.as_flattened_mut())?;
+    Ok(total)
+}
+
+/// Writes counters as a tag byte and the smaller of [`DENSE`] and [`ZERO_RUNS`] (ties go to dense):
+/// the count-min body after its total, and each bucket window of a quantile sketch.
+pub(super) fn write_counters<S: Sink, C: Counter>(s: &mut S, cells: &[C]) -> Result<(), S::Error> {
+    let dense = cells.len() * width::<C>();
+    let zero_runs: usize = runs(cells)
+        .map(|(z, start, l)| {
+            varint_len(z as u64)
+                + varint_len(l as u64)
+                + cells
+                    .iter()
+                    .skip(start)
+                    .take(l)
+                    .map(|c| varint_len(c.to_u64()))
+                    .sum::<usize>()
+        })
+        .sum();
+    if dense <= zero_runs {
+        s.byte(DENSE)?;
+        for c in cells {
+            for &b in c.to_u64().to_le_bytes().iter().take(width::<C>()) {
+                s.byte(b)?;
+            }
+        }
+    } else {
+        s.byte(ZERO_RUNS)?;
+        for (zeros, start, literals) in runs(cells) {
+            s.varint(zeros as u64)?;
+            s.varint(literals as u64)?;
+            for c in cells.iter().skip(start).take(literals) {
+                s.varint(c.to_u64())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads what [`write_counters`] wrote into `cells` (all zero beforehand). A counter above the type's
+/// maximum is [`WireError::BadRegister`] (its index within `cells`).
+pub(super) fn read_counters<R: Source, C: Counter>(
+    r: &mut R,
+    cells: &mut [C],
+) -> Result<(), WireError> {
+    let len = cells.len();
+    let mut flat = cells.iter_mut();
     match r.byte()? {
         DENSE => {
             for c in flat {
@@ -105,7 +121,7 @@ fn read_cells<R: Source, const W: usize, const D: usize, C: Counter>(
             }
         }
         ZERO_RUNS => {
-            let (mut pos, len) = (0usize, W * D);
+            let mut pos = 0usize;
             while pos < len {
                 let zeros = r.varint()?;
                 let literals = r.varint()?;
@@ -141,11 +157,11 @@ fn read_cells<R: Source, const W: usize, const D: usize, C: Counter>(
         }
         _ => {
             return Err(WireError::BadEncoding {
-                what: "unknown count-min body encoding",
+                what: "unknown counter encoding",
             })
         }
     }
-    Ok(total)
+    Ok(())
 }
 
 impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> Wire for CountMin<W, D, C, U> {

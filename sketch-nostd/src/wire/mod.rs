@@ -104,6 +104,18 @@
 //!   then each entry's key, count and error (varints), in the same order. An error above its count
 //!   is [`WireError::Inconsistent`].
 //!
+//! * [`QuantileSketch`](crate::QuantileSketch): a state byte (bit 0: a counter saturated, bit 1:
+//!   collapsed; the other bits 0), the collapse floor (a zigzag varint of its signed bucket key) if
+//!   collapsed, the zero count (varint), then the negative and the positive bucket window: each its
+//!   length in buckets (varint), and if not empty the magnitude of its lowest key (varint) and its
+//!   counters in the count-min body's two encodings (a tag byte, `0` dense in `COUNTER_BYTES`
+//!   little-endian bytes each or `1` zero runs, whichever is smaller); then, unless the sketch is
+//!   empty, the minimum, maximum and sum as `f64`s (8 little-endian bytes each). A bucket's key is
+//!   `±(e·SUB + j)` for a value `±2^(e − 1023)·m` with `2^(j/SUB) ≤ m < 2^((j+1)/SUB)`. Windows that
+//!   start or end with an empty bucket, overlap the floor, hold more buckets than `BUCKETS` or keys out
+//!   of range, or extremes outside the outer buckets are refused ([`WireError::BadEncoding`],
+//!   [`WireError::Inconsistent`]).
+//!
 //! Frames ([`Frame`]) wrap a sketch for links that lose and corrupt bytes: the device id (varint),
 //! the sequence number (varint), the sketch, a CRC-32 (ISO-HDLC, the zlib/Ethernet CRC) of those bytes
 //! in 4 little-endian bytes, all COBS-encoded so that the only zero byte is the delimiter `00` that
@@ -135,6 +147,7 @@ mod cuckoo;
 mod frame;
 mod heavy;
 mod hll;
+mod quantile;
 mod send;
 
 pub use frame::{Frame, FrameDecoder, RawFrame};
@@ -211,6 +224,9 @@ pub enum SketchKind {
     SpaceSaving = 7,
     /// [`BlockedBloom`](crate::BlockedBloom): parameters `BLOCKS`, `K`.
     BlockedBloom = 10,
+    /// [`QuantileSketch`](crate::QuantileSketch): parameters `SUB`, `BUCKETS` and `COUNTER_BYTES`
+    /// (2, 4 or 8); the seed is always 0.
+    QuantileSketch = 11,
 }
 
 impl SketchKind {
@@ -232,6 +248,7 @@ impl SketchKind {
             6 => Some(Self::TopK),
             7 => Some(Self::SpaceSaving),
             10 => Some(Self::BlockedBloom),
+            11 => Some(Self::QuantileSketch),
             _ => None,
         }
     }
@@ -254,6 +271,7 @@ impl SketchKind {
             Self::TopK => "TopK",
             Self::SpaceSaving => "SpaceSaving",
             Self::BlockedBloom => "BlockedBloom",
+            Self::QuantileSketch => "QuantileSketch",
         }
     }
 
@@ -273,6 +291,7 @@ impl SketchKind {
             Self::TopK => &["K", "W", "D", "COUNTER_BYTES", "CONSERVATIVE", "KEY"],
             Self::SpaceSaving => &["K", "COUNTER_BYTES", "KEY"],
             Self::BlockedBloom => &["BLOCKS", "K"],
+            Self::QuantileSketch => &["SUB", "BUCKETS", "COUNTER_BYTES"],
         }
     }
 }

@@ -1,0 +1,1292 @@
+//! A DDSketch-style quantile sketch: "how slow?" in fixed memory, every reported quantile within ±α
+//! of the true value.
+//!
+//! Values are counted in logarithmic buckets: every power of two (an *octave*) is cut into `SUB`
+//! buckets whose bounds grow geometrically, by `2^(1/SUB)`, so a bucket `[l, u)` is never wider than
+//! `u/l = 2^(1/SUB)`. A quantile is answered with the bucket's representative `2lu/(l+u)`, within
+//! `(u−l)/(u+l)` of anything the bucket holds. That relative error, maximised over the buckets of the
+//! table actually used and rounded up for `f64` arithmetic, is [`QuantileSketch::ALPHA`]
+//! ([`sizing::quantile_alpha`]): 0.990% for `SUB = 35`.
+//!
+//! # The bucket of a value, without `ln`
+//!
+//! A value's bucket is its binary exponent (the `f64` exponent bits, or the leading-zero count of an
+//! integer) times `SUB`, plus the number of the octave's bucket bounds `2^(j/SUB)` at or below its
+//! mantissa. The bounds are a table of `SUB` 64-bit fractions computed at compile time
+//! ([`sizing::exp`]), found by binary search: integer comparisons only, so the same value gives the same
+//! bucket on a Cortex-M0 without an FPU as on a host, and an integer gives the same bucket as the `f64`
+//! holding it. The buckets are those of DDSketch's exact logarithmic mapping (no interpolation error):
+//! α = 1% over 1 … 10^9 takes 1,047 buckets.
+//!
+//! # Memory
+//!
+//! `BUCKETS` counters of type `C` (`u16`, `u32` or `u64`; [`Counter`]) hold one contiguous window of
+//! buckets for negative values and one for positive values; zero (and magnitudes below
+//! `f64::MIN_POSITIVE`, 2.2·10^-308, which count as zero) has its own count. When the values span more
+//! buckets than there are counters, the **lowest** buckets (in value order: the most negative first)
+//! are collapsed into the lowest bucket kept: quantiles above it keep the guarantee,
+//! [`QuantileSketch::is_collapsed`] and [`QuantileSketch::collapsed_below`] report it. A counter stops at
+//! its maximum instead of wrapping ([`QuantileSketch::is_saturated`]).
+//!
+//! ```
+//! use sketch_nostd::{sizing::{quantile_buckets, quantile_sub_buckets}, QuantileSketch};
+//!
+//! // Latencies in µs from 1 µs to 1,000 s at α = 1%: 1,047 u32 counters, 4,256 bytes.
+//! type Latency = QuantileSketch<{ quantile_sub_buckets(0.01) }, { quantile_buckets(0.01, 1.0, 1e9) }>;
+//! assert_eq!(core::mem::size_of::<Latency>(), 4_256);
+//! assert!(Latency::ALPHA <= 0.01);
+//!
+//! let mut lat = Latency::new();
+//! for us in 1..=10_000u32 {
+//!     lat.insert(us);
+//! }
+//! let p99 = lat.quantile(0.99).unwrap();
+//! assert!((p99 - 9_900.0).abs() <= 0.01 * 9_900.0);
+//!
+//! // Sketches from other devices merge.
+//! let mut other = Latency::new();
+//! other.insert(250_000u32);
+//! lat.merge(&other)?;
+//! assert_eq!((lat.count(), lat.max()), (10_001, Some(250_000.0)));
+//! # Ok::<(), sketch_nostd::MergeError>(())
+//! ```
+//!
+//! [`sizing::quantile_alpha`]: crate::sizing::quantile_alpha
+//! [`sizing::exp`]: crate::sizing::exp
+
+use core::fmt;
+
+pub use crate::countmin::Counter;
+use crate::error::MergeError;
+
+/// The largest number of buckets per octave (`SUB`): α ≈ 0.0085%.
+pub const MAX_SUB: usize = 4096;
+
+/// The floor of a sketch that never collapsed: below every key.
+pub(crate) const NO_FLOOR: i32 = i32::MIN;
+
+/// 2^64 as an `f64`.
+const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+
+/// The octave of +∞ (its `f64` exponent bits); finite values have octaves `1..=2046`.
+pub(crate) const INF_OCTAVE: u32 = 2047;
+
+/// The lower bound of bucket `j` of an octave with `sub` buckets, as the 64-bit fraction of
+/// `2^(j/sub) − 1`. The same function builds the runtime table and the `const` sizing.
+pub(crate) const fn threshold(j: usize, sub: usize) -> u64 {
+    if j == 0 || sub == 0 {
+        return 0;
+    }
+    let v = crate::sizing::exp(j as f64 / sub as f64 * core::f64::consts::LN_2);
+    ((v - 1.0) * TWO_64) as u64
+}
+
+/// The bounds `[l, u)` of bucket `j` within the octave `[1, 2)`, as `f64`.
+const fn bounds(j: usize, sub: usize) -> (f64, f64) {
+    let l = 1.0 + threshold(j, sub) as f64 / TWO_64;
+    let u = if j + 1 >= sub {
+        2.0
+    } else {
+        1.0 + threshold(j + 1, sub) as f64 / TWO_64
+    };
+    (l, u)
+}
+
+/// The guarantee of `sub` buckets per octave: the largest `(u − l)/(u + l)` of the table's buckets,
+/// plus 2^-50 for the rounding of the reported value in `f64` (a few ULP).
+pub(crate) const fn alpha_of(sub: usize) -> f64 {
+    if sub == 0 {
+        return f64::INFINITY;
+    }
+    let mut worst: f64 = 0.0;
+    let mut j = 0;
+    while j < sub {
+        let (l, u) = bounds(j, sub);
+        let a = (u - l) / (u + l);
+        if a > worst {
+            worst = a;
+        }
+        j += 1;
+    }
+    worst + 1.0 / 1_125_899_906_842_624.0 // 2^-50
+}
+
+/// The key of a positive finite `f64` with `sub` buckets per octave, by a linear scan of the bounds
+/// (for `const` sizing; magnitudes below `f64::MIN_POSITIVE` take the key of `f64::MIN_POSITIVE`).
+pub(crate) const fn key_of(x: f64, sub: usize) -> i64 {
+    let bits = x.to_bits();
+    let mut octave = ((bits >> 52) & 0x7ff) as i64;
+    let mut frac = (bits & 0x000f_ffff_ffff_ffff) << 12;
+    if octave == 0 {
+        octave = 1;
+        frac = 0;
+    }
+    let mut j = 1;
+    while j < sub && threshold(j, sub) <= frac {
+        j += 1;
+    }
+    octave * sub as i64 + (j as i64 - 1)
+}
+
+/// The table of bucket bounds of one octave.
+const fn thresholds<const SUB: usize>() -> [u64; SUB] {
+    let mut t = [0u64; SUB];
+    let mut j = 0;
+    while j < SUB {
+        t[j] = threshold(j, SUB);
+        j += 1;
+    }
+    t
+}
+
+mod sealed {
+    /// A value split for bucketing: its sign, its octave (0 for zero) and its mantissa as a 64-bit
+    /// fraction (the bits after the leading one).
+    #[derive(Clone, Copy)]
+    pub struct Split {
+        pub negative: bool,
+        pub octave: u32,
+        pub frac: u64,
+    }
+
+    pub trait Sealed: Copy {
+        /// `None` for NaN.
+        fn split(self) -> Option<Split>;
+        fn to_f64(self) -> f64;
+    }
+
+    pub const fn int(negative: bool, m: u64) -> Split {
+        if m == 0 {
+            return Split {
+                negative: false,
+                octave: 0,
+                frac: 0,
+            };
+        }
+        let lz = m.leading_zeros();
+        // The exponent is 63 − lz; as an f64 exponent field, 1023 + 63 − lz.
+        Split {
+            negative,
+            octave: 1086 - lz,
+            frac: (m << lz) << 1,
+        }
+    }
+
+    pub const fn float(x: f64) -> Option<Split> {
+        let bits = x.to_bits();
+        let octave = ((bits >> 52) & 0x7ff) as u32;
+        let mantissa = bits & 0x000f_ffff_ffff_ffff;
+        if octave == super::INF_OCTAVE && mantissa != 0 {
+            return None;
+        }
+        if octave == 0 {
+            // ±0 and subnormals.
+            return Some(Split {
+                negative: false,
+                octave: 0,
+                frac: 0,
+            });
+        }
+        Some(Split {
+            negative: bits >> 63 == 1,
+            octave,
+            frac: mantissa << 12,
+        })
+    }
+}
+
+/// The value types a [`QuantileSketch`] takes: every primitive integer up to 64 bits, `f32` and `f64`
+/// (sealed). An integer lands in the same bucket as the `f64` of the same value.
+///
+/// ```
+/// let mut q = sketch_nostd::QuantileSketch::<35, 64>::new();
+/// q.insert(3u8);
+/// q.insert(-2i64);
+/// q.insert(0.5f32);
+/// assert_eq!(q.count(), 3);
+/// ```
+pub trait Value: sealed::Sealed {}
+
+macro_rules! unsigned {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {
+            #[inline]
+            fn split(self) -> Option<sealed::Split> {
+                Some(sealed::int(false, self as u64))
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+        }
+        impl Value for $t {}
+    )*};
+}
+macro_rules! signed {
+    ($($t:ty),*) => {$(
+        impl sealed::Sealed for $t {
+            #[inline]
+            fn split(self) -> Option<sealed::Split> {
+                Some(sealed::int(self < 0, (self as i64).unsigned_abs()))
+            }
+            #[inline]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+        }
+        impl Value for $t {}
+    )*};
+}
+unsigned!(u8, u16, u32, u64, usize);
+signed!(i8, i16, i32, i64, isize);
+
+impl sealed::Sealed for f64 {
+    #[inline]
+    fn split(self) -> Option<sealed::Split> {
+        sealed::float(self)
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+impl Value for f64 {}
+
+impl sealed::Sealed for f32 {
+    #[inline]
+    fn split(self) -> Option<sealed::Split> {
+        sealed::float(f64::from(self))
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+impl Value for f32 {}
+
+/// Where the buckets sit in the counters: negative keys `neg_lo..neg_lo + neg_len` in slots
+/// `0..neg_len`, positive keys `pos_lo..pos_lo + pos_len` in the slots after them; every key below
+/// `floor` counts as `floor`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    pub neg_lo: i64,
+    pub neg_len: i64,
+    pub pos_lo: i64,
+    pub pos_len: i64,
+    pub floor: i64,
+}
+
+impl Layout {
+    const fn size(&self) -> i64 {
+        self.neg_len + self.pos_len
+    }
+
+    /// The layout after every key below `f` is counted as `f`; `zero` says whether the zero count
+    /// holds anything (it moves to bucket `f` when `f > 0`).
+    fn clip(mut self, f: i64, zero: bool) -> Self {
+        if f <= self.floor {
+            return self;
+        }
+        self.floor = f;
+        let mut lowered = false;
+        if self.neg_len > 0 {
+            let hi = self.neg_lo + self.neg_len - 1;
+            if f <= self.neg_lo {
+            } else if f <= hi {
+                self.neg_len = hi - f + 1;
+                self.neg_lo = f;
+            } else if f < 0 {
+                self.neg_lo = f;
+                self.neg_len = 1;
+            } else {
+                self.neg_len = 0;
+                lowered = true;
+            }
+        }
+        if f > 0 {
+            lowered |= zero;
+            if self.pos_len > 0 {
+                let hi = self.pos_lo + self.pos_len - 1;
+                if f < self.pos_lo {
+                    if lowered {
+                        self.pos_len += self.pos_lo - f;
+                        self.pos_lo = f;
+                    }
+                } else if f <= hi {
+                    self.pos_len = hi - f + 1;
+                    self.pos_lo = f;
+                } else {
+                    self.pos_lo = f;
+                    self.pos_len = 1;
+                }
+            } else if lowered {
+                self.pos_lo = f;
+                self.pos_len = 1;
+            }
+        }
+        self
+    }
+
+    /// The layout grown to hold key `k` (not 0, at or above the floor).
+    fn with_key(mut self, k: i64) -> Self {
+        let (lo, len) = if k < 0 {
+            (&mut self.neg_lo, &mut self.neg_len)
+        } else {
+            (&mut self.pos_lo, &mut self.pos_len)
+        };
+        if *len == 0 {
+            *lo = k;
+            *len = 1;
+        } else {
+            let hi = (*lo + *len).max(k + 1);
+            *lo = (*lo).min(k);
+            *len = hi - *lo;
+        }
+        self
+    }
+
+    /// The lowest floor at which this layout, `excess` buckets too large, fits: the candidates are the
+    /// negative keys upwards, then 0 (every negative value counted as zero), then the positive keys.
+    const fn floor_to_fit(&self, excess: i64) -> i64 {
+        if excess < self.neg_len {
+            self.neg_lo + excess
+        } else if excess == self.neg_len {
+            0
+        } else {
+            self.pos_lo + (excess - self.neg_len)
+        }
+    }
+}
+
+/// A quantile sketch with relative error [`ALPHA`](Self::ALPHA): `SUB` buckets per power of two,
+/// `BUCKETS` counters of type `C` (fixed memory: `size_of` is `BUCKETS · size_of::<C>()` plus 61
+/// bytes, rounded up to a multiple of 8). See the [module documentation](self) for the mapping and the collapse.
+///
+/// Every value inserted counts in [`count`](Self::count), [`min`](Self::min), [`max`](Self::max) and
+/// [`sum`](Self::sum); NaN is ignored. While the sketch has not collapsed, [`quantile`](Self::quantile)
+/// returns a value within `±ALPHA·|x|` of `x`, the element of rank `⌊q·(n − 1)⌋` (from 0) of the sorted
+/// values.
+///
+/// ```
+/// use sketch_nostd::QuantileSketch;
+///
+/// // α = 0.99%, 512 u16 counters (1,088 bytes): 14.6 octaves of positive values, say 1 … 25,000.
+/// let mut sizes = QuantileSketch::<35, 512, u16>::new();
+/// for len in [64u32, 64, 128, 1_500, 1_500, 9_000] {
+///     sizes.insert(len);
+/// }
+/// let median = sizes.quantile(0.5).unwrap(); // rank ⌊0.5 · 5⌋ = 2: the value 128
+/// assert!((median - 128.0).abs() <= sizes.error_bound() * 128.0);
+/// assert_eq!(sizes.quantile(1.0), Some(9_000.0)); // the extremes are exact
+/// assert_eq!(sizes.rank(1_500u32), 5);
+/// assert_eq!(core::mem::size_of_val(&sizes), 512 * 2 + 64);
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct QuantileSketch<const SUB: usize, const BUCKETS: usize, C: Counter = u32> {
+    pub(crate) counts: [C; BUCKETS],
+    pub(crate) count: u64,
+    pub(crate) zero: u64,
+    pub(crate) sum: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+    pub(crate) neg_lo: i32,
+    pub(crate) neg_len: u32,
+    pub(crate) pos_lo: i32,
+    pub(crate) pos_len: u32,
+    pub(crate) floor: i32,
+    pub(crate) saturated: bool,
+}
+
+impl<const SUB: usize, const BUCKETS: usize, C: Counter> Default
+    for QuantileSketch<SUB, BUCKETS, C>
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUCKETS, C> {
+    /// Buckets per octave (power of two).
+    pub const SUB: usize = SUB;
+    /// Counters.
+    pub const BUCKETS: usize = BUCKETS;
+    /// The relative error of every quantile while the sketch has not collapsed: the largest
+    /// `(u − l)/(u + l)` over the buckets `[l, u)` of the table, plus 2^-50 for `f64` rounding
+    /// (`≈ ln 2 / (2·SUB)`; see [`sizing::quantile_alpha`](crate::sizing::quantile_alpha)).
+    ///
+    /// ```
+    /// use sketch_nostd::QuantileSketch;
+    /// assert!((QuantileSketch::<35, 1>::ALPHA - 0.009_902).abs() < 1e-6);
+    /// ```
+    pub const ALPHA: f64 = alpha_of(SUB);
+
+    /// The bucket bounds of one octave; the checks run at compile time.
+    const TABLE: [u64; SUB] = {
+        assert!(
+            SUB > 0 && SUB <= MAX_SUB,
+            "SUB (buckets per octave) must be in 1..=4096"
+        );
+        assert!(BUCKETS > 0, "a quantile sketch needs at least one bucket");
+        assert!(
+            BUCKETS <= 1 << 24,
+            "a quantile sketch has at most 2^24 buckets (every key fits)"
+        );
+        thresholds::<SUB>()
+    };
+
+    /// The largest key magnitude (that of +∞).
+    pub(crate) const MAX_KEY: i64 = INF_OCTAVE as i64 * SUB as i64;
+
+    /// The key of a value (`None` for NaN).
+    pub(crate) fn key_of_value<V: Value>(v: V) -> Option<i64> {
+        v.split().map(Self::key)
+    }
+
+    /// For each 1/256 slice of the mantissa (its top 8 bits), the bucket holding the slice's start.
+    const COARSE: [u16; 256] = {
+        let t = Self::TABLE;
+        let mut c = [0u16; 256];
+        let (mut i, mut j) = (0, 0);
+        while i < 256 {
+            let start = (i as u64) << 56;
+            while j + 1 < SUB && t[j + 1] <= start {
+                j += 1;
+            }
+            c[i] = j as u16;
+            i += 1;
+        }
+        c
+    };
+
+    /// An empty sketch.
+    ///
+    /// ```
+    /// let q = sketch_nostd::QuantileSketch::<35, 1047>::new();
+    /// assert!(q.is_empty() && q.quantile(0.5).is_none());
+    /// ```
+    #[must_use]
+    pub const fn new() -> Self {
+        let _ = Self::TABLE;
+        Self {
+            counts: [C::ZERO; BUCKETS],
+            count: 0,
+            zero: 0,
+            sum: 0.0,
+            min: f64::INFINITY,
+            max: f64::NEG_INFINITY,
+            neg_lo: 0,
+            neg_len: 0,
+            pos_lo: 0,
+            pos_len: 0,
+            floor: NO_FLOOR,
+            saturated: false,
+        }
+    }
+
+    /// The signed key of a split value: 0 for zero, `±(octave·SUB + j)` otherwise (never below
+    /// `SUB` in magnitude).
+    #[inline]
+    fn key(s: sealed::Split) -> i64 {
+        if s.octave == 0 {
+            return 0;
+        }
+        // The bucket where the mantissa's 1/256 slice starts, then on while the next bound is at or
+        // below it: one step at most for SUB ≤ 177 (a bucket is wider than a slice).
+        let mut j = Self::COARSE[(s.frac >> 56) as usize] as usize;
+        while let Some(&t) = Self::TABLE.get(j + 1) {
+            if t > s.frac {
+                break;
+            }
+            j += 1;
+        }
+        let k = i64::from(s.octave) * SUB as i64 + j as i64;
+        if s.negative {
+            -k
+        } else {
+            k
+        }
+    }
+
+    /// The value reported for key `k`: the representative `2lu/(l+u)` of its bucket.
+    fn value_of(k: i64) -> f64 {
+        if k == 0 {
+            return 0.0;
+        }
+        let m = k.unsigned_abs();
+        let octave = (m / SUB as u64).min(u64::from(INF_OCTAVE));
+        let j = (m % SUB as u64) as usize;
+        let l = 1.0 + Self::TABLE.get(j).map_or(0.0, |&t| t as f64 / TWO_64);
+        let u = Self::TABLE
+            .get(j + 1)
+            .map_or(2.0, |&t| 1.0 + t as f64 / TWO_64);
+        let v = 2.0 * l * u / (l + u) * f64::from_bits(octave << 52);
+        if k < 0 {
+            -v
+        } else {
+            v
+        }
+    }
+
+    /// Counts `value` once.
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 1047>::new();
+    /// q.insert(42u32);
+    /// q.insert(f64::NAN); // ignored
+    /// assert_eq!((q.count(), q.min(), q.max()), (1, Some(42.0), Some(42.0)));
+    /// ```
+    #[inline]
+    pub fn insert<V: Value>(&mut self, value: V) {
+        self.add(value, 1);
+    }
+
+    /// Counts `value` `n` times (NaN, or `n = 0`, changes nothing).
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 1047>::new();
+    /// q.add(-3i32, 10);
+    /// q.add(7u8, 30);
+    /// assert_eq!(q.count(), 40);
+    /// assert!(q.quantile(0.2).unwrap() < 0.0 && q.quantile(0.3).unwrap() > 0.0);
+    /// assert_eq!(q.sum(), -30.0 + 210.0);
+    /// ```
+    #[inline]
+    pub fn add<V: Value>(&mut self, value: V, n: u64) {
+        let Some(split) = value.split() else { return };
+        if n == 0 {
+            return;
+        }
+        let x = value.to_f64();
+        self.add_key(Self::key(split), n);
+        self.sum += x * n as f64;
+        if x < self.min {
+            self.min = x;
+        }
+        if x > self.max {
+            self.max = x;
+        }
+    }
+
+    /// The slot of key `k` (not 0) in the current layout.
+    fn slot(&self, k: i64) -> Option<usize> {
+        let (lo, len, base) = if k < 0 {
+            (self.neg_lo, self.neg_len, 0)
+        } else {
+            (self.pos_lo, self.pos_len, self.neg_len)
+        };
+        let i = k - i64::from(lo);
+        if i >= 0 && i < i64::from(len) {
+            Some((i64::from(base) + i) as usize)
+        } else {
+            None
+        }
+    }
+
+    /// Adds up to `n` to a counter, stopping at its maximum; returns what was added.
+    fn add_slot(&mut self, slot: usize, n: u64) -> u64 {
+        let Some(c) = self.counts.get_mut(slot) else {
+            return 0;
+        };
+        let now = c.to_u64();
+        let added = n.min(C::MAX.to_u64() - now);
+        *c = C::from_u64(now + added);
+        if added < n {
+            self.saturated = true;
+        }
+        added
+    }
+
+    /// Counts key `k` (before the floor) `n` times.
+    #[inline]
+    fn add_key(&mut self, k: i64, n: u64) {
+        let k = k.max(i64::from(self.floor));
+        let added = if k == 0 {
+            let added = n.min(u64::MAX - self.zero);
+            self.zero += added;
+            added
+        } else if let Some(slot) = self.slot(k) {
+            self.add_slot(slot, n)
+        } else {
+            self.add_outside(k, n)
+        };
+        self.count = self.count.saturating_add(added);
+    }
+
+    /// [`add_key`](Self::add_key) for a key outside the windows: grows them (or collapses) first.
+    #[cold]
+    fn add_outside(&mut self, k: i64, n: u64) -> u64 {
+        let Some(layout) = self.plan(Some(k), i64::from(NO_FLOOR)) else {
+            return 0;
+        };
+        self.apply(layout);
+        let k = k.max(i64::from(self.floor));
+        if k == 0 {
+            let added = n.min(u64::MAX - self.zero);
+            self.zero += added;
+            added
+        } else {
+            match self.slot(k) {
+                Some(slot) => self.add_slot(slot, n),
+                None => 0,
+            }
+        }
+    }
+
+    pub(crate) fn layout(&self) -> Layout {
+        Layout {
+            neg_lo: i64::from(self.neg_lo),
+            neg_len: i64::from(self.neg_len),
+            pos_lo: i64::from(self.pos_lo),
+            pos_len: i64::from(self.pos_len),
+            floor: i64::from(self.floor),
+        }
+    }
+
+    /// The layout that holds key `k` (if any) with a floor of at least `raise`, collapsing the lowest
+    /// buckets if that many do not fit.
+    fn plan(&self, k: Option<i64>, raise: i64) -> Option<Layout> {
+        let now = self.layout();
+        let mut f = now.floor.max(raise);
+        // Two rounds always suffice: the second floor makes the layout exactly `BUCKETS` long.
+        for _ in 0..3 {
+            let mut l = now.clip(f, self.zero > 0);
+            if let Some(k) = k.map(|k| k.max(f)).filter(|&k| k != 0) {
+                l = l.with_key(k);
+            }
+            let excess = l.size() - BUCKETS as i64;
+            if excess <= 0 {
+                return Some(l);
+            }
+            f = l.floor_to_fit(excess);
+        }
+        None
+    }
+
+    /// Moves the counters to layout `new` (from [`plan`](Self::plan)): the keys below its floor are
+    /// added into the floor's bucket, the others keep their counts in their new slots.
+    fn apply(&mut self, new: Layout) {
+        let old = self.layout();
+        let f = new.floor;
+        let (nn, np) = (old.neg_len as usize, old.pos_len as usize);
+        // Old slots collapsing into the floor: negative 0..kn, positive nn..nn + kp.
+        let kn = if nn > 0 {
+            (f - old.neg_lo).clamp(0, nn as i64) as usize
+        } else {
+            0
+        };
+        let kp = if np > 0 {
+            (f - old.pos_lo).clamp(0, np as i64) as usize
+        } else {
+            0
+        };
+        let mut mass: u64 = 0;
+        for c in self.counts.iter().take(kn) {
+            mass = mass.saturating_add(c.to_u64());
+        }
+        for c in self.counts.iter().skip(nn).take(kp) {
+            mass = mass.saturating_add(c.to_u64());
+        }
+        if f > 0 {
+            mass = mass.saturating_add(self.zero);
+            self.zero = 0;
+        }
+        // The blocks kept, as (source, length, destination).
+        let neg = (kn, nn - kn, (old.neg_lo + kn as i64 - new.neg_lo) as usize);
+        let pos = (
+            nn + kp,
+            np - kp,
+            (new.neg_len + old.pos_lo + kp as i64 - new.pos_lo) as usize,
+        );
+        let neg = if neg.1 > 0 { neg } else { (0, 0, 0) };
+        let pos = if pos.1 > 0 { pos } else { (0, 0, 0) };
+        // Both blocks keep their order; moving the right one first when it moves right (and the left
+        // one first otherwise) never overwrites a block before it has moved.
+        if pos.2 > pos.0 {
+            move_block(&mut self.counts, pos);
+            move_block(&mut self.counts, neg);
+        } else {
+            move_block(&mut self.counts, neg);
+            move_block(&mut self.counts, pos);
+        }
+        let used = (nn + np).max(new.size() as usize);
+        for (i, c) in self.counts.iter_mut().enumerate().take(used) {
+            let kept = (i >= neg.2 && i < neg.2 + neg.1) || (i >= pos.2 && i < pos.2 + pos.1);
+            if !kept {
+                *c = C::ZERO;
+            }
+        }
+        // An empty window's start is 0, so that equal contents mean equal sketches.
+        self.neg_len = new.neg_len as u32;
+        self.neg_lo = if new.neg_len > 0 {
+            new.neg_lo as i32
+        } else {
+            0
+        };
+        self.pos_len = new.pos_len as u32;
+        self.pos_lo = if new.pos_len > 0 {
+            new.pos_lo as i32
+        } else {
+            0
+        };
+        self.floor = new.floor.max(i64::from(NO_FLOOR)) as i32;
+        if mass > 0 {
+            let added = if f == 0 {
+                let added = mass.min(u64::MAX - self.zero);
+                self.zero += added;
+                added
+            } else {
+                match self.slot(f) {
+                    Some(slot) => self.add_slot(slot, mass),
+                    None => 0,
+                }
+            };
+            self.count -= mass - added;
+        }
+    }
+
+    /// Merges `other` into `self`: afterwards `self` answers for the values of both, within
+    /// [`ALPHA`](Self::ALPHA). The floor becomes the higher of the two (and higher still if the
+    /// buckets of both do not fit). Sketches with another `SUB`, `BUCKETS` or counter type are other
+    /// types, so merging them does not compile; this never fails today and returns a `Result` like
+    /// every merge in the crate.
+    ///
+    /// ```
+    /// use sketch_nostd::QuantileSketch;
+    /// let (mut a, mut b) = (QuantileSketch::<35, 1047>::new(), QuantileSketch::<35, 1047>::new());
+    /// a.insert(1u32);
+    /// b.insert(1_000u32);
+    /// a.merge(&b)?;
+    /// assert_eq!((a.count(), a.min(), a.max()), (2, Some(1.0), Some(1_000.0)));
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// None at present (see above).
+    pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
+        if other.floor > self.floor {
+            if let Some(l) = self.plan(None, i64::from(other.floor)) {
+                self.apply(l);
+            }
+        }
+        // The extremes first, so that the layout grows (or collapses) once.
+        let mut buckets = other.buckets();
+        let first = buckets.next();
+        let last = buckets.next_back();
+        for (k, n) in last.into_iter().chain(first).chain(buckets) {
+            self.add_key(k, n);
+        }
+        if other.zero > 0 {
+            self.add_key(0, other.zero);
+        }
+        self.sum += other.sum;
+        if other.min < self.min {
+            self.min = other.min;
+        }
+        if other.max > self.max {
+            self.max = other.max;
+        }
+        self.saturated |= other.saturated;
+        Ok(())
+    }
+
+    /// The non-empty buckets as `(key, count)`, in value order, without the zero count.
+    fn buckets(&self) -> impl DoubleEndedIterator<Item = (i64, u64)> + '_ {
+        let nn = self.neg_len as usize;
+        let neg_lo = i64::from(self.neg_lo);
+        let pos_lo = i64::from(self.pos_lo) - nn as i64;
+        self.counts
+            .iter()
+            .take(nn + self.pos_len as usize)
+            .enumerate()
+            .filter(|(_, c)| **c != C::ZERO)
+            .map(move |(i, c)| {
+                let k = if i < nn {
+                    neg_lo + i as i64
+                } else {
+                    pos_lo + i as i64
+                };
+                (k, c.to_u64())
+            })
+    }
+
+    /// The number of values counted (values that found their bucket full are not: see
+    /// [`is_saturated`](Self::is_saturated)).
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 8>::new();
+    /// q.add(5u32, 3);
+    /// assert_eq!(q.count(), 3);
+    /// ```
+    #[must_use]
+    pub const fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether nothing was counted.
+    ///
+    /// ```
+    /// assert!(sketch_nostd::QuantileSketch::<35, 8>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The smallest value inserted, exactly (as an `f64`); `None` if empty.
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 64>::new();
+    /// q.insert(-2.5f64);
+    /// q.insert(7u8);
+    /// assert_eq!((q.min(), q.max()), (Some(-2.5), Some(7.0)));
+    /// ```
+    #[must_use]
+    pub fn min(&self) -> Option<f64> {
+        (self.count > 0).then_some(self.min)
+    }
+
+    /// The largest value inserted, exactly (as an `f64`); `None` if empty.
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 64>::new();
+    /// q.insert(1e9f64);
+    /// assert_eq!(q.max(), Some(1e9));
+    /// ```
+    #[must_use]
+    pub fn max(&self) -> Option<f64> {
+        (self.count > 0).then_some(self.max)
+    }
+
+    /// The sum of the values inserted (in `f64`).
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 64>::new();
+    /// q.add(2u32, 5);
+    /// assert_eq!(q.sum() / q.count() as f64, 2.0);
+    /// ```
+    #[must_use]
+    pub const fn sum(&self) -> f64 {
+        self.sum
+    }
+
+    /// The `q`-quantile (`0 ≤ q ≤ 1`): an estimate of the element of rank `⌊q·(n − 1)⌋` (from 0) of
+    /// the `n` values in sorted order, within [`ALPHA`](Self::ALPHA) of it in relative terms, unless it
+    /// lies in the collapsed bucket ([`collapsed_below`](Self::collapsed_below)). `q = 0` and `q = 1`
+    /// give the exact minimum and maximum. `None` if empty or `q` is outside `[0, 1]` (or NaN).
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 1047>::new();
+    /// for v in 1..=1_000u32 { q.insert(v); }
+    /// let p90 = q.quantile(0.9).unwrap(); // rank 899: the value 900
+    /// assert!((p90 - 900.0).abs() <= q.error_bound() * 900.0);
+    /// assert_eq!(q.quantile(1.5), None);
+    /// ```
+    #[must_use]
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        if self.count == 0 || !(0.0..=1.0).contains(&q) {
+            return None;
+        }
+        let rank = (q * (self.count - 1) as f64) as u64;
+        if rank == 0 {
+            return Some(self.min);
+        }
+        if rank >= self.count - 1 {
+            return Some(self.max);
+        }
+        let (nn, np) = (self.neg_len as usize, self.pos_len as usize);
+        let mut seen = 0u64;
+        let mut hit = None;
+        for (i, c) in self.counts.iter().take(nn).enumerate() {
+            seen = seen.saturating_add(c.to_u64());
+            if seen > rank {
+                hit = Some(i64::from(self.neg_lo) + i as i64);
+                break;
+            }
+        }
+        if hit.is_none() {
+            seen = seen.saturating_add(self.zero);
+            if seen > rank {
+                hit = Some(0);
+            }
+        }
+        if hit.is_none() {
+            for (i, c) in self.counts.iter().skip(nn).take(np).enumerate() {
+                seen = seen.saturating_add(c.to_u64());
+                if seen > rank {
+                    hit = Some(i64::from(self.pos_lo) + i as i64);
+                    break;
+                }
+            }
+        }
+        Some(hit.map_or(self.max, |k| Self::value_of(k).max(self.min).min(self.max)))
+    }
+
+    /// The number of values at or below `x`, as far as the buckets tell: every value in a lower bucket,
+    /// and the whole bucket of `x` (values up to `2^(1/SUB)` times `x`). 0 below the minimum and
+    /// [`count`](Self::count) at or above the maximum; 0 for NaN.
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 1047>::new();
+    /// for v in 1..=100u32 { q.insert(v); }
+    /// assert_eq!(q.rank(50u32), 50);
+    /// assert_eq!((q.rank(0u32), q.rank(1e6f64)), (0, 100));
+    /// ```
+    #[must_use]
+    pub fn rank<V: Value>(&self, x: V) -> u64 {
+        let Some(split) = x.split() else { return 0 };
+        let v = x.to_f64();
+        if self.count == 0 || v < self.min {
+            return 0;
+        }
+        if v >= self.max {
+            return self.count;
+        }
+        let k = Self::key(split).max(i64::from(self.floor));
+        let mut below = if k >= 0 { self.zero } else { 0 };
+        for (key, n) in self.buckets() {
+            if key > k {
+                break;
+            }
+            below = below.saturating_add(n);
+        }
+        below
+    }
+
+    /// [`ALPHA`](Self::ALPHA), the relative error of every quantile above the collapsed buckets.
+    ///
+    /// ```
+    /// let q = sketch_nostd::QuantileSketch::<35, 1047>::new();
+    /// assert!(q.error_bound() <= 0.01);
+    /// ```
+    #[must_use]
+    pub const fn error_bound(&self) -> f64 {
+        Self::ALPHA
+    }
+
+    /// Whether the lowest buckets were collapsed because the values spanned more than `BUCKETS`
+    /// buckets (directly, or in a sketch merged in).
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 35>::new(); // one octave
+    /// q.insert(10u32);
+    /// q.insert(15u32);
+    /// assert!(!q.is_collapsed());
+    /// q.insert(1_000u32);
+    /// assert!(q.is_collapsed());
+    /// ```
+    #[must_use]
+    pub const fn is_collapsed(&self) -> bool {
+        self.floor != NO_FLOOR
+    }
+
+    /// After a collapse, the value reported for the collapsed bucket, which also counts every value
+    /// below it: quantiles reported above it keep the ±[`ALPHA`](Self::ALPHA) guarantee, those
+    /// reported at it may be lower values. `None` if the sketch never collapsed.
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 35>::new();
+    /// for v in [1u32, 2, 3, 500, 900] { q.insert(v); }
+    /// let floor = q.collapsed_below().unwrap();
+    /// assert!(floor > 3.0 && floor < 500.0);
+    /// assert_eq!(q.quantile(0.0), Some(1.0)); // the minimum stays exact
+    /// let p75 = q.quantile(0.75).unwrap(); // rank 3: 500
+    /// assert!((p75 - 500.0).abs() <= q.error_bound() * 500.0);
+    /// ```
+    #[must_use]
+    pub fn collapsed_below(&self) -> Option<f64> {
+        self.is_collapsed()
+            .then(|| Self::value_of(i64::from(self.floor)))
+    }
+
+    /// Whether a counter reached its maximum (values added to it after that were not counted).
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 8, u16>::new();
+    /// q.add(3u32, 70_000);
+    /// assert!(q.is_saturated());
+    /// assert_eq!(q.count(), 65_535);
+    /// ```
+    #[must_use]
+    pub const fn is_saturated(&self) -> bool {
+        self.saturated
+    }
+
+    /// Empties the sketch.
+    ///
+    /// ```
+    /// let mut q = sketch_nostd::QuantileSketch::<35, 8>::new();
+    /// q.insert(1u32);
+    /// q.clear();
+    /// assert!(q.is_empty() && q == sketch_nostd::QuantileSketch::new());
+    /// ```
+    pub fn clear(&mut self) {
+        *self = Self::new();
+    }
+}
+
+/// Moves `len` counters from `src` to `dst` (the block given as `(src, len, dst)`), correctly when
+/// the ranges overlap; out-of-range parts are skipped (never reached: the layouts fit).
+fn move_block<C: Counter>(counts: &mut [C], (src, len, dst): (usize, usize, usize)) {
+    let mut copy = |i: usize| {
+        if let (Some(&v), true) = (counts.get(src + i), dst + i < counts.len()) {
+            if let Some(d) = counts.get_mut(dst + i) {
+                *d = v;
+            }
+        }
+    };
+    if dst > src {
+        for i in (0..len).rev() {
+            copy(i);
+        }
+    } else if dst < src {
+        for i in 0..len {
+            copy(i);
+        }
+    }
+}
+
+impl<const SUB: usize, const BUCKETS: usize, C: Counter> fmt::Debug
+    for QuantileSketch<SUB, BUCKETS, C>
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("QuantileSketch")
+            .field("sub", &SUB)
+            .field("buckets", &BUCKETS)
+            .field("counter", &C::NAME)
+            .field("alpha", &Self::ALPHA)
+            .field("count", &self.count)
+            .field("min", &self.min())
+            .field("max", &self.max())
+            .field("collapsed_below", &self.collapsed_below())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sealed::Sealed;
+    use super::*;
+    use crate::sizing::{quantile_buckets, quantile_sub_buckets};
+
+    /// xorshift64*: a fixed-seed stream for the tests.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// Checks every quantile on a grid against the sorted values, with the sketch's rank definition.
+    fn check<const S: usize, const B: usize, C: Counter>(
+        q: &QuantileSketch<S, B, C>,
+        sorted: &[f64],
+    ) {
+        assert_eq!(q.count(), sorted.len() as u64);
+        let n = sorted.len();
+        for i in 0..=200 {
+            let p = i as f64 / 200.0;
+            let truth = sorted[(p * (n - 1) as f64) as usize];
+            let est = q.quantile(p).unwrap();
+            assert!(
+                (est - truth).abs() <= QuantileSketch::<S, B, C>::ALPHA * truth.abs(),
+                "q {p}: {est} vs {truth}"
+            );
+        }
+    }
+
+    #[test]
+    fn sizes_and_alpha() {
+        assert_eq!(quantile_sub_buckets(0.01), 35);
+        assert_eq!(quantile_buckets(0.01, 1.0, 1e9), 1_047);
+        type Latency = QuantileSketch<35, 1_047>;
+        assert_eq!(core::mem::size_of::<Latency>(), 1_047 * 4 + 68);
+        assert_eq!(
+            core::mem::size_of::<QuantileSketch<35, 1_047, u16>>(),
+            1_047 * 2 + 66
+        );
+        const { assert!(Latency::ALPHA <= 0.01) };
+        // The bound is tight: a value at a bucket's lower edge is reported (u − l)/(u + l) above it.
+        let (l, u) = bounds(0, 35);
+        assert!(((u - l) / (u + l) - Latency::ALPHA).abs() < 1e-6);
+    }
+
+    #[test]
+    fn integer_and_float_give_the_same_key() {
+        type Q = QuantileSketch<35, 8>;
+        let mut r = Rng(5);
+        for _ in 0..10_000 {
+            let v = r.next() >> (r.next() % 64);
+            let vf = v as f64;
+            if vf as u64 == v {
+                assert_eq!(
+                    Q::key(v.split().unwrap()),
+                    Q::key(vf.split().unwrap()),
+                    "{v}"
+                );
+            }
+            let i = v as i64;
+            assert_eq!(
+                Q::key(i.split().unwrap()),
+                if i < 0 {
+                    -Q::key(i.unsigned_abs().split().unwrap())
+                } else {
+                    Q::key(v.split().unwrap())
+                }
+            );
+        }
+        assert_eq!(Q::key(1u8.split().unwrap()), 1023 * 35);
+        assert_eq!(Q::key(0.0f64.split().unwrap()), 0);
+        assert_eq!(Q::key((-0.0f64).split().unwrap()), 0);
+        assert!(f64::NAN.split().is_none());
+    }
+
+    #[test]
+    fn coarse_lookup_equals_the_linear_scan() {
+        fn check<const S: usize>(r: &mut Rng) {
+            for _ in 0..3_000 {
+                let x = f64::from_bits((1023u64 << 52) | (r.next() >> 12));
+                let k = QuantileSketch::<S, 1>::key(x.split().unwrap());
+                assert_eq!(k, key_of(x, S), "{x} at SUB {S}");
+            }
+            // Every bound itself, and just below it.
+            for j in 1..S {
+                let t = threshold(j, S);
+                for frac in [t, t - 1] {
+                    let s = sealed::Split {
+                        negative: false,
+                        octave: 1023,
+                        frac,
+                    };
+                    let expected = 1023 * S as i64 + j as i64 - i64::from(frac < t);
+                    assert_eq!(
+                        QuantileSketch::<S, 1>::key(s),
+                        expected,
+                        "bound {j} at SUB {S}"
+                    );
+                }
+            }
+        }
+        let mut r = Rng(21);
+        check::<1>(&mut r);
+        check::<35>(&mut r);
+        check::<178>(&mut r);
+        check::<1_000>(&mut r);
+    }
+
+    #[test]
+    fn every_bucket_reports_within_alpha_of_its_edges() {
+        type Q = QuantileSketch<35, 8>;
+        for o in [1u64, 1000, 1023, 1050, 2046] {
+            for j in 0..35u64 {
+                let k = (o * 35 + j) as i64;
+                let v = Q::value_of(k);
+                let (l, u) = bounds(j as usize, 35);
+                let scale = f64::from_bits(o << 52);
+                for edge in [l * scale, u * scale * (1.0 - f64::EPSILON)] {
+                    if edge.is_finite() {
+                        assert!((v - edge).abs() <= Q::ALPHA * edge, "{k}");
+                        assert_eq!(Q::key(edge.split().unwrap()), k, "{k} {edge}");
+                    }
+                }
+                assert_eq!(Q::value_of(-k), -v);
+            }
+        }
+    }
+
+    #[test]
+    fn quantiles_within_alpha_of_sorted_values() {
+        let mut r = Rng(11);
+        let mut q = QuantileSketch::<35, 1_047>::new();
+        let mut values = Vec::new();
+        for _ in 0..20_000 {
+            let v = (r.unit() * 20.0).exp();
+            q.insert(v);
+            values.push(v);
+        }
+        values.sort_by(f64::total_cmp);
+        check(&q, &values);
+        assert!(!q.is_collapsed());
+
+        // Negative, zero and positive, integers.
+        let mut q = QuantileSketch::<35, 1_047, u16>::new();
+        let mut values = Vec::new();
+        for _ in 0..20_000 {
+            let v = (r.next() % 2_000_001) as i64 - 1_000_000;
+            let v = if v.abs() < 100 { 0 } else { v };
+            q.insert(v);
+            values.push(v as f64);
+        }
+        values.sort_by(f64::total_cmp);
+        check(&q, &values);
+        assert!(!q.is_collapsed());
+    }
+
+    #[test]
+    fn collapse_keeps_upper_quantiles() {
+        let mut r = Rng(3);
+        // Two octaves of buckets for values over 40 octaves, negatives included.
+        let mut q = QuantileSketch::<35, 70>::new();
+        let mut values = Vec::new();
+        for _ in 0..5_000 {
+            let mag = (r.unit() * 40.0 * core::f64::consts::LN_2).exp();
+            let v = if r.next().is_multiple_of(4) {
+                -mag
+            } else {
+                mag
+            };
+            q.insert(v);
+            values.push(v);
+        }
+        values.sort_by(f64::total_cmp);
+        assert!(q.is_collapsed());
+        let floor = q.collapsed_below().unwrap();
+        let n = values.len();
+        let mut checked = 0;
+        for i in 0..=1000 {
+            let p = i as f64 / 1000.0;
+            let est = q.quantile(p).unwrap();
+            let truth = values[(p * (n - 1) as f64) as usize];
+            if est > floor {
+                assert!((est - truth).abs() <= q.error_bound() * truth.abs(), "{p}");
+                checked += 1;
+            }
+        }
+        // The top two of 40 octaves, for the 3/4 of values that are positive: about 37 of 1,001.
+        assert!(checked > 25, "{checked}");
+        assert_eq!(q.count(), n as u64);
+        assert_eq!((q.min(), q.max()), (Some(values[0]), Some(values[n - 1])));
+    }
+
+    #[test]
+    fn merge_equals_one_sketch_and_order_does_not_matter() {
+        let mut r = Rng(9);
+        let mut parts: Vec<QuantileSketch<35, 200>> =
+            (0..6).map(|_| QuantileSketch::new()).collect();
+        let mut all = QuantileSketch::<35, 200>::new();
+        for i in 0..30_000 {
+            let v = (r.unit() * 8.0).exp() - 20.0;
+            parts[i % 6].insert(v);
+            all.insert(v);
+        }
+        let mut a = QuantileSketch::<35, 200>::new();
+        for p in &parts {
+            a.merge(p).unwrap();
+        }
+        let mut b = QuantileSketch::<35, 200>::new();
+        for p in parts.iter().rev() {
+            b.merge(p).unwrap();
+        }
+        assert_eq!(a.count(), all.count());
+        assert_eq!(a.layout(), all.layout());
+        assert_eq!(a.counts, all.counts);
+        assert_eq!(b.counts, all.counts);
+        assert_eq!(b.layout(), all.layout());
+        assert_eq!((a.min, a.max, a.zero), (all.min, all.max, all.zero));
+    }
+}

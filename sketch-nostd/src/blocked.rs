@@ -40,7 +40,7 @@ pub struct Block(pub [u64; 8]);
 
 /// Odd 32-bit multipliers, one per word: word `i`'s bit is the top 6 bits of `h·SALT[i] mod 2^32`
 /// (Parquet's split-block Bloom filter salts).
-const SALT: [u32; 8] = [
+pub(crate) const SALT: [u32; 8] = [
     0x47b6_137b,
     0x4497_4d91,
     0x8824_ad5b,
@@ -50,6 +50,13 @@ const SALT: [u32; 8] = [
     0x9efc_4947,
     0x5c6b_fb31,
 ];
+
+/// The bit (`0..64`) that a hash whose low half is `low` sets in the block word salted by `salt`:
+/// the top 6 bits of `low·salt mod 2^32`. Shared with the zero-copy view (`wire::BlockedBloomRef`).
+#[inline(always)]
+pub(crate) const fn bit_in_word(low: u32, salt: u32) -> u32 {
+    low.wrapping_mul(salt) >> 26
+}
 
 /// A Bloom filter of `BLOCKS` cache-line blocks (512 bits each) that sets `K` bits per key, all in one
 /// block: one cache line per lookup where [`Bloom`](crate::Bloom) touches `k`, which matters once the
@@ -206,7 +213,7 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     /// the top 6 bits of `low·salt mod 2^32`.
     #[inline(always)]
     const fn bit_in_word(low: u32, salt: u32) -> u32 {
-        low.wrapping_mul(salt) >> 26
+        bit_in_word(low, salt)
     }
 
     /// Inserts a key. Returns `true` if the key was definitely new (one of its bits was clear).

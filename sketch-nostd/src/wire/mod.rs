@@ -135,9 +135,11 @@ mod cuckoo;
 mod frame;
 mod heavy;
 mod hll;
+mod view;
 
 pub use frame::{Frame, FrameDecoder, RawFrame};
 pub use heavy::WireKey;
+pub use view::{encode_view, BlockedBloomRef, BloomRef, Viewable};
 
 use crate::error::WireError;
 use codec::{read_header, Counter, SketchVisitor, SliceSource};

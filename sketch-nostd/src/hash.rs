@@ -174,6 +174,32 @@ pub fn hash64<Q: Key + ?Sized>(key: &Q, seed: u64) -> u64 {
     key.with_key_bytes(|bytes| xxh3_64_with_seed(bytes, seed))
 }
 
+/// [`hash64`] of a byte key (`str` or `[u8]`) as a `const fn`, for filters the compiler builds
+/// (`Bloom::from_keys` and its siblings). It is xxhash-rust's `const_xxh3`, slower than [`hash64`] at
+/// run time but equal to it for every input: `const_hash64(b, s) == hash64(b, s)`.
+///
+/// ```
+/// use sketch_nostd::hash::{const_hash64, hash64};
+/// const H: u64 = const_hash64(b"user:42", 7);
+/// assert_eq!(H, hash64("user:42", 7));
+/// ```
+#[must_use]
+pub const fn const_hash64(bytes: &[u8], seed: u64) -> u64 {
+    xxhash_rust::const_xxh3::xxh3_64_with_seed(bytes, seed)
+}
+
+/// [`hash64`] of a `u64` key (its 8 little-endian bytes) as a `const fn`.
+///
+/// ```
+/// use sketch_nostd::hash::{const_hash64_u64, hash64};
+/// const H: u64 = const_hash64_u64(404, 0);
+/// assert_eq!(H, hash64(&404u64, 0));
+/// ```
+#[must_use]
+pub const fn const_hash64_u64(key: u64, seed: u64) -> u64 {
+    const_hash64(&key.to_le_bytes(), seed)
+}
+
 /// [`hash64`] of a byte key that arrives in pieces: the same value, without holding the whole key.
 ///
 /// For keys too long to buffer (a multi-megabyte log line read in chunks): feed the pieces in order

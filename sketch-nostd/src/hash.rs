@@ -366,6 +366,46 @@ pub const fn mix32(x: u32) -> u32 {
     h
 }
 
+/// A 64-bit mixer (MurmurHash3's `fmix64` finalizer): a fixed bijection on `u64` whose output bits
+/// each depend on every input bit. The binary fuse filter mixes its construction seed into a key's
+/// hash with it (`mix64(hash + seed)`, as the reference implementation does). Part of the stable
+/// interface.
+///
+/// ```
+/// use sketch_nostd::hash::mix64;
+/// assert_eq!(mix64(0), 0);
+/// assert_eq!(mix64(1), 0xB456_BCFC_34C2_CB2C);
+/// ```
+#[inline]
+#[must_use]
+pub const fn mix64(x: u64) -> u64 {
+    let mut h = x;
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    h
+}
+
+/// A `String` hashes as its `str` (feature `alloc`).
+#[cfg(feature = "alloc")]
+impl Key for alloc::string::String {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self.as_bytes())
+    }
+}
+
+/// A `Vec<u8>` hashes as its bytes (feature `alloc`).
+#[cfg(feature = "alloc")]
+impl Key for alloc::vec::Vec<u8> {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,12 +42,17 @@
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
 pub mod blocked;
 pub mod bloom;
 pub mod counting;
 pub mod countmin;
 pub mod cuckoo;
 pub mod error;
+#[cfg(feature = "serde")]
+pub mod fuse;
 pub mod hash;
 pub mod hll;
 pub mod micro;
@@ -68,6 +73,8 @@ pub use bloom::Bloom;
 pub use counting::CountingBloom;
 pub use countmin::CountMin;
 pub use cuckoo::CuckooFilter;
+#[cfg(feature = "alloc")]
+pub use error::BuildError;
 #[cfg(feature = "serde")]
 pub use error::WireError;
 pub use error::{CapacityError, MergeError, PartsError, RemoveError};

@@ -166,3 +166,128 @@ fn corrupted_or_truncated_views_are_refused_never_a_panic() {
         }
     }
 }
+
+mod fuse {
+    use super::*;
+    use sketch_nostd::fuse::{BinaryFuse16, BinaryFuse16Ref, BinaryFuse8, BinaryFuse8Ref};
+    use sketch_nostd::wire::SketchKind;
+    use sketch_nostd::WireError;
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The bytes of small filters, pinned: the binary fuse wire encoding (kinds 12 and 13) and its
+    /// construction (shape, construction seeds, peeling order, assignment) are a public interface,
+    /// like every golden in `wire_golden.rs`. Changing them means bumping the format version.
+    #[test]
+    fn goldens() {
+        let f8 = BinaryFuse8::from_keys(["a", "b", "c"], 7).unwrap();
+        assert_eq!(
+            hex(f8.as_bytes()),
+            concat!(
+                "534b020c",                                         // "SK", version 2, kind 12
+                "080103",           // SEGMENT_LENGTH 8, SEGMENT_COUNT 1, KEYS 3
+                "07",               // seed
+                "0bf56c113293b60d", // construction seed, little-endian
+                "0000000000d600000000000000000000002000000000008b", // 24 fingerprints
+            )
+        );
+        let f16 = BinaryFuse16::from_keys([1u64, 2, 3, 4], 7).unwrap();
+        assert_eq!(
+            hex(f16.as_bytes()),
+            concat!(
+                "534b020d080104070bf56c113293b60d",
+                "0000000000000000000000000000000000006ed4000000000000000000000000",
+                "00000000caa2000000005ae041720000"
+            )
+        );
+        for (bytes, kind) in [
+            (f8.as_bytes(), SketchKind::BinaryFuse8),
+            (f16.as_bytes(), SketchKind::BinaryFuse16),
+        ] {
+            let h = wire::peek(bytes).unwrap();
+            assert_eq!((h.version, h.kind, h.seed), (2, kind, 7));
+            assert_eq!(h.params()[..2], [8, 1]);
+        }
+        assert!(["a", "b", "c"].iter().all(|k| f8.contains(*k)));
+        assert!((1..=4u64).all(|k| f16.contains(&k)));
+    }
+
+    #[test]
+    fn built_filters_and_views_answer_identically() {
+        let urls = probe_urls();
+        let f8 = BinaryFuse8::from_keys(BLOCKED_PREFIXES.iter().copied(), SEED).unwrap();
+        let f16 = BinaryFuse16::from_keys(BLOCKED_PREFIXES.iter().copied(), SEED).unwrap();
+        let v8 = BinaryFuse8Ref::new(f8.as_bytes()).unwrap();
+        let v16 = BinaryFuse16Ref::new(f16.as_bytes()).unwrap();
+        for url in &urls {
+            assert_eq!(v8.contains(url.as_str()), f8.contains(url.as_str()));
+            assert_eq!(v16.contains(url.as_str()), f16.contains(url.as_str()));
+        }
+        assert!(BLOCKED_PREFIXES
+            .iter()
+            .all(|u| v8.contains(*u) && v16.contains(*u)));
+
+        // u64 keys: every member found; a different input order builds the same bytes.
+        let f = BinaryFuse8::from_keys(U64_KEYS, SEED).unwrap();
+        let reversed = BinaryFuse8::from_keys(U64_KEYS.iter().rev().copied(), SEED).unwrap();
+        assert_eq!(f.as_bytes(), reversed.as_bytes());
+        let view = BinaryFuse8Ref::new(f.as_bytes()).unwrap();
+        for k in u64_probes() {
+            assert_eq!(view.contains(&k), f.contains(&k));
+        }
+        assert!(U64_KEYS.iter().all(|k| view.contains(k)));
+    }
+
+    #[test]
+    fn views_refuse_truncated_and_corrupted_envelopes() {
+        let f = BinaryFuse16::from_keys(U64_KEYS, SEED).unwrap();
+        let bytes = f.as_bytes();
+        for n in (0..bytes.len())
+            .step_by(97)
+            .chain(bytes.len() - 3..bytes.len())
+        {
+            assert!(BinaryFuse16Ref::new(&bytes[..n]).is_err(), "{n}");
+        }
+        let mut long = bytes.to_vec();
+        long.push(0);
+        assert_eq!(BinaryFuse16Ref::new(&long), Err(WireError::TrailingBytes));
+        assert!(matches!(
+            BinaryFuse8Ref::new(bytes),
+            Err(WireError::WrongKind { .. })
+        ));
+        // Magic, version, kind, SEGMENT_LENGTH and SEGMENT_COUNT: changing any of their bytes is
+        // refused (the body no longer has the array's length, or the values are out of range).
+        // KEYS and the seed only describe the keys (any value up to the array length is valid).
+        let h = wire::peek(bytes).unwrap();
+        let keys_at = 4 + h.params()[..2]
+            .iter()
+            .map(|&p| varint_len(p))
+            .sum::<usize>();
+        for i in 0..keys_at {
+            for flip in [1u8, 2, 0x40, 0x80] {
+                let mut bad = bytes.to_vec();
+                bad[i] ^= flip;
+                assert!(BinaryFuse16Ref::new(&bad).is_err(), "byte {i} ^ {flip:#x}");
+            }
+        }
+        // Random bytes, and random bytes behind a valid start: errors or answers, never a panic.
+        let mut rng = SplitMix64(17);
+        for len in [0usize, 4, 12, 20, 40, 300] {
+            for _ in 0..300 {
+                let mut junk: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+                if len > 4 {
+                    junk[..4].copy_from_slice(&bytes[..4]);
+                }
+                if let Ok(v) = BinaryFuse16Ref::new(&junk) {
+                    let _ = v.contains("x");
+                }
+            }
+        }
+    }
+
+    fn varint_len(v: u64) -> usize {
+        (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+    }
+}

@@ -211,6 +211,12 @@ pub enum SketchKind {
     SpaceSaving = 7,
     /// [`BlockedBloom`](crate::BlockedBloom): parameters `BLOCKS`, `K`.
     BlockedBloom = 10,
+    /// A binary fuse filter with 8-bit fingerprints ([`fuse`](crate::fuse)): parameters
+    /// `SEGMENT_LENGTH`, `SEGMENT_COUNT`, `KEYS`.
+    BinaryFuse8 = 12,
+    /// A binary fuse filter with 16-bit fingerprints ([`fuse`](crate::fuse)): parameters as
+    /// [`BinaryFuse8`](Self::BinaryFuse8).
+    BinaryFuse16 = 13,
 }
 
 impl SketchKind {
@@ -232,6 +238,8 @@ impl SketchKind {
             6 => Some(Self::TopK),
             7 => Some(Self::SpaceSaving),
             10 => Some(Self::BlockedBloom),
+            12 => Some(Self::BinaryFuse8),
+            13 => Some(Self::BinaryFuse16),
             _ => None,
         }
     }
@@ -254,6 +262,8 @@ impl SketchKind {
             Self::TopK => "TopK",
             Self::SpaceSaving => "SpaceSaving",
             Self::BlockedBloom => "BlockedBloom",
+            Self::BinaryFuse8 => "BinaryFuse8",
+            Self::BinaryFuse16 => "BinaryFuse16",
         }
     }
 
@@ -273,6 +283,7 @@ impl SketchKind {
             Self::TopK => &["K", "W", "D", "COUNTER_BYTES", "CONSERVATIVE", "KEY"],
             Self::SpaceSaving => &["K", "COUNTER_BYTES", "KEY"],
             Self::BlockedBloom => &["BLOCKS", "K"],
+            Self::BinaryFuse8 | Self::BinaryFuse16 => crate::fuse::PARAM_NAMES,
         }
     }
 }

@@ -53,7 +53,8 @@ setup() {
     need_cmd tmux tmux &&
         need_cmd qemu-system-arm qemu-system-arm &&
         need_cmd qemu-system-riscv32 qemu-system-misc &&
-        need_cmd arm-none-eabi-size binutils-arm-none-eabi
+        need_cmd arm-none-eabi-size binutils-arm-none-eabi &&
+        need_cmd chromium chromium
 }
 
 firmware_lints() {
@@ -84,7 +85,7 @@ cross_builds() {
     cargo clippy -q -p sketch-nostd --no-default-features --target thumbv6m-none-eabi -- -D warnings || return 1
 }
 
-step "setup (toolchain components, targets, tmux, QEMU for Arm and RISC-V, ARM binutils)" setup
+step "setup (toolchain components, targets, tmux, QEMU for Arm and RISC-V, ARM binutils, Chromium)" setup
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test --workspace" run_tests

@@ -369,6 +369,7 @@ impl core::error::Error for WireError {}
 /// assert!(BinaryFuse8::from_keys(0..1_000u32, 0).is_ok());
 /// # }
 /// ```
+#[cfg(feature = "alloc")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BuildError {
@@ -380,6 +381,7 @@ pub enum BuildError {
     NotFound,
 }
 
+#[cfg(feature = "alloc")]
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -391,4 +393,5 @@ impl fmt::Display for BuildError {
     }
 }
 
+#[cfg(feature = "alloc")]
 impl core::error::Error for BuildError {}

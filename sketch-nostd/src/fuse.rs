@@ -5,7 +5,7 @@
 //! fewer than log2(1/p). A binary fuse filter stores one `F`-bit fingerprint per slot in an array of
 //! about 1.13·n slots (for a million keys or more), so it needs about
 //! 1.125·F bits per key for `p = 2^−F`: 9.0 bits per key at 0.39% with 8-bit fingerprints
-//! ([`BinaryFuse8`]), 18 at 0.0015% with 16-bit ones ([`BinaryFuse16`]), where a Bloom filter
+//! (`BinaryFuse8`), 18 at 0.0015% with 16-bit ones (`BinaryFuse16`), where a Bloom filter
 //! needs 11.5 and 23.0. Smaller sets need relatively more slots (as in the reference
 //! implementation): 9.04 bits per key at 8 bits for 10^6 keys, 9.50 for 10^5, 10.24 for 10^4. The price: the key set is fixed when the filter is built (no insert), and
 //! building needs the whole set in memory, so construction is behind the `alloc` feature, while

@@ -19,6 +19,7 @@ mod countmin;
 mod deletable;
 mod hll;
 mod ours;
+mod prefilter;
 
 /// Times a bare xxh3-64 of every key (`xxh3 floor`): the lower bound of any sketch that hashes them.
 fn xxh3_floor<K: Key>(g: &mut BenchmarkGroup<'_, WallTime>, keys: &[K]) {
@@ -52,6 +53,7 @@ fn main() {
     countmin::benches();
     deletable::benches();
     ours::benches();
+    prefilter::benches();
     criterion::Criterion::default()
         .configure_from_args()
         .final_summary();

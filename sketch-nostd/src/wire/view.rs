@@ -144,17 +144,14 @@ fn open(
         });
     }
     let [units, k, ..] = header.params;
-    let names = kind.param_names();
     if !(1..=MAX_UNITS).contains(&units) {
         return Err(WireError::BadEncoding {
             what: "filter size out of range",
         });
     }
     if !(1..=max_k).contains(&k) {
-        return Err(WireError::WrongParameter {
-            name: names.get(1).copied().unwrap_or("K"),
-            expected: max_k,
-            found: k,
+        return Err(WireError::BadEncoding {
+            what: "filter K out of range",
         });
     }
     let (&tag, body) = rest.split_first().ok_or(WireError::Truncated)?;
@@ -212,8 +209,8 @@ impl<'a> BloomRef<'a> {
     /// # Errors
     /// Envelope errors as for [`decode`](super::decode) ([`WireError::BadMagic`],
     /// [`WireError::UnsupportedVersion`], [`WireError::WrongKind`] for another sketch, …),
-    /// [`WireError::BadEncoding`] for a size out of range or a body other than the dense one,
-    /// [`WireError::WrongParameter`] for `K` outside `1..=32`, [`WireError::Truncated`] or
+    /// [`WireError::BadEncoding`] for a size out of range, `K` outside `1..=32` or a body other than
+    /// the dense one, [`WireError::Truncated`] or
     /// [`WireError::TrailingBytes`] if the body is not exactly `8·WORDS` bytes.
     pub fn new(bytes: &'a [u8]) -> Result<Self, WireError> {
         let (words, k, seed, body) = open(bytes, SketchKind::Bloom, 8, 32)?;

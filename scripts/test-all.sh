@@ -54,7 +54,8 @@ setup() {
         need_cmd qemu-system-arm qemu-system-arm &&
         need_cmd qemu-system-riscv32 qemu-system-misc &&
         need_cmd arm-none-eabi-size binutils-arm-none-eabi &&
-        need_cmd redis-server redis-server
+        need_cmd redis-server redis-server &&
+        need_cmd chromium chromium
 }
 
 # The Redis tests (tests/tests/redis.rs, tui-demo's) talk to a real redis-server: a throw-away one on
@@ -132,7 +133,7 @@ cross_builds() {
     cargo clippy -q -p sketch-nostd --no-default-features --target thumbv6m-none-eabi -- -D warnings || return 1
 }
 
-step "setup (toolchain components, targets, tmux, QEMU for Arm and RISC-V, ARM binutils, redis-server)" setup
+step "setup (toolchain components, targets, tmux, QEMU for Arm and RISC-V, ARM binutils, redis-server, Chromium)" setup
 step "start redis-server for the Redis tests" start_redis
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings

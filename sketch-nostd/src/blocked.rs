@@ -40,7 +40,7 @@ pub struct Block(pub [u64; 8]);
 
 /// Odd 32-bit multipliers, one per word: word `i`'s bit is the top 6 bits of `h·SALT[i] mod 2^32`
 /// (Parquet's split-block Bloom filter salts).
-const SALT: [u32; 8] = [
+pub(crate) const SALT: [u32; 8] = [
     0x47b6_137b,
     0x4497_4d91,
     0x8824_ad5b,
@@ -50,6 +50,13 @@ const SALT: [u32; 8] = [
     0x9efc_4947,
     0x5c6b_fb31,
 ];
+
+/// The bit (`0..64`) that a hash whose low half is `low` sets in the block word salted by `salt`:
+/// the top 6 bits of `low·salt mod 2^32`. Shared with the zero-copy view (`wire::BlockedBloomRef`).
+#[inline(always)]
+pub(crate) const fn bit_in_word(low: u32, salt: u32) -> u32 {
+    low.wrapping_mul(salt) >> 26
+}
 
 /// A Bloom filter of `BLOCKS` cache-line blocks (512 bits each) that sets `K` bits per key, all in one
 /// block: one cache line per lookup where [`Bloom`](crate::Bloom) touches `k`, which matters once the
@@ -206,7 +213,7 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     /// the top 6 bits of `low·salt mod 2^32`.
     #[inline(always)]
     const fn bit_in_word(low: u32, salt: u32) -> u32 {
-        low.wrapping_mul(salt) >> 26
+        bit_in_word(low, salt)
     }
 
     /// Inserts a key. Returns `true` if the key was definitely new (one of its bits was clear).
@@ -392,6 +399,104 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
             })
             .sum();
         sum / BLOCKS as f64
+    }
+}
+
+/// Compile-time construction: a filter built by the compiler from a list of keys, to place in a
+/// `static` (flash on a microcontroller), equal to one built by inserting the same keys at run time
+/// ([`const_hash64`](crate::hash::const_hash64) equals [`hash64`]).
+///
+/// ```
+/// use sketch_nostd::BlockedBloom;
+///
+/// static PREFIXES: BlockedBloom<4, 8> =
+///     BlockedBloom::from_keys(&["https://ads.example/", "https://cdn.bad.example/js/"], 0);
+///
+/// assert!(PREFIXES.contains("https://ads.example/"));
+/// let mut runtime = BlockedBloom::<4, 8>::new();
+/// runtime.insert("https://ads.example/");
+/// runtime.insert("https://cdn.bad.example/js/");
+/// assert_eq!(PREFIXES, runtime);
+/// ```
+impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
+    /// A filter holding the string keys `keys`, hashed with `seed`; a `const fn`.
+    ///
+    /// ```
+    /// const F: sketch_nostd::BlockedBloom<2, 8> = sketch_nostd::BlockedBloom::from_keys(&["a"], 3);
+    /// assert!(F.contains("a"));
+    /// ```
+    #[must_use]
+    pub const fn from_keys(keys: &[&str], seed: u64) -> Self {
+        let mut f = Self::with_seed(seed);
+        let mut i = 0;
+        while i < keys.len() {
+            f.const_insert_hash(crate::hash::const_hash64(keys[i].as_bytes(), seed));
+            i += 1;
+        }
+        f
+    }
+
+    /// A filter holding the byte-string keys `keys`, hashed with `seed`; a `const fn`.
+    ///
+    /// ```
+    /// const F: sketch_nostd::BlockedBloom<2, 8> = sketch_nostd::BlockedBloom::from_byte_keys(&[b"ab"], 0);
+    /// assert!(F.contains("ab"));
+    /// ```
+    #[must_use]
+    pub const fn from_byte_keys(keys: &[&[u8]], seed: u64) -> Self {
+        let mut f = Self::with_seed(seed);
+        let mut i = 0;
+        while i < keys.len() {
+            f.const_insert_hash(crate::hash::const_hash64(keys[i], seed));
+            i += 1;
+        }
+        f
+    }
+
+    /// A filter holding the `u64` keys `keys`, hashed with `seed`; a `const fn`.
+    ///
+    /// ```
+    /// const F: sketch_nostd::BlockedBloom<2, 8> = sketch_nostd::BlockedBloom::from_u64_keys(&[22, 80], 0);
+    /// assert!(F.contains(&80u64));
+    /// ```
+    #[must_use]
+    pub const fn from_u64_keys(keys: &[u64], seed: u64) -> Self {
+        let mut f = Self::with_seed(seed);
+        let mut i = 0;
+        while i < keys.len() {
+            f.const_insert_hash(crate::hash::const_hash64_u64(keys[i], seed));
+            i += 1;
+        }
+        f
+    }
+
+    /// A filter holding the keys whose hashes ([`hash64`] with `seed`) are `hashes`; a `const fn`.
+    ///
+    /// ```
+    /// use sketch_nostd::{hash::const_hash64_u64, BlockedBloom};
+    /// const F: BlockedBloom<2, 8> = BlockedBloom::from_hashes(&[const_hash64_u64(9, 0)], 0);
+    /// assert!(F.contains(&9u64));
+    /// ```
+    #[must_use]
+    pub const fn from_hashes(hashes: &[u64], seed: u64) -> Self {
+        let mut f = Self::with_seed(seed);
+        let mut i = 0;
+        while i < hashes.len() {
+            f.const_insert_hash(hashes[i]);
+            i += 1;
+        }
+        f
+    }
+
+    /// [`insert_hash`](Self::insert_hash) as a `const fn` (the same bits).
+    const fn const_insert_hash(&mut self, hash: u64) {
+        let b = reduce((hash >> 32) as u32, Self::B) as usize;
+        let low = hash as u32;
+        let mut i = 0;
+        while i < K as usize && i < 8 && b < BLOCKS {
+            self.blocks[b].0[i] |= 1 << bit_in_word(low, SALT[i]);
+            i += 1;
+        }
     }
 }
 

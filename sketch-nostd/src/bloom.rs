@@ -336,6 +336,108 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     }
 }
 
+/// Compile-time construction: a filter built by the compiler from a list of keys, to place in a
+/// `static` (flash on a microcontroller). The keys hash exactly as at run time
+/// ([`const_hash64`](crate::hash::const_hash64) equals [`hash64`]), so the filter equals one built by
+/// inserting the same keys.
+///
+/// ```
+/// use sketch_nostd::Bloom;
+///
+/// static BLOCKED: Bloom<16, 4> = Bloom::from_keys(&["ads.example", "tracker.example"], 7);
+///
+/// assert!(BLOCKED.contains("ads.example"));
+/// let mut runtime = Bloom::<16, 4>::with_seed(7);
+/// runtime.insert("ads.example");
+/// runtime.insert("tracker.example");
+/// assert_eq!(BLOCKED, runtime);
+/// ```
+impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
+    /// A filter holding the string keys `keys`, hashed with `seed`; a `const fn`.
+    ///
+    /// ```
+    /// const F: sketch_nostd::Bloom<4, 3> = sketch_nostd::Bloom::from_keys(&["a", "b"], 0);
+    /// assert!(F.contains("a") && F.contains(b"b"));
+    /// ```
+    #[must_use]
+    pub const fn from_keys(keys: &[&str], seed: u64) -> Self {
+        let mut f = Self::with_seed(seed);
+        let mut i = 0;
+        while i < keys.len() {
+            f.const_insert_hash(crate::hash::const_hash64(keys[i].as_bytes(), seed));
+            i += 1;
+        }
+        f
+    }
+
+    /// A filter holding the byte-string keys `keys`, hashed with `seed`; a `const fn`.
+    ///
+    /// ```
+    /// const F: sketch_nostd::Bloom<4, 3> = sketch_nostd::Bloom::from_byte_keys(&[b"\x00\x01", b"ab"], 0);
+    /// assert!(F.contains(&[0u8, 1]) && F.contains("ab"));
+    /// ```
+    #[must_use]
+    pub const fn from_byte_keys(keys: &[&[u8]], seed: u64) -> Self {
+        let mut f = Self::with_seed(seed);
+        let mut i = 0;
+        while i < keys.len() {
+            f.const_insert_hash(crate::hash::const_hash64(keys[i], seed));
+            i += 1;
+        }
+        f
+    }
+
+    /// A filter holding the `u64` keys `keys`, hashed with `seed`; a `const fn`.
+    ///
+    /// ```
+    /// const F: sketch_nostd::Bloom<4, 3> = sketch_nostd::Bloom::from_u64_keys(&[80, 443], 0);
+    /// assert!(F.contains(&443u64));
+    /// ```
+    #[must_use]
+    pub const fn from_u64_keys(keys: &[u64], seed: u64) -> Self {
+        let mut f = Self::with_seed(seed);
+        let mut i = 0;
+        while i < keys.len() {
+            f.const_insert_hash(crate::hash::const_hash64_u64(keys[i], seed));
+            i += 1;
+        }
+        f
+    }
+
+    /// A filter holding the keys whose hashes ([`hash64`] with `seed`) are `hashes`; a `const fn`,
+    /// for keys of other types hashed by the caller.
+    ///
+    /// ```
+    /// use sketch_nostd::{hash::const_hash64, Bloom};
+    /// const F: Bloom<4, 3> = Bloom::from_hashes(&[const_hash64(&7u32.to_le_bytes(), 1)], 1);
+    /// assert!(F.contains(&7u32));
+    /// ```
+    #[must_use]
+    pub const fn from_hashes(hashes: &[u64], seed: u64) -> Self {
+        let mut f = Self::with_seed(seed);
+        let mut i = 0;
+        while i < hashes.len() {
+            f.const_insert_hash(hashes[i]);
+            i += 1;
+        }
+        f
+    }
+
+    /// [`insert_hash`](Self::insert_hash) as a `const fn` (the same bits).
+    const fn const_insert_hash(&mut self, hash: u64) {
+        let probe = Probe::new(hash);
+        let mut i = 0;
+        while i < K {
+            let bit = reduce(probe.nth(i), Self::M);
+            let w = (bit / 64) as usize;
+            if w < WORDS {
+                self.words[w] |= 1 << (bit % 64);
+            }
+            i += 1;
+        }
+    }
+}
+
 impl<const WORDS: usize, const K: u32> Default for Bloom<WORDS, K> {
     fn default() -> Self {
         Self::new()

@@ -443,3 +443,39 @@ impl fmt::Display for RedisError {
 }
 
 impl core::error::Error for RedisError {}
+
+/// Why a binary fuse filter could not be built ([`fuse::BinaryFuse::from_keys`](crate::fuse::BinaryFuse::from_keys),
+/// feature `alloc`). Building is the only fallible step: a built filter always answers.
+///
+/// ```
+/// # #[cfg(feature = "alloc")] {
+/// use sketch_nostd::fuse::BinaryFuse8;
+/// assert!(BinaryFuse8::from_keys(0..1_000u32, 0).is_ok());
+/// # }
+/// ```
+#[cfg(feature = "alloc")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// More distinct keys than a filter indexed by 32 bits holds (about 3.8 billion).
+    TooManyKeys,
+    /// No construction seed out of 100 gave a filter. One attempt fails with a probability far
+    /// below 1% beyond a few thousand keys, so this means the hashes are not independent (for
+    /// example `from_hashes` given values that are not hashes).
+    NotFound,
+}
+
+#[cfg(feature = "alloc")]
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TooManyKeys => f.write_str("too many keys for a binary fuse filter"),
+            Self::NotFound => {
+                f.write_str("no binary fuse filter found for these hashes in 100 attempts")
+            }
+        }
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl core::error::Error for BuildError {}

@@ -175,6 +175,32 @@ pub fn hash64<Q: Key + ?Sized>(key: &Q, seed: u64) -> u64 {
     key.with_key_bytes(|bytes| xxh3_64_with_seed(bytes, seed))
 }
 
+/// [`hash64`] of a byte key (`str` or `[u8]`) as a `const fn`, for filters the compiler builds
+/// (`Bloom::from_keys` and its siblings). It is xxhash-rust's `const_xxh3`, slower than [`hash64`] at
+/// run time but equal to it for every input: `const_hash64(b, s) == hash64(b, s)`.
+///
+/// ```
+/// use sketch_nostd::hash::{const_hash64, hash64};
+/// const H: u64 = const_hash64(b"user:42", 7);
+/// assert_eq!(H, hash64("user:42", 7));
+/// ```
+#[must_use]
+pub const fn const_hash64(bytes: &[u8], seed: u64) -> u64 {
+    xxhash_rust::const_xxh3::xxh3_64_with_seed(bytes, seed)
+}
+
+/// [`hash64`] of a `u64` key (its 8 little-endian bytes) as a `const fn`.
+///
+/// ```
+/// use sketch_nostd::hash::{const_hash64_u64, hash64};
+/// const H: u64 = const_hash64_u64(404, 0);
+/// assert_eq!(H, hash64(&404u64, 0));
+/// ```
+#[must_use]
+pub const fn const_hash64_u64(key: u64, seed: u64) -> u64 {
+    const_hash64(&key.to_le_bytes(), seed)
+}
+
 /// [`hash64`] of a byte key that arrives in pieces: the same value, without holding the whole key.
 ///
 /// For keys too long to buffer (a multi-megabyte log line read in chunks): feed the pieces in order
@@ -382,6 +408,46 @@ pub const fn mix32(x: u32) -> u32 {
     h = h.wrapping_mul(0xc2b2_ae35);
     h ^= h >> 16;
     h
+}
+
+/// A 64-bit mixer (MurmurHash3's `fmix64` finalizer): a fixed bijection on `u64` whose output bits
+/// each depend on every input bit. The binary fuse filter mixes its construction seed into a key's
+/// hash with it (`mix64(hash + seed)`, as the reference implementation does). Part of the stable
+/// interface.
+///
+/// ```
+/// use sketch_nostd::hash::mix64;
+/// assert_eq!(mix64(0), 0);
+/// assert_eq!(mix64(1), 0xB456_BCFC_34C2_CB2C);
+/// ```
+#[inline]
+#[must_use]
+pub const fn mix64(x: u64) -> u64 {
+    let mut h = x;
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    h
+}
+
+/// A `String` hashes as its `str` (feature `alloc`).
+#[cfg(feature = "alloc")]
+impl Key for alloc::string::String {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self.as_bytes())
+    }
+}
+
+/// A `Vec<u8>` hashes as its bytes (feature `alloc`).
+#[cfg(feature = "alloc")]
+impl Key for alloc::vec::Vec<u8> {
+    #[inline]
+    fn with_key_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self)
+    }
 }
 
 #[cfg(test)]

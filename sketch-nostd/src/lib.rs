@@ -43,12 +43,17 @@
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
 pub mod blocked;
 pub mod bloom;
 pub mod counting;
 pub mod countmin;
 pub mod cuckoo;
 pub mod error;
+#[cfg(feature = "serde")]
+pub mod fuse;
 pub mod hash;
 pub mod hll;
 pub mod micro;
@@ -71,6 +76,8 @@ pub use bloom::Bloom;
 pub use counting::CountingBloom;
 pub use countmin::CountMin;
 pub use cuckoo::CuckooFilter;
+#[cfg(feature = "alloc")]
+pub use error::BuildError;
 #[cfg(feature = "serde")]
 pub use error::WireError;
 pub use error::{CapacityError, MergeError, PartsError, RedisError, RemoveError};

@@ -4,6 +4,7 @@
 //! every test draws its keys the same reproducible way.
 
 pub mod dists;
+pub mod prefilter;
 pub mod qemu;
 pub mod rng;
 pub mod zipf;

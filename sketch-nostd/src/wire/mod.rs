@@ -149,10 +149,12 @@ mod heavy;
 mod hll;
 mod quantile;
 mod send;
+mod view;
 
 pub use frame::{Frame, FrameDecoder, RawFrame};
 pub use heavy::WireKey;
 pub use send::encode_frame;
+pub use view::{encode_view, BlockedBloomRef, BloomRef, Viewable};
 
 use crate::error::WireError;
 use codec::{read_header, Counter, SketchVisitor, SliceSource};
@@ -227,6 +229,12 @@ pub enum SketchKind {
     /// [`QuantileSketch`](crate::QuantileSketch): parameters `SUB`, `BUCKETS` and `COUNTER_BYTES`
     /// (2, 4 or 8); the seed is always 0.
     QuantileSketch = 11,
+    /// A binary fuse filter with 8-bit fingerprints ([`fuse`](crate::fuse)): parameters
+    /// `SEGMENT_LENGTH`, `SEGMENT_COUNT`, `KEYS`.
+    BinaryFuse8 = 12,
+    /// A binary fuse filter with 16-bit fingerprints ([`fuse`](crate::fuse)): parameters as
+    /// [`BinaryFuse8`](Self::BinaryFuse8).
+    BinaryFuse16 = 13,
 }
 
 impl SketchKind {
@@ -249,6 +257,8 @@ impl SketchKind {
             7 => Some(Self::SpaceSaving),
             10 => Some(Self::BlockedBloom),
             11 => Some(Self::QuantileSketch),
+            12 => Some(Self::BinaryFuse8),
+            13 => Some(Self::BinaryFuse16),
             _ => None,
         }
     }
@@ -272,6 +282,8 @@ impl SketchKind {
             Self::SpaceSaving => "SpaceSaving",
             Self::BlockedBloom => "BlockedBloom",
             Self::QuantileSketch => "QuantileSketch",
+            Self::BinaryFuse8 => "BinaryFuse8",
+            Self::BinaryFuse16 => "BinaryFuse16",
         }
     }
 
@@ -292,6 +304,7 @@ impl SketchKind {
             Self::SpaceSaving => &["K", "COUNTER_BYTES", "KEY"],
             Self::BlockedBloom => &["BLOCKS", "K"],
             Self::QuantileSketch => &["SUB", "BUCKETS", "COUNTER_BYTES"],
+            Self::BinaryFuse8 | Self::BinaryFuse16 => crate::fuse::PARAM_NAMES,
         }
     }
 }

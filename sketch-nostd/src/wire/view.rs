@@ -1,0 +1,530 @@
+//! Zero-copy views: Bloom and blocked Bloom filters queried straight from their encoded bytes.
+//!
+//! A filter built on a host and shipped as bytes (in flash, in a downloaded file) can answer without
+//! being decoded into a value: [`BloomRef`] and [`BlockedBloomRef`] borrow the encoding, check its
+//! envelope and length once when they are made, and then read one byte per probe. A 1 MB filter in
+//! a microcontroller's flash costs no RAM, and a view answers every query exactly as the filter it
+//! was encoded from.
+//!
+//! Views need the **dense** body (tag `0`: every word as 8 little-endian bytes), the only one whose
+//! bit `i` sits at a fixed place (byte `i / 8`, bit `i % 8` of the body). [`wire::encode`](super::encode)
+//! writes whichever body is smallest, which for a filter at its design load (about half the bits
+//! set) is the dense one, but for an emptier filter is the zero-run or sparse body; [`encode_view`]
+//! always writes the dense body. Its bytes are an ordinary version-2 encoding that every decoder
+//! reads ([`wire::decode`](super::decode) gives the same filter back), so no new format version was
+//! needed; a view of another body is refused with [`WireError::BadEncoding`].
+//!
+//! ```
+//! use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
+//!
+//! type Urls = Bloom<64, 5>;
+//! let mut host = Urls::with_seed(3);
+//! host.insert("https://bad.example/");
+//! let mut buf = [0u8; Urls::MAX_ENCODED_LEN];
+//! let bytes = wire::encode_view(&host, &mut buf)?; // shipped as a file, burnt into flash, …
+//!
+//! let view = BloomRef::new(bytes)?; // checked once, nothing copied
+//! assert!(view.contains("https://bad.example/"));
+//! assert_eq!(view.contains("https://good.example/"), host.contains("https://good.example/"));
+//! assert!(BloomRef::new(&bytes[..bytes.len() - 1]).is_err()); // truncated: refused
+//! # Ok::<(), sketch_nostd::WireError>(())
+//! ```
+
+use super::codec::{read_header, Sink, SliceSource};
+use super::{SketchKind, Wire, FORMAT_VERSION, MAGIC};
+use crate::blocked::{bit_in_word, SALT};
+use crate::error::WireError;
+use crate::hash::{hash64, reduce, Key, Probe};
+use crate::{BlockedBloom, Bloom};
+
+/// The dense body tag (as in `wire/bloom.rs`).
+const DENSE: u8 = 0;
+
+/// The most words a Bloom filter has (`WORDS < 2^26`), and the most blocks a blocked one has.
+const MAX_UNITS: u64 = (1 << 26) - 1;
+
+/// A filter type a view can be made of: its envelope and its words, for [`encode_view`].
+/// Implemented by [`Bloom`] and [`BlockedBloom`].
+pub trait Viewable: Wire {
+    /// Calls `f` with every word of the filter, in wire order.
+    fn each_word(&self, f: impl FnMut(u64));
+}
+
+impl<const WORDS: usize, const K: u32> Viewable for Bloom<WORDS, K> {
+    fn each_word(&self, f: impl FnMut(u64)) {
+        self.as_words().iter().copied().for_each(f);
+    }
+}
+
+impl<const BLOCKS: usize, const K: u32> Viewable for BlockedBloom<BLOCKS, K> {
+    fn each_word(&self, f: impl FnMut(u64)) {
+        self.as_blocks().iter().flat_map(|b| b.0).for_each(f);
+    }
+}
+
+/// Writes into a byte slice, as postcard does (raw bytes, LEB128 varints).
+struct SliceSink<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+}
+
+impl Sink for SliceSink<'_> {
+    type Error = WireError;
+    fn byte(&mut self, b: u8) -> Result<(), WireError> {
+        let slot = self
+            .buf
+            .get_mut(self.len)
+            .ok_or(WireError::BufferTooSmall)?;
+        *slot = b;
+        self.len += 1;
+        Ok(())
+    }
+    fn varint(&mut self, mut v: u64) -> Result<(), WireError> {
+        while v >= 0x80 {
+            self.byte(v as u8 | 0x80)?;
+            v >>= 7;
+        }
+        self.byte(v as u8)
+    }
+}
+
+/// Encodes a [`Bloom`] or [`BlockedBloom`] filter with the dense body, the encoding that
+/// [`BloomRef`] and [`BlockedBloomRef`] query in place, and returns the bytes written
+/// ([`Wire::MAX_ENCODED_LEN`] bytes at most, the envelope's seed being a varint). The bytes are a
+/// valid encoding for every decoder: [`decode`](super::decode) gives the filter back.
+///
+/// ```
+/// use sketch_nostd::{wire::{self, Wire}, Bloom};
+/// let f = Bloom::<4, 2>::with_seed(9); // empty: `encode` would write 1 body byte
+/// let mut buf = [0u8; Bloom::<4, 2>::MAX_ENCODED_LEN];
+/// let bytes = wire::encode_view(&f, &mut buf)?;
+/// assert_eq!(bytes.len(), 7 + 1 + 32); // envelope ("SK", version, kind, WORDS, K, seed), tag, 4 words
+/// assert_eq!(wire::decode::<Bloom<4, 2>>(bytes)?, f);
+/// # Ok::<(), sketch_nostd::WireError>(())
+/// ```
+///
+/// # Errors
+/// [`WireError::BufferTooSmall`] if `buf` is shorter than the encoding.
+pub fn encode_view<'a, T: Viewable>(sketch: &T, buf: &'a mut [u8]) -> Result<&'a [u8], WireError> {
+    let mut s = SliceSink { buf, len: 0 };
+    s.bytes(&MAGIC)?;
+    s.byte(FORMAT_VERSION)?;
+    s.byte(T::KIND as u8)?;
+    for &(_, p) in T::PARAMS {
+        s.varint(p)?;
+    }
+    s.varint(sketch.wire_seed())?;
+    s.byte(DENSE)?;
+    let mut result = Ok(());
+    sketch.each_word(|w| {
+        if result.is_ok() {
+            result = s.u64_le(w);
+        }
+    });
+    result?;
+    let SliceSink { buf, len } = s;
+    Ok(buf.get(..len).unwrap_or_default())
+}
+
+/// Reads the envelope of a `kind` filter with two parameters (`units`, `K`) and a dense body of
+/// `unit_bytes` bytes per unit; returns `(units, K, seed, body)`.
+fn open(
+    bytes: &[u8],
+    kind: SketchKind,
+    unit_bytes: usize,
+    max_k: u64,
+) -> Result<(u32, u32, u64, &[u8]), WireError> {
+    let mut src = SliceSource::new(bytes);
+    let header = read_header(&mut src);
+    let (header, rest) = src.finish(header)?;
+    if header.kind != kind {
+        return Err(WireError::WrongKind {
+            expected: kind,
+            found: header.kind as u8,
+        });
+    }
+    let [units, k, ..] = header.params;
+    if !(1..=MAX_UNITS).contains(&units) {
+        return Err(WireError::BadEncoding {
+            what: "filter size out of range",
+        });
+    }
+    if !(1..=max_k).contains(&k) {
+        return Err(WireError::BadEncoding {
+            what: "filter K out of range",
+        });
+    }
+    let (&tag, body) = rest.split_first().ok_or(WireError::Truncated)?;
+    if tag != DENSE {
+        return Err(WireError::BadEncoding {
+            what: "a view needs the dense body (write it with wire::encode_view)",
+        });
+    }
+    // units < 2^26 and unit_bytes ≤ 64: the product fits in usize on every target.
+    let len = units as usize * unit_bytes;
+    match body.len().cmp(&len) {
+        core::cmp::Ordering::Less => Err(WireError::Truncated),
+        core::cmp::Ordering::Greater => Err(WireError::TrailingBytes),
+        core::cmp::Ordering::Equal => Ok((units as u32, k as u32, header.seed, body)),
+    }
+}
+
+/// Bit `bit` of a dense body: bit `bit % 8` of byte `bit / 8` (words are little-endian).
+#[inline(always)]
+fn bit_at(body: &[u8], bit: u32) -> u32 {
+    body.get((bit / 8) as usize)
+        .map_or(0, |&b| u32::from(b >> (bit % 8)) & 1)
+}
+
+/// A [`Bloom`] filter read in place from its dense encoding ([`encode_view`]): validated once by
+/// [`new`](Self::new), then queried without copying, answering exactly as the encoded filter. Its
+/// size and `K` come from the envelope, so one view type reads any `Bloom<WORDS, K>`.
+///
+/// ```
+/// use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
+/// let mut f = Bloom::<16, 4>::with_seed(1);
+/// f.insert(&42u64);
+/// let mut buf = [0u8; Bloom::<16, 4>::MAX_ENCODED_LEN];
+/// let view = BloomRef::new(wire::encode_view(&f, &mut buf)?)?;
+/// assert!(view.contains(&42u64));
+/// assert_eq!((view.bits(), view.hashes(), view.seed()), (1024, 4, 1));
+/// # Ok::<(), sketch_nostd::WireError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BloomRef<'a> {
+    body: &'a [u8],
+    m: u32,
+    k: u32,
+    seed: u64,
+}
+
+impl<'a> BloomRef<'a> {
+    /// A view of the encoded [`Bloom`] filter in `bytes` (exactly one sketch, dense body).
+    ///
+    /// ```
+    /// use sketch_nostd::{wire::BloomRef, WireError};
+    /// assert_eq!(BloomRef::new(b"nope"), Err(WireError::BadMagic));
+    /// ```
+    ///
+    /// # Errors
+    /// Envelope errors as for [`decode`](super::decode) ([`WireError::BadMagic`],
+    /// [`WireError::UnsupportedVersion`], [`WireError::WrongKind`] for another sketch, …),
+    /// [`WireError::BadEncoding`] for a size out of range, `K` outside `1..=32` or a body other than
+    /// the dense one, [`WireError::Truncated`] or
+    /// [`WireError::TrailingBytes`] if the body is not exactly `8·WORDS` bytes.
+    pub fn new(bytes: &'a [u8]) -> Result<Self, WireError> {
+        let (words, k, seed, body) = open(bytes, SketchKind::Bloom, 8, 32)?;
+        Ok(Self {
+            body,
+            m: 64 * words,
+            k,
+            seed,
+        })
+    }
+
+    /// `false` if the key was definitely never inserted, `true` if it may have been: the answer of
+    /// [`Bloom::contains`] on the encoded filter.
+    ///
+    /// ```
+    /// # use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
+    /// # let mut buf = [0u8; Bloom::<2, 3>::MAX_ENCODED_LEN];
+    /// let view = BloomRef::new(wire::encode_view(&Bloom::<2, 3>::new(), &mut buf)?)?;
+    /// assert!(!view.contains("anything"));
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
+        self.contains_hash(hash64(key, self.seed))
+    }
+
+    /// [`contains`](Self::contains) for a hash computed by the caller ([`hash64`] with
+    /// [`seed`](Self::seed)), as [`Bloom::contains_hash`].
+    ///
+    /// ```
+    /// # use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
+    /// let mut f = Bloom::<2, 3>::new();
+    /// f.insert_hash(77);
+    /// # let mut buf = [0u8; Bloom::<2, 3>::MAX_ENCODED_LEN];
+    /// let view = BloomRef::new(wire::encode_view(&f, &mut buf)?)?;
+    /// assert!(view.contains_hash(77));
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        // As Bloom::contains_hash: branch-free, every probe read.
+        let probe = Probe::new(hash);
+        let mut set = 0u32;
+        for i in 0..self.k {
+            set += bit_at(self.body, reduce(probe.nth(i), self.m));
+        }
+        set == self.k
+    }
+
+    /// The seed keys are hashed with.
+    ///
+    /// ```
+    /// # use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
+    /// # let mut buf = [0u8; Bloom::<2, 3>::MAX_ENCODED_LEN];
+    /// let view = BloomRef::new(wire::encode_view(&Bloom::<2, 3>::with_seed(5), &mut buf)?)?;
+    /// assert_eq!(view.seed(), 5);
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[must_use]
+    pub const fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The number of bits, `m = 64·WORDS`.
+    ///
+    /// ```
+    /// # use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
+    /// # let mut buf = [0u8; Bloom::<2, 3>::MAX_ENCODED_LEN];
+    /// let view = BloomRef::new(wire::encode_view(&Bloom::<2, 3>::new(), &mut buf)?)?;
+    /// assert_eq!(view.bits(), 128);
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[must_use]
+    pub const fn bits(&self) -> u32 {
+        self.m
+    }
+
+    /// The number of hashes, `K`.
+    ///
+    /// ```
+    /// # use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
+    /// # let mut buf = [0u8; Bloom::<2, 3>::MAX_ENCODED_LEN];
+    /// let view = BloomRef::new(wire::encode_view(&Bloom::<2, 3>::new(), &mut buf)?)?;
+    /// assert_eq!(view.hashes(), 3);
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[must_use]
+    pub const fn hashes(&self) -> u32 {
+        self.k
+    }
+}
+
+/// A [`BlockedBloom`] filter read in place from its dense encoding ([`encode_view`]): validated
+/// once by [`new`](Self::new), then queried without copying (one 64-byte block read per lookup),
+/// answering exactly as the encoded filter. Its size and `K` come from the envelope.
+///
+/// The bytes need no alignment: the view reads single bytes, so a body at any offset of a file or
+/// of flash works.
+///
+/// ```
+/// use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
+/// let mut f = BlockedBloom::<8, 8>::with_seed(2);
+/// f.insert("https://bad.example/");
+/// let mut buf = [0u8; BlockedBloom::<8, 8>::MAX_ENCODED_LEN];
+/// let view = BlockedBloomRef::new(wire::encode_view(&f, &mut buf)?)?;
+/// assert!(view.contains("https://bad.example/"));
+/// assert_eq!((view.blocks(), view.hashes()), (8, 8));
+/// # Ok::<(), sketch_nostd::WireError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockedBloomRef<'a> {
+    body: &'a [u8],
+    blocks: u32,
+    k: u32,
+    seed: u64,
+}
+
+impl<'a> BlockedBloomRef<'a> {
+    /// A view of the encoded [`BlockedBloom`] filter in `bytes` (exactly one sketch, dense body).
+    ///
+    /// ```
+    /// use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, Bloom, WireError};
+    /// let mut buf = [0u8; Bloom::<8, 3>::MAX_ENCODED_LEN];
+    /// let bloom = wire::encode_view(&Bloom::<8, 3>::new(), &mut buf)?;
+    /// assert!(matches!(BlockedBloomRef::new(bloom), Err(WireError::WrongKind { .. })));
+    /// # Ok::<(), WireError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`BloomRef::new`], with `K` in `1..=8` and a body of exactly `64·BLOCKS` bytes.
+    pub fn new(bytes: &'a [u8]) -> Result<Self, WireError> {
+        let (blocks, k, seed, body) = open(bytes, SketchKind::BlockedBloom, 64, 8)?;
+        Ok(Self {
+            body,
+            blocks,
+            k,
+            seed,
+        })
+    }
+
+    /// `false` if the key was definitely never inserted, `true` if it may have been: the answer of
+    /// [`BlockedBloom::contains`] on the encoded filter.
+    ///
+    /// ```
+    /// # use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
+    /// # let mut buf = [0u8; BlockedBloom::<2, 8>::MAX_ENCODED_LEN];
+    /// let view = BlockedBloomRef::new(wire::encode_view(&BlockedBloom::<2, 8>::new(), &mut buf)?)?;
+    /// assert!(!view.contains("anything"));
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
+        self.contains_hash(hash64(key, self.seed))
+    }
+
+    /// [`contains`](Self::contains) for a hash computed by the caller, as
+    /// [`BlockedBloom::contains_hash`].
+    ///
+    /// ```
+    /// # use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
+    /// let mut f = BlockedBloom::<2, 8>::new();
+    /// f.insert_hash(0xabcd_ef01_2345_6789);
+    /// # let mut buf = [0u8; BlockedBloom::<2, 8>::MAX_ENCODED_LEN];
+    /// let view = BlockedBloomRef::new(wire::encode_view(&f, &mut buf)?)?;
+    /// assert!(view.contains_hash(0xabcd_ef01_2345_6789));
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let start = reduce((hash >> 32) as u32, self.blocks) as usize * 64;
+        let Some(block) = self.body.get(start..start + 64) else {
+            return false;
+        };
+        let low = hash as u32;
+        let mut set = 0u32;
+        for (word, salt) in block.chunks_exact(8).zip(SALT).take(self.k as usize) {
+            set += bit_at(word, bit_in_word(low, salt));
+        }
+        set == self.k
+    }
+
+    /// The seed keys are hashed with.
+    ///
+    /// ```
+    /// # use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
+    /// # let mut buf = [0u8; BlockedBloom::<1, 4>::MAX_ENCODED_LEN];
+    /// let view = BlockedBloomRef::new(wire::encode_view(&BlockedBloom::<1, 4>::with_seed(6), &mut buf)?)?;
+    /// assert_eq!(view.seed(), 6);
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[must_use]
+    pub const fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The number of 512-bit blocks.
+    ///
+    /// ```
+    /// # use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
+    /// # let mut buf = [0u8; BlockedBloom::<3, 4>::MAX_ENCODED_LEN];
+    /// let view = BlockedBloomRef::new(wire::encode_view(&BlockedBloom::<3, 4>::new(), &mut buf)?)?;
+    /// assert_eq!(view.blocks(), 3);
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[must_use]
+    pub const fn blocks(&self) -> u32 {
+        self.blocks
+    }
+
+    /// The number of bits set per key, `K`.
+    ///
+    /// ```
+    /// # use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
+    /// # let mut buf = [0u8; BlockedBloom::<3, 4>::MAX_ENCODED_LEN];
+    /// let view = BlockedBloomRef::new(wire::encode_view(&BlockedBloom::<3, 4>::new(), &mut buf)?)?;
+    /// assert_eq!(view.hashes(), 4);
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    #[must_use]
+    pub const fn hashes(&self) -> u32 {
+        self.k
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{decode, encode};
+
+    fn keys() -> impl Iterator<Item = u32> {
+        0..3_000
+    }
+
+    #[test]
+    fn bloom_view_answers_as_the_filter() {
+        let mut f = Bloom::<40, 5>::with_seed(0x5eed);
+        for k in (0..200u32).map(|i| i * 7) {
+            f.insert(&k);
+        }
+        let mut buf = [0u8; Bloom::<40, 5>::MAX_ENCODED_LEN];
+        let bytes = encode_view(&f, &mut buf).unwrap();
+        assert_eq!(decode::<Bloom<40, 5>>(bytes).unwrap(), f);
+        let view = BloomRef::new(bytes).unwrap();
+        let (mut yes, mut no) = (0, 0);
+        for k in keys() {
+            assert_eq!(view.contains(&k), f.contains(&k), "{k}");
+            if f.contains(&k) {
+                yes += 1
+            } else {
+                no += 1
+            }
+        }
+        // Both answers occur, so the comparison tested something.
+        assert!(yes > 200 && no > 1_000, "{yes} {no}");
+    }
+
+    #[test]
+    fn blocked_view_answers_as_the_filter() {
+        fn check<const B: usize, const K: u32>(seed: u64, keys_in: u32) {
+            let mut f = BlockedBloom::<B, K>::with_seed(seed);
+            for k in 0..keys_in {
+                f.insert(&(k * 11));
+            }
+            let mut buf = [0u8; 1024];
+            let view = BlockedBloomRef::new(encode_view(&f, &mut buf).unwrap()).unwrap();
+            let yes = keys().filter(|k| f.contains(k)).count();
+            assert!(yes > keys_in as usize / 11 && yes < 3_000, "{yes}");
+            assert!(keys().all(|k| view.contains(&k) == f.contains(&k)));
+        }
+        check::<6, 8>(4, 300);
+        check::<5, 3>(u64::MAX, 200);
+        check::<1, 1>(0, 30);
+    }
+
+    #[test]
+    fn encode_view_equals_encode_when_dense_is_chosen() {
+        let mut f = Bloom::<8, 3>::with_seed(300);
+        for k in 0..400u32 {
+            f.insert(&k);
+        }
+        let (mut a, mut b) = ([0u8; 128], [0u8; 128]);
+        assert_eq!(
+            encode(&f, &mut a).unwrap(),
+            encode_view(&f, &mut b).unwrap()
+        );
+        let short = &mut [0u8; 20];
+        assert_eq!(encode_view(&f, short), Err(WireError::BufferTooSmall));
+    }
+
+    #[test]
+    fn every_truncation_and_other_bodies_are_refused() {
+        let mut f = Bloom::<4, 3>::with_seed(1);
+        f.insert("a");
+        let mut buf = [0u8; 64];
+        let bytes = encode_view(&f, &mut buf).unwrap();
+        for n in 0..bytes.len() {
+            assert!(BloomRef::new(&bytes[..n]).is_err(), "{n}");
+        }
+        let mut long = [0u8; 64];
+        long[..bytes.len()].copy_from_slice(bytes);
+        assert_eq!(
+            BloomRef::new(&long[..bytes.len() + 1]),
+            Err(WireError::TrailingBytes)
+        );
+        // The sparse body `encode` picks for a nearly empty filter cannot be viewed.
+        let mut sparse = [0u8; 64];
+        let sparse = encode(&f, &mut sparse).unwrap();
+        assert!(matches!(
+            BloomRef::new(sparse),
+            Err(WireError::BadEncoding { .. })
+        ));
+    }
+}

@@ -1,0 +1,293 @@
+//! Prefilters built by the compiler, at run time and read in place from their bytes answer
+//! identically; corrupted or truncated bytes are refused by the views without a panic.
+
+use sketch_nostd::hash::const_hash64_u64;
+use sketch_nostd::sizing::{blocked_blocks_for, k_for, words_for};
+use sketch_nostd::wire::{self, BlockedBloomRef, BloomRef, Wire};
+use sketch_nostd::{BlockedBloom, Bloom};
+use sketch_tests::prefilter::{probe_urls, BLOCKED_PREFIXES};
+use sketch_tests::rng::SplitMix64;
+
+const N: usize = 2_000;
+const SEED: u64 = 0x5afe;
+
+/// `N` distinct `u64` keys, computed by the compiler.
+const U64_KEYS: [u64; N] = {
+    let mut keys = [0u64; N];
+    let mut i = 0;
+    while i < N {
+        keys[i] = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0xdead_beef;
+        i += 1;
+    }
+    keys
+};
+
+type UrlBloom = Bloom<{ words_for(16, 0.01) }, { k_for(16, 0.01) }>;
+type UrlBlocked = BlockedBloom<{ blocked_blocks_for(16, 0.01, 8) }, 8>;
+type U64Bloom = Bloom<{ words_for(N as u64, 0.01) }, { k_for(N as u64, 0.01) }>;
+type U64Blocked = BlockedBloom<{ blocked_blocks_for(N as u64, 0.01, 8) }, 8>;
+
+static URL_BLOOM: UrlBloom = Bloom::from_keys(BLOCKED_PREFIXES, SEED);
+static URL_BLOCKED: UrlBlocked = BlockedBloom::from_keys(BLOCKED_PREFIXES, SEED);
+static U64_BLOOM: U64Bloom = Bloom::from_u64_keys(&U64_KEYS, SEED);
+static U64_BLOCKED: U64Blocked = BlockedBloom::from_u64_keys(&U64_KEYS, SEED);
+static BYTES_BLOOM: UrlBloom = Bloom::from_byte_keys(&[b"\x00\xff", b"abc", b""], SEED);
+/// Hashes computed by the compiler, one per key type the crate hashes as `u64`.
+static HASHED: U64Blocked = BlockedBloom::from_hashes(
+    &[const_hash64_u64(7, SEED), const_hash64_u64(u64::MAX, SEED)],
+    SEED,
+);
+
+/// Probe keys: every member, and as many non-members.
+fn u64_probes() -> Vec<u64> {
+    let mut rng = SplitMix64(99);
+    U64_KEYS
+        .iter()
+        .copied()
+        .chain((0..20_000).map(|_| rng.next_u64()))
+        .collect()
+}
+
+#[test]
+fn const_built_filters_equal_runtime_built_ones() {
+    let mut bloom = UrlBloom::with_seed(SEED);
+    let mut blocked = UrlBlocked::with_seed(SEED);
+    for url in BLOCKED_PREFIXES {
+        bloom.insert(*url);
+        blocked.insert(*url);
+    }
+    assert_eq!(URL_BLOOM, bloom);
+    assert_eq!(URL_BLOCKED, blocked);
+
+    let mut bloom = U64Bloom::with_seed(SEED);
+    let mut blocked = U64Blocked::with_seed(SEED);
+    for k in U64_KEYS {
+        bloom.insert(&k);
+        blocked.insert(&k);
+    }
+    assert_eq!(U64_BLOOM, bloom);
+    assert_eq!(U64_BLOCKED, blocked);
+
+    let mut bytes = UrlBloom::with_seed(SEED);
+    for k in [&b"\x00\xff"[..], b"abc", b""] {
+        bytes.insert(k);
+    }
+    assert_eq!(BYTES_BLOOM, bytes);
+
+    let mut hashed = U64Blocked::with_seed(SEED);
+    hashed.insert(&7u64);
+    hashed.insert(&u64::MAX);
+    assert_eq!(HASHED, hashed);
+    // Equal filters that are not empty: the comparison was not of two empty filters.
+    assert!(U64_BLOCKED.fill_ratio() > 0.3 && URL_BLOOM.count_ones() > 16);
+}
+
+#[test]
+fn views_answer_as_const_and_runtime_filters() {
+    let mut buf = vec![0u8; U64Bloom::MAX_ENCODED_LEN.max(U64Blocked::MAX_ENCODED_LEN)];
+    let view = BloomRef::new(wire::encode_view(&U64_BLOOM, &mut buf).unwrap()).unwrap();
+    let (mut members, mut maybes) = (0, 0);
+    for k in u64_probes() {
+        assert_eq!(view.contains(&k), U64_BLOOM.contains(&k), "{k}");
+        maybes += usize::from(view.contains(&k));
+    }
+    members += U64_KEYS.iter().filter(|k| view.contains(*k)).count();
+    assert_eq!(members, N);
+    // About 1% of the 20,000 non-members answer "maybe" (a 1% filter); far more would mean the
+    // view reads the wrong bits. 2,000 + 200 is a 9σ bound on the Binomial(20,000, 0.01) count.
+    assert!((N + 100..N + 400).contains(&maybes), "{maybes}");
+
+    let view = BlockedBloomRef::new(wire::encode_view(&U64_BLOCKED, &mut buf).unwrap()).unwrap();
+    for k in u64_probes() {
+        assert_eq!(view.contains(&k), U64_BLOCKED.contains(&k), "{k}");
+    }
+
+    let mut other = buf.clone();
+    let view = BloomRef::new(wire::encode_view(&URL_BLOOM, &mut buf).unwrap()).unwrap();
+    let blocked =
+        BlockedBloomRef::new(wire::encode_view(&URL_BLOCKED, &mut other).unwrap()).unwrap();
+    for url in probe_urls() {
+        assert_eq!(
+            view.contains(url.as_str()),
+            URL_BLOOM.contains(url.as_str()),
+            "{url}"
+        );
+        assert_eq!(
+            blocked.contains(url.as_str()),
+            URL_BLOCKED.contains(url.as_str()),
+            "{url}"
+        );
+    }
+    assert!(BLOCKED_PREFIXES
+        .iter()
+        .all(|u| view.contains(*u) && blocked.contains(*u)));
+}
+
+#[test]
+fn corrupted_or_truncated_views_are_refused_never_a_panic() {
+    let mut buf = vec![0u8; U64Blocked::MAX_ENCODED_LEN];
+    let bytes = wire::encode_view(&U64_BLOCKED, &mut buf).unwrap().to_vec();
+    let body_at = bytes.len() - 64 * U64Blocked::BITS / 512;
+    // Every truncation is refused.
+    for n in (0..bytes.len())
+        .step_by(7)
+        .chain(bytes.len() - 8..bytes.len())
+    {
+        assert!(BlockedBloomRef::new(&bytes[..n]).is_err(), "{n}");
+        assert!(BloomRef::new(&bytes[..n]).is_err(), "{n}");
+    }
+    // Every change to the envelope or the body tag is refused or, for the seed (any seed is
+    // valid), read as another seed; a change in the body is another valid filter.
+    for i in 0..body_at {
+        for flip in [1u8, 0x80, 0xff] {
+            let mut bad = bytes.clone();
+            bad[i] ^= flip;
+            if let Ok(v) = BlockedBloomRef::new(&bad) {
+                assert_ne!(v.seed(), SEED, "byte {i} ^ {flip:#x} accepted");
+                let _ = v.contains(&1u64);
+            }
+            assert!(BloomRef::new(&bad).is_err() || bad[3] == 1, "byte {i}");
+        }
+    }
+    // Random bytes after a valid envelope, and random bytes: errors or answers, never a panic.
+    let mut rng = SplitMix64(5);
+    for len in [0usize, 1, 5, 9, 60, 200, 2_000] {
+        for _ in 0..200 {
+            let mut junk: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+            if len > 8 && rng.next_u64().is_multiple_of(2) {
+                junk[..4].copy_from_slice(&bytes[..4]);
+            }
+            if let Ok(v) = BlockedBloomRef::new(&junk) {
+                let _ = v.contains("x");
+            }
+            if let Ok(v) = BloomRef::new(&junk) {
+                let _ = v.contains("x");
+            }
+        }
+    }
+}
+
+mod fuse {
+    use super::*;
+    use sketch_nostd::fuse::{BinaryFuse16, BinaryFuse16Ref, BinaryFuse8, BinaryFuse8Ref};
+    use sketch_nostd::wire::SketchKind;
+    use sketch_nostd::WireError;
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The bytes of small filters, pinned: the binary fuse wire encoding (kinds 12 and 13) and its
+    /// construction (shape, construction seeds, peeling order, assignment) are a public interface,
+    /// like every golden in `wire_golden.rs`. Changing them means bumping the format version.
+    #[test]
+    fn goldens() {
+        let f8 = BinaryFuse8::from_keys(["a", "b", "c"], 7).unwrap();
+        assert_eq!(
+            hex(f8.as_bytes()),
+            concat!(
+                "534b020c",                                         // "SK", version 2, kind 12
+                "080103",           // SEGMENT_LENGTH 8, SEGMENT_COUNT 1, KEYS 3
+                "07",               // seed
+                "0bf56c113293b60d", // construction seed, little-endian
+                "0000000000d600000000000000000000002000000000008b", // 24 fingerprints
+            )
+        );
+        let f16 = BinaryFuse16::from_keys([1u64, 2, 3, 4], 7).unwrap();
+        assert_eq!(
+            hex(f16.as_bytes()),
+            concat!(
+                "534b020d080104070bf56c113293b60d",
+                "0000000000000000000000000000000000006ed4000000000000000000000000",
+                "00000000caa2000000005ae041720000"
+            )
+        );
+        for (bytes, kind) in [
+            (f8.as_bytes(), SketchKind::BinaryFuse8),
+            (f16.as_bytes(), SketchKind::BinaryFuse16),
+        ] {
+            let h = wire::peek(bytes).unwrap();
+            assert_eq!((h.version, h.kind, h.seed), (2, kind, 7));
+            assert_eq!(h.params()[..2], [8, 1]);
+        }
+        assert!(["a", "b", "c"].iter().all(|k| f8.contains(*k)));
+        assert!((1..=4u64).all(|k| f16.contains(&k)));
+    }
+
+    #[test]
+    fn built_filters_and_views_answer_identically() {
+        let urls = probe_urls();
+        let f8 = BinaryFuse8::from_keys(BLOCKED_PREFIXES.iter().copied(), SEED).unwrap();
+        let f16 = BinaryFuse16::from_keys(BLOCKED_PREFIXES.iter().copied(), SEED).unwrap();
+        let v8 = BinaryFuse8Ref::new(f8.as_bytes()).unwrap();
+        let v16 = BinaryFuse16Ref::new(f16.as_bytes()).unwrap();
+        for url in &urls {
+            assert_eq!(v8.contains(url.as_str()), f8.contains(url.as_str()));
+            assert_eq!(v16.contains(url.as_str()), f16.contains(url.as_str()));
+        }
+        assert!(BLOCKED_PREFIXES
+            .iter()
+            .all(|u| v8.contains(*u) && v16.contains(*u)));
+
+        // u64 keys: every member found; a different input order builds the same bytes.
+        let f = BinaryFuse8::from_keys(U64_KEYS, SEED).unwrap();
+        let reversed = BinaryFuse8::from_keys(U64_KEYS.iter().rev().copied(), SEED).unwrap();
+        assert_eq!(f.as_bytes(), reversed.as_bytes());
+        let view = BinaryFuse8Ref::new(f.as_bytes()).unwrap();
+        for k in u64_probes() {
+            assert_eq!(view.contains(&k), f.contains(&k));
+        }
+        assert!(U64_KEYS.iter().all(|k| view.contains(k)));
+    }
+
+    #[test]
+    fn views_refuse_truncated_and_corrupted_envelopes() {
+        let f = BinaryFuse16::from_keys(U64_KEYS, SEED).unwrap();
+        let bytes = f.as_bytes();
+        for n in (0..bytes.len())
+            .step_by(97)
+            .chain(bytes.len() - 3..bytes.len())
+        {
+            assert!(BinaryFuse16Ref::new(&bytes[..n]).is_err(), "{n}");
+        }
+        let mut long = bytes.to_vec();
+        long.push(0);
+        assert_eq!(BinaryFuse16Ref::new(&long), Err(WireError::TrailingBytes));
+        assert!(matches!(
+            BinaryFuse8Ref::new(bytes),
+            Err(WireError::WrongKind { .. })
+        ));
+        // Magic, version, kind, SEGMENT_LENGTH and SEGMENT_COUNT: changing any of their bytes is
+        // refused (the body no longer has the array's length, or the values are out of range).
+        // KEYS and the seed only describe the keys (any value up to the array length is valid).
+        let h = wire::peek(bytes).unwrap();
+        let keys_at = 4 + h.params()[..2]
+            .iter()
+            .map(|&p| varint_len(p))
+            .sum::<usize>();
+        for i in 0..keys_at {
+            for flip in [1u8, 2, 0x40, 0x80] {
+                let mut bad = bytes.to_vec();
+                bad[i] ^= flip;
+                assert!(BinaryFuse16Ref::new(&bad).is_err(), "byte {i} ^ {flip:#x}");
+            }
+        }
+        // Random bytes, and random bytes behind a valid start: errors or answers, never a panic.
+        let mut rng = SplitMix64(17);
+        for len in [0usize, 4, 12, 20, 40, 300] {
+            for _ in 0..300 {
+                let mut junk: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+                if len > 4 {
+                    junk[..4].copy_from_slice(&bytes[..4]);
+                }
+                if let Ok(v) = BinaryFuse16Ref::new(&junk) {
+                    let _ = v.contains("x");
+                }
+            }
+        }
+    }
+
+    fn varint_len(v: u64) -> usize {
+        (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+    }
+}

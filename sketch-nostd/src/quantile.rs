@@ -442,6 +442,18 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         v.split().map(Self::key)
     }
 
+    /// The representative `2lu/(l + u)` of each bucket `[l, u)` of the octave `[1, 2)`.
+    const REPS: [f64; SUB] = {
+        let mut r = [0.0; SUB];
+        let mut j = 0;
+        while j < SUB {
+            let (l, u) = bounds(j, SUB);
+            r[j] = 2.0 * l * u / (l + u);
+            j += 1;
+        }
+        r
+    };
+
     /// For each 1/256 slice of the mantissa (its top 8 bits), the bucket holding the slice's start.
     const COARSE: [u16; 256] = {
         let t = Self::TABLE;
@@ -507,19 +519,23 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         }
     }
 
-    /// The value reported for key `k`: the representative `2lu/(l+u)` of its bucket.
+    /// The value reported for key `k`: the representative `2lu/(l+u)` of its bucket, from a table of
+    /// the octave `[1, 2)` scaled by adding to the exponent bits (no float arithmetic, no division
+    /// helper on a 32-bit part).
     fn value_of(k: i64) -> f64 {
         if k == 0 {
             return 0.0;
         }
-        let m = k.unsigned_abs();
-        let octave = (m / SUB as u64).min(u64::from(INF_OCTAVE));
-        let j = (m % SUB as u64) as usize;
-        let l = 1.0 + Self::TABLE.get(j).map_or(0.0, |&t| t as f64 / TWO_64);
-        let u = Self::TABLE
-            .get(j + 1)
-            .map_or(2.0, |&t| 1.0 + t as f64 / TWO_64);
-        let v = 2.0 * l * u / (l + u) * f64::from_bits(octave << 52);
+        // Keys are below 2^24 in magnitude, so u32 division by the constant SUB (a multiplication).
+        let m = k.unsigned_abs().min(u64::from(u32::MAX)) as u32;
+        let (octave, j) = (m / SUB as u32, m % SUB as u32);
+        let v = if octave >= INF_OCTAVE {
+            f64::INFINITY
+        } else {
+            let rep = Self::REPS.get(j as usize).copied().unwrap_or(1.5);
+            // rep is in [1, 2): its exponent field is 1023; make it `octave`.
+            f64::from_bits(rep.to_bits() - (1023 << 52) + (u64::from(octave) << 52))
+        };
         if k < 0 {
             -v
         } else {
@@ -558,11 +574,11 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         }
         let x = value.to_f64();
         self.add_key(Self::key(split), n);
-        self.sum += x * n as f64;
-        if x < self.min {
+        self.sum += if n == 1 { x } else { x * n as f64 };
+        if before(x, self.min) {
             self.min = x;
         }
-        if x > self.max {
+        if before(self.max, x) {
             self.max = x;
         }
     }
@@ -779,10 +795,10 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
             self.add_key(0, other.zero);
         }
         self.sum += other.sum;
-        if other.min < self.min {
+        if before(other.min, self.min) {
             self.min = other.min;
         }
-        if other.max > self.max {
+        if before(self.max, other.max) {
             self.max = other.max;
         }
         self.saturated |= other.saturated;
@@ -935,10 +951,10 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     pub fn rank<V: Value>(&self, x: V) -> u64 {
         let Some(split) = x.split() else { return 0 };
         let v = x.to_f64();
-        if self.count == 0 || v < self.min {
+        if self.count == 0 || before(v, self.min) {
             return 0;
         }
-        if v >= self.max {
+        if !before(v, self.max) {
             return self.count;
         }
         let k = Self::key(split).max(i64::from(self.floor));
@@ -1022,6 +1038,23 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     pub fn clear(&mut self) {
         *self = Self::new();
     }
+}
+
+/// `a < b` for non-NaN `f64`s, by their bits (no float comparison helper on parts without an FPU):
+/// the order of `f64::total_cmp`, except that −0 and +0 are equal, as `<` has them.
+#[inline]
+fn before(a: f64, b: f64) -> bool {
+    let key = |x: f64| {
+        let bits = x.to_bits() as i64;
+        // Negative values: flip the magnitude bits, so that more negative sorts lower; −0 becomes
+        // the key of +0.
+        if bits < 0 {
+            (bits ^ i64::MAX).wrapping_add(1)
+        } else {
+            bits
+        }
+    };
+    key(a) < key(b)
 }
 
 /// Moves `len` counters from `src` to `dst` (the block given as `(src, len, dst)`), correctly when
@@ -1144,6 +1177,30 @@ mod tests {
         assert_eq!(Q::key(0.0f64.split().unwrap()), 0);
         assert_eq!(Q::key((-0.0f64).split().unwrap()), 0);
         assert!(f64::NAN.split().is_none());
+    }
+
+    #[test]
+    fn before_is_less_than() {
+        let xs = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -1.0,
+            -f64::MIN_POSITIVE,
+            -5e-324,
+            -0.0,
+            0.0,
+            5e-324,
+            1.0,
+            1.5,
+            1e300,
+            f64::INFINITY,
+        ];
+        for &a in &xs {
+            for &b in &xs {
+                assert_eq!(before(a, b), a < b, "{a} {b}");
+            }
+        }
     }
 
     #[test]

@@ -95,16 +95,22 @@ impl<'a> FrameSink<'a> {
 
     /// Ends the current run: writes its code and starts the next run's placeholder.
     fn end_run(&mut self) -> Result<(), Full> {
-        if let Some(code) = self.out.buf.get_mut(self.code) {
-            *code = self.run;
-        }
+        self.close_run();
         self.code = self.out.at;
         self.run = 1;
         self.out.byte(0)
     }
 
-    /// One payload byte through COBS (not the checksum).
-    #[inline]
+    /// Writes the current run's code byte.
+    fn close_run(&mut self) {
+        if let Some(code) = self.out.buf.get_mut(self.code) {
+            *code = self.run;
+        }
+    }
+
+    /// One payload byte through COBS (not the checksum). One copy: the payload and the CRC bytes
+    /// both go through it.
+    #[inline(never)]
     fn cobs(&mut self, b: u8) -> Result<(), Full> {
         if b == 0 {
             return self.end_run();
@@ -123,9 +129,7 @@ impl<'a> FrameSink<'a> {
         for b in crc.to_le_bytes() {
             self.cobs(b)?;
         }
-        if let Some(code) = self.out.buf.get_mut(self.code) {
-            *code = self.run;
-        }
+        self.close_run();
         self.out.byte(0)?;
         Ok(self.out.finish())
     }

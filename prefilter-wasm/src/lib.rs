@@ -2,9 +2,9 @@
 //! `wasm32-unknown-unknown` and called from JavaScript through plain exported functions (no
 //! wasm-bindgen, so no extra tool is needed to build it).
 //!
-//! The page fetches the filter bytes as a file (a [`BinaryFuse8`](sketch_nostd::fuse::BinaryFuse8),
-//! `BinaryFuse16`, or the dense encoding of a `BlockedBloom` or `Bloom`, see
-//! [`wire::encode_view`](sketch_nostd::wire::encode_view)), copies them into the buffer that
+//! The page fetches the filter bytes as a file (a binary fuse filter, read with
+//! [`BinaryFuse8Ref`] or [`BinaryFuse16Ref`], or the dense encoding of a `BlockedBloom` or
+//! `Bloom`, see [`sketch_nostd::wire::encode_view`]), copies them into the buffer that
 //! [`prefilter_filter_buffer`] returns, and calls [`prefilter_load`]; then, for each URL, copies its
 //! UTF-8 bytes into [`prefilter_key_buffer`] and calls [`prefilter_query`]: 0 means "definitely
 //! not in the filter" (safe), 1 "maybe" (ask the server). `www/` holds the page.

@@ -98,6 +98,8 @@ pub struct Options {
     pub clear_at: f64,
     /// What is counted: whole lines or some fields (`--field`).
     pub key: KeyFields,
+    /// Heavy-hitter rows shown and reported (`--top`).
+    pub top: usize,
     /// `--generate SIZE`: write synthetic log and exit.
     pub generate: Option<u64>,
     /// `--emit N`: simulate N devices sending frames.
@@ -137,6 +139,7 @@ impl Default for Options {
             exact_cap: 2_000_000,
             clear_at: 0.01,
             key: KeyFields::whole_line(),
+            top: crate::ingest::engine::DEFAULT_TOP,
             generate: None,
             emit: None,
             to: SocketAddr::from(([127, 0, 0, 1], 7777)),

@@ -9,6 +9,7 @@
 
 pub mod app;
 pub mod args;
+pub mod clock;
 pub mod emit;
 pub mod exact;
 pub mod human;

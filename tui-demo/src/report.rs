@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::args::Options;
 use crate::human::{bytes, count, count_f, percent, short};
@@ -20,6 +20,15 @@ pub const DEFAULT_SYNTHETIC_LINES: u64 = 1_000_000;
 /// # Errors
 /// When the source cannot be opened or fails while reading.
 pub fn run(opts: &Options) -> io::Result<Snapshot> {
+    run_until(opts, &std::sync::atomic::AtomicUsize::new(0))
+}
+
+/// [`run`], also ending (with what was counted so far) once `signal` is no longer 0: a stop
+/// signal's number, set by its handler.
+///
+/// # Errors
+/// When the source cannot be opened or fails while reading.
+pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io::Result<Snapshot> {
     let synthetic = matches!(opts.source, SourceSpec::Synthetic { .. });
     let limit = match (opts.lines, opts.seconds) {
         (Some(n), _) => Some(n),
@@ -33,36 +42,39 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
         crate::args::DEFAULT_RATE
     });
     let control = Control::new(rate);
-    let (rx, source) = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
+    let started = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
+    let (rx, source, spec) = (started.rx, started.thread, started.spec);
     let mut engine = Engine::new(EngineOptions {
         exact_cap: opts.exact_cap,
         clear_at: opts.clear_at,
         key: opts.key,
+        top: opts.top,
     });
     let mut fleet = crate::ingest::fleet::Fleet::new();
     let device_mode = matches!(opts.source, SourceSpec::Device(_));
     let start = Instant::now();
-    let deadline = opts.seconds.map(|s| start + Duration::from_secs_f64(s));
+    let deadline = crate::clock::deadline(start, opts.seconds);
     let mut error = None;
     // The source hung up without saying it ended: it panicked.
     let mut hung_up = false;
+    // Waits are sliced so that a stop signal is seen within this long.
+    const SLICE: std::time::Duration = std::time::Duration::from_millis(50);
     loop {
-        let msg = match deadline {
-            Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
-                Ok(m) => m,
-                Err(RecvTimeoutError::Timeout) => break,
-                Err(RecvTimeoutError::Disconnected) => {
-                    hung_up = true;
-                    break;
-                }
-            },
-            None => match rx.recv() {
-                Ok(m) => m,
-                Err(_) => {
-                    hung_up = true;
-                    break;
-                }
-            },
+        if signal.load(Ordering::Relaxed) != 0 {
+            break;
+        }
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            break;
+        }
+        let wait = deadline.map_or(SLICE, |d| d.saturating_duration_since(now).min(SLICE));
+        let msg = match rx.recv_timeout(wait) {
+            Ok(m) => m,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => {
+                hung_up = true;
+                break;
+            }
         };
         match msg {
             SourceMsg::Lines(batch) => engine.apply(&batch),
@@ -92,7 +104,7 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
     let elapsed = start.elapsed();
     let mut snap = Snapshot {
         source: crate::ingest::label(
-            &opts.source,
+            &spec,
             &EngineOptions {
                 key: opts.key,
                 ..EngineOptions::default()
@@ -267,32 +279,15 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         writeln!(w)?;
         writeln!(
             w,
-            "heavy hitters: count-min {}×{} ({}, conservative update) + top-{} list; ε·N = {} (ε {}, δ {}, N {})",
-            h.depth,
-            h.width,
-            bytes(h.cm_bytes),
+            "heavy hitters: Space-Saving, {} counters ({}); every true count lies in [true ≥, true ≤]; \
+             ε·N = {} (ε {}, N {}); noise: guaranteed count ≤ ε·N",
             h.k,
+            bytes(h.topk_bytes),
             count(h.bound),
             percent(h.epsilon),
-            percent(h.delta),
             count(h.total)
         )?;
-        writeln!(w, "{:>12} {:>12} {:>8}   line", "estimate", "exact", "over")?;
-        for r in &h.rows {
-            let (exact, over) = match r.exact {
-                Some(x) => (
-                    count(x),
-                    format!("+{}", count(r.estimate.saturating_sub(x))),
-                ),
-                None => ("?".into(), "?".into()),
-            };
-            writeln!(
-                w,
-                "{:>12} {exact:>12} {over:>8}   {}",
-                count(r.estimate),
-                r.line
-            )?;
-        }
+        heavy_rows(h, w)?;
     }
     w.flush()
 }
@@ -376,25 +371,34 @@ fn write_fleet(
                 String::new()
             }
         )?;
-        writeln!(
-            w,
-            "{:>12} {:>12} {:>12} {:>8}   line",
-            "estimate", "true ≥", "true ≤", "over ≤"
-        )?;
-        for r in &h.rows {
-            let (lo, hi) = r.bounds.unwrap_or((0, r.estimate));
-            writeln!(
-                w,
-                "{:>12} {:>12} {:>12} {:>8}   {}",
-                count(r.estimate),
-                count(lo),
-                count(hi.min(r.estimate)),
-                format!("+{}", count(r.estimate.saturating_sub(lo))),
-                r.line
-            )?;
-        }
+        heavy_rows(h, w)?;
     }
     w.flush()
+}
+
+/// The heavy-hitter rows: the bracket of each true count, the exact count when known, the noise
+/// mark. The same figures as the panel's.
+fn heavy_rows(h: &crate::snapshot::HeavyStats, w: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        w,
+        "{:>12} {:>12} {:>12} {:>5}   line",
+        "true ≥", "true ≤", "exact", ""
+    )?;
+    for r in &h.rows {
+        let (lo, hi) = r
+            .bounds
+            .map_or((0, r.estimate), |(lo, hi)| (lo, hi.min(r.estimate)));
+        writeln!(
+            w,
+            "{:>12} {:>12} {:>12} {:>5}   {}",
+            count(lo),
+            count(hi),
+            r.exact.map_or_else(|| "?".into(), count),
+            if r.noise { "noise" } else { "" },
+            r.line
+        )?;
+    }
+    Ok(())
 }
 
 /// A JSON string literal.
@@ -634,7 +638,10 @@ pub fn to_json(s: &Snapshot) -> Obj {
                         h.rows
                             .iter()
                             .map(|r| {
-                                let o = Obj::new().str("line", &r.line).int("estimate", r.estimate);
+                                let o = Obj::new()
+                                    .str("line", &r.line)
+                                    .int("estimate", r.estimate)
+                                    .bool("noise", r.noise);
                                 let o = match r.exact {
                                     Some(x) => o.int("exact", x),
                                     None => o.raw_opt("exact", None),

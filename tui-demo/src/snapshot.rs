@@ -145,15 +145,18 @@ pub struct RegisterStats {
 pub struct HeavyRow {
     /// The line, made printable and cut to a display length.
     pub line: String,
-    /// The count-min estimate (never below the true count).
+    /// The estimate (never below the true count): the Space-Saving count, or in device mode the
+    /// merged count-min's.
     pub estimate: u64,
     /// The true count, when the exact table knows the line.
     pub exact: Option<u64>,
-    /// Device mode: the merged Space-Saving summary's bounds of the true count, `(lower, upper)`.
+    /// The Space-Saving summary's bracket of the true count, `(lower, upper)`: guaranteed.
     pub bounds: Option<(u64, u64)>,
+    /// The guaranteed count is at most ε·N: the row may be noise (any line could reach its count).
+    pub noise: bool,
 }
 
-/// Heavy hitters: a count-min sketch and a top-k list.
+/// Heavy hitters: a Space-Saving list (with a count-min sketch in device mode).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HeavyStats {
     /// The top lines, highest estimate first.
@@ -162,7 +165,8 @@ pub struct HeavyStats {
     pub k: usize,
     /// N, the total of all updates.
     pub total: u64,
-    /// ε·N: with probability 1 − δ no estimate exceeds the truth by more.
+    /// ε·N: no estimate exceeds the truth by more (with probability 1 − δ in device mode, where
+    /// the estimates are count-min's; always for Space-Saving, where δ is 0).
     pub bound: u64,
     /// ε.
     pub epsilon: f64,

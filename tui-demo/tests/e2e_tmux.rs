@@ -209,7 +209,7 @@ fn ctrl_c_sigterm_and_a_panic_restore_the_terminal() {
     t.type_line(&format!("{BIN}; echo exit=$?"));
     t.wait_for("the live view", is_live);
     t.keys(&["C-c"]);
-    t.assert_shell_is_back("exit=0");
+    t.assert_shell_is_back("exit=130");
 
     t.type_line("clear");
     t.type_line(&format!("{BIN}; echo term-exit=$?"));
@@ -220,7 +220,7 @@ fn ctrl_c_sigterm_and_a_panic_restore_the_terminal() {
         .status()
         .unwrap();
     assert!(killed.success());
-    t.assert_shell_is_back("term-exit=0");
+    t.assert_shell_is_back("term-exit=143");
 
     t.type_line("clear");
     t.type_line(&format!(
@@ -232,6 +232,22 @@ fn ctrl_c_sigterm_and_a_panic_restore_the_terminal() {
         "the panic message is printed on the restored screen:\n{s}"
     );
     t.assert_shell_is_back("panic-exit=101");
+}
+
+#[test]
+fn a_directory_as_input_shows_the_error_and_exits_1() {
+    let t = Tmux::start("dir", 100, 30);
+    let dir = std::env::temp_dir();
+    let dir = dir.to_str().unwrap();
+    t.type_line(&format!("NO_COLOR=1 {BIN} --input {dir}; echo exit=$?"));
+    let s = t.wait_for("the error", |s| s.contains("directory"));
+    assert!(s.contains(dir), "{s}");
+    t.assert_shell_is_back("exit=1");
+    let s = t.screen();
+    assert!(
+        s.contains(&format!("tui-demo: {dir}")),
+        "the error is printed after the view:\n{s}"
+    );
 }
 
 #[test]

@@ -375,3 +375,94 @@ fn field_keys_make_a_timestamped_log_countable() {
     assert_eq!(v["heavy"]["rows"][0]["line"], "alice");
     assert_eq!(v["heavy"]["rows"][0]["exact"], 2);
 }
+
+/// Starts the binary with stdin kept open (a source that never ends); returns the child.
+fn start_open(args: &[&str]) -> std::process::Child {
+    Command::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tui-demo")
+}
+
+/// Sends `signal` to the child once it has run a moment, and waits for it (at most 30 s).
+fn signal_and_wait(child: std::process::Child, signal: &str) -> std::process::Output {
+    std::thread::sleep(Duration::from_millis(500));
+    let ok = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let start = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(30));
+    out
+}
+
+#[test]
+fn huge_seconds_do_not_panic() {
+    // Issue 15: `--seconds 1e19` and `1e20` overflowed Instant/Duration and panicked.
+    for s in ["1e19", "1e20"] {
+        let (status, out, err) = run(&["--seconds", s, "--lines", "1000", "--json"], b"");
+        assert!(status.success(), "{s}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["lines"], 1000);
+        let (status, out, err) = run(&["--input", "-", "--seconds", s, "--json"], b"a\nb\n");
+        assert!(status.success(), "{s}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["lines"], 2);
+    }
+    // The device simulator too: it runs (no panic) until stopped.
+    let child = start_open(&["--emit", "1", "--seconds", "1e20", "--to", "127.0.0.1:9"]);
+    let out = signal_and_wait(child, "TERM");
+    assert_eq!(out.status.code(), Some(143), "{out:?}");
+}
+
+#[test]
+fn a_directory_as_input_is_an_error_naming_it() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-dir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.to_str().unwrap();
+    for mode in ["--report", "--json"] {
+        let (status, out, err) = run(&["--input", path, mode], b"");
+        assert_eq!(status.code(), Some(1), "{mode}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.contains(path) && err.contains("directory"),
+            "{mode}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn stop_signals_exit_130_and_143_with_the_report() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let mut child = start_open(&["--input", "-", "--json"]);
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"a\nb\na\n").unwrap();
+        stdin.flush().unwrap();
+        let out = signal_and_wait(child, signal);
+        drop(stdin);
+        assert_eq!(out.status.code(), Some(code), "SIG{signal}: {out:?}");
+        // What was counted before the signal is still reported.
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["lines"], 3, "SIG{signal}");
+    }
+}
+
+#[test]
+fn listen_on_port_0_reports_the_bound_port() {
+    let (status, out, err) = run(
+        &["--listen", "127.0.0.1:0", "--seconds", "0.2", "--json"],
+        b"",
+    );
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let source = v["source"].as_str().unwrap();
+    let port: u16 = source.rsplit(':').next().unwrap().parse().unwrap();
+    assert_ne!(port, 0, "{source}");
+}

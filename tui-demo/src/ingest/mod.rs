@@ -205,7 +205,8 @@ pub fn spawn_with(
     panic_after: Option<u32>,
 ) -> std::io::Result<Handle> {
     let control = Control::new(rate);
-    let (source_rx, _source) = source::spawn(spec, limit, Arc::clone(&control))?;
+    let started = source::spawn(spec, limit, Arc::clone(&control))?;
+    let (source_rx, spec) = (started.rx, &started.spec);
     let (tx, rx) = channel();
     let latest: Latest = Arc::default();
     let mut ingest = Ingest {

@@ -172,6 +172,17 @@ pub enum Input {
     File(PathBuf),
 }
 
+impl Input {
+    /// The name errors and the header use: the path, or `stdin`.
+    #[must_use]
+    pub fn name(&self) -> String {
+        match self {
+            Self::Stdin => "stdin".to_string(),
+            Self::File(p) => p.display().to_string(),
+        }
+    }
+}
+
 /// Which source to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceSpec {
@@ -199,6 +210,35 @@ impl SourceSpec {
     }
 }
 
+/// A started source.
+#[derive(Debug)]
+pub struct Started {
+    /// What it sends.
+    pub rx: Receiver<SourceMsg>,
+    /// Its thread.
+    pub thread: JoinHandle<()>,
+    /// The source as started: for `--listen`, the address actually bound (port 0 asks the system
+    /// for a free port, and this is the one it gave).
+    pub spec: SourceSpec,
+}
+
+/// Opens a file of lines; a directory or an unreadable file is an error that names the path.
+///
+/// # Errors
+/// When the file cannot be opened or is a directory.
+pub fn open_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let named =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let file = std::fs::File::open(path).map_err(named)?;
+    if file.metadata().map_err(named)?.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            format!("{}: is a directory, not a file of lines", path.display()),
+        ));
+    }
+    Ok(file)
+}
+
 /// Starts `spec` on its own thread. At most `limit` lines are produced when a limit is given.
 ///
 /// # Errors
@@ -207,9 +247,10 @@ pub fn spawn(
     spec: &SourceSpec,
     limit: Option<u64>,
     control: Arc<Control>,
-) -> std::io::Result<(Receiver<SourceMsg>, JoinHandle<()>)> {
+) -> std::io::Result<Started> {
     let (tx, rx) = sync_channel(CHANNEL_DEPTH);
-    let handle = match spec {
+    let mut spec = spec.clone();
+    let thread = match &mut spec {
         SourceSpec::Synthetic { seed } => {
             let seed = *seed;
             std::thread::Builder::new()
@@ -219,28 +260,28 @@ pub fn spawn(
         SourceSpec::Lines(input) => {
             let reader: Box<dyn std::io::Read + Send> = match input {
                 Input::Stdin => Box::new(std::io::stdin()),
-                Input::File(path) => Box::new(std::fs::File::open(path).map_err(|e| {
-                    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-                })?),
+                Input::File(path) => Box::new(open_file(path)?),
             };
+            let name = input.name();
             std::thread::Builder::new()
                 .name("source-lines".into())
                 .spawn(move || {
                     let result =
                         lines::read(reader, limit, &control, &mut |msg| tx.send(msg).is_ok());
-                    let _ = tx.send(SourceMsg::End(result.err().map(|e| e.to_string())));
+                    let _ = tx.send(SourceMsg::End(result.err().map(|e| format!("{name}: {e}"))));
                 })?
         }
         SourceSpec::Device(addr) => {
-            let socket = std::net::UdpSocket::bind(addr).map_err(|e| {
+            let socket = std::net::UdpSocket::bind(*addr).map_err(|e| {
                 std::io::Error::new(e.kind(), format!("cannot listen on udp {addr}: {e}"))
             })?;
+            *addr = socket.local_addr()?;
             std::thread::Builder::new()
                 .name("source-device".into())
                 .spawn(move || device::receive(&socket, &control, &tx))?
         }
     };
-    Ok((rx, handle))
+    Ok(Started { rx, thread, spec })
 }
 
 /// Sends a message, returning `false` when the receiver is gone (ingest finished).

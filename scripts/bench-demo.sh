@@ -30,7 +30,7 @@ cargo build --release -q -p tui-demo
 
 if [ ! -s "$LOG" ]; then
     echo "generating $LOG ($SIZE of synthetic access log, seed $SEED)"
-    "$BIN" --generate "$SIZE" --seed "$SEED" > "$LOG"
+    "$BIN" generate "$SIZE" --seed "$SEED" > "$LOG"
 fi
 echo "log: $(du -h "$LOG" | cut -f1), $(wc -l < "$LOG") lines"
 echo "warming the page cache"

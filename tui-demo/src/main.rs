@@ -9,7 +9,7 @@
 //! program quietly.
 #![forbid(unsafe_code)]
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -24,7 +24,7 @@ use ratatui::crossterm::{cursor, execute};
 use ratatui::Terminal;
 
 use tui_demo::app::{Action, App, Mode};
-use tui_demo::args::{self, Options, Output, Parsed, USAGE};
+use tui_demo::args::{self, Options, Output};
 use tui_demo::ingest::{self, EngineOptions};
 use tui_demo::source::{synthetic, SourceSpec};
 use tui_demo::ui::theme::Theme;
@@ -34,15 +34,12 @@ use tui_demo::{emit, report};
 const FRAME: Duration = Duration::from_millis(40);
 
 fn main() -> ExitCode {
-    let opts = match args::parse(std::env::args_os().skip(1)) {
-        Ok(Parsed::Run(o)) => o,
-        Ok(Parsed::Help) => return print_or_quiet(USAGE),
-        Ok(Parsed::Version) => {
-            return print_or_quiet(&format!("tui-demo {}\n", env!("CARGO_PKG_VERSION")))
-        }
+    let opts = match args::parse(std::env::args_os()) {
+        Ok(o) => o,
+        // Help and version print and exit 0; mistakes print and exit 2. A closed stdout is fine.
         Err(e) => {
-            eprintln!("tui-demo: {e}");
-            return ExitCode::from(2);
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
     let result = if let Some(size) = opts.generate {
@@ -113,11 +110,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn print_or_quiet(text: &str) -> ExitCode {
-    let _ = io::stdout().write_all(text.as_bytes());
-    ExitCode::SUCCESS
 }
 
 /// The headless report; a stop signal ends the input early and the report of what was counted is

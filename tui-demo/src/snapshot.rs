@@ -5,8 +5,15 @@
 
 use std::time::Duration;
 
+use serde::Serialize;
+
+/// Serializes a duration as seconds (a JSON number).
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
 /// Totals over the input.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Totals {
     /// Lines ingested.
     pub lines: u64,
@@ -23,7 +30,7 @@ pub struct Totals {
 }
 
 /// The exact reference: a hash table of every distinct line seen, up to a cap.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ExactStats {
     /// Distinct lines counted exactly (all of them unless `capped`).
     pub distinct: u64,
@@ -38,7 +45,7 @@ pub struct ExactStats {
 }
 
 /// The dedupe / anti-spam filter: a Bloom filter that suppresses lines it has already seen.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DedupeStats {
     /// Lines that passed (first time seen since the last clear).
     pub passed: u64,
@@ -71,7 +78,7 @@ pub struct DedupeStats {
 }
 
 /// The micro filter: a 64-bit Bloom filter in front of the last few distinct lines.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MicroStats {
     /// The filter's 64 bits.
     pub bits: u64,
@@ -94,22 +101,25 @@ pub struct MicroStats {
 }
 
 /// Ingest throughput.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Throughput {
     /// Lines per second, one sample per [`Throughput::interval`], oldest first.
+    #[serde(skip)]
     pub history: Vec<u64>,
     /// Sampling interval.
+    #[serde(skip)]
     pub interval: Duration,
     /// Lines per second over the last sample.
     pub lines_per_sec: f64,
     /// Input bytes per second over the last sample.
     pub bytes_per_sec: f64,
     /// The highest sample in the history.
+    #[serde(skip)]
     pub peak: u64,
 }
 
 /// The distinct count: a HyperLogLog beside the exact table.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DistinctStats {
     /// The sketch's estimate.
     pub estimate: f64,
@@ -130,7 +140,7 @@ pub struct DistinctStats {
 }
 
 /// The HyperLogLog's registers, as a histogram of their values.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RegisterStats {
     /// `counts[v]` registers hold the value `v`.
     pub counts: Vec<u32>,
@@ -141,7 +151,7 @@ pub struct RegisterStats {
 }
 
 /// One heavy hitter.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HeavyRow {
     /// The line, made printable and cut to a display length.
     pub line: String,
@@ -157,7 +167,7 @@ pub struct HeavyRow {
 }
 
 /// Heavy hitters: a Space-Saving list (with a count-min sketch in device mode).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HeavyStats {
     /// The top lines, highest estimate first.
     pub rows: Vec<HeavyRow>,
@@ -191,13 +201,14 @@ pub struct HeavyStats {
 }
 
 /// One device, as the host sees it.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DeviceRow {
     /// The device id from its frames.
     pub id: u64,
     /// Where its frames come from.
     pub addr: String,
-    /// Time since its last good frame.
+    /// Time since its last good frame (seconds in JSON).
+    #[serde(serialize_with = "secs")]
     pub last_seen: Duration,
     /// Good frames.
     pub ok: u64,
@@ -216,7 +227,7 @@ pub struct DeviceRow {
 }
 
 /// Device mode: the fleet and its merged view.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FleetStats {
     /// One row per device, by id.
     pub rows: Vec<DeviceRow>,
@@ -257,19 +268,24 @@ pub struct FleetStats {
 }
 
 /// Everything the UI draws, as of one moment.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Snapshot {
     /// Where lines come from.
     pub source: String,
     /// The source ended (`Some(None)` at end of input, `Some(Some(e))` on an error).
+    #[serde(skip)]
     pub finished: Option<Option<String>>,
     /// A burst in progress in the synthetic log: the repeated line.
+    #[serde(skip)]
     pub burst: Option<String>,
     /// Ingest is paused.
+    #[serde(skip)]
     pub paused: bool,
-    /// Time since start (or the last reset), not counting pauses.
+    /// Time since start (or the last reset), not counting pauses (`seconds` in JSON).
+    #[serde(rename = "seconds", serialize_with = "secs")]
     pub elapsed: Duration,
-    /// Totals.
+    /// Totals (at the top level of the JSON).
+    #[serde(flatten)]
     pub totals: Totals,
     /// Exact reference counts.
     pub exact: ExactStats,
@@ -277,7 +293,8 @@ pub struct Snapshot {
     pub dedupe: DedupeStats,
     /// The micro filter.
     pub micro: MicroStats,
-    /// Throughput.
+    /// Throughput (`lines_per_sec`, `bytes_per_sec` at the top level of the JSON).
+    #[serde(flatten)]
     pub throughput: Throughput,
     /// The distinct count, once a HyperLogLog is running.
     pub distinct: Option<DistinctStats>,

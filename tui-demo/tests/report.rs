@@ -152,7 +152,7 @@ fn bad_arguments_exit_2_with_a_message() {
     assert!(err.contains("--rate"), "{err}");
     let (status, out, _) = run(&["--help"], b"");
     assert!(status.success());
-    assert!(out.contains("USAGE") && out.contains("--input"));
+    assert!(out.contains("Usage") && out.contains("--input"));
 }
 
 #[test]
@@ -213,9 +213,9 @@ fn seconds_stops_a_source_that_never_ends() {
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
-    // `tui-demo --generate 1G | head -c 100`: the reader goes away, the demo exits 0, no panic.
+    // `tui-demo generate 1G | head -c 100`: the reader goes away, the demo exits 0, no panic.
     let mut child = Command::new(BIN)
-        .args(["--generate", "1G"])
+        .args(["generate", "1G"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -274,7 +274,7 @@ fn device_mode_end_to_end_over_loopback_udp() {
         .port();
     let addr = format!("127.0.0.1:{port}");
     let host = Command::new(BIN)
-        .args(["--listen", &addr, "--json", "--seconds", "3"])
+        .args(["listen", &addr, "--json", "--seconds", "3"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -282,7 +282,7 @@ fn device_mode_end_to_end_over_loopback_udp() {
     std::thread::sleep(Duration::from_millis(300));
     let emit = Command::new(BIN)
         .args([
-            "--emit",
+            "emit",
             "3",
             "--to",
             &addr,
@@ -416,7 +416,7 @@ fn huge_seconds_do_not_panic() {
         assert_eq!(v["lines"], 2);
     }
     // The device simulator too: it runs (no panic) until stopped.
-    let child = start_open(&["--emit", "1", "--seconds", "1e20", "--to", "127.0.0.1:9"]);
+    let child = start_open(&["emit", "1", "--seconds", "1e20", "--to", "127.0.0.1:9"]);
     let out = signal_and_wait(child, "TERM");
     assert_eq!(out.status.code(), Some(143), "{out:?}");
 }
@@ -457,7 +457,7 @@ fn stop_signals_exit_130_and_143_with_the_report() {
 #[test]
 fn listen_on_port_0_reports_the_bound_port() {
     let (status, out, err) = run(
-        &["--listen", "127.0.0.1:0", "--seconds", "0.2", "--json"],
+        &["listen", "127.0.0.1:0", "--seconds", "0.2", "--json"],
         b"",
     );
     assert!(status.success(), "{err}");
@@ -465,4 +465,45 @@ fn listen_on_port_0_reports_the_bound_port() {
     let source = v["source"].as_str().unwrap();
     let port: u16 = source.rsplit(':').next().unwrap().parse().unwrap();
     assert_ne!(port, 0, "{source}");
+}
+
+#[test]
+fn several_inputs_are_read_one_after_the_other() {
+    // Issue 15: two --input were refused ("give one source"). A file without a final newline
+    // does not join its last line to the next file's first.
+    let dir = std::env::temp_dir().join(format!("tui-demo-several-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.log"), dir.join("b.log"));
+    std::fs::write(&a, b"x\ny").unwrap();
+    std::fs::write(&b, b"y\nz\n").unwrap();
+    let (status, out, err) = run(
+        &[
+            "--input",
+            a.to_str().unwrap(),
+            "--input",
+            b.to_str().unwrap(),
+            "--json",
+        ],
+        b"",
+    );
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lines"], 4);
+    assert_eq!(v["exact"]["distinct"], 3);
+    // --lines counts across the files.
+    let (_, out, _) = run(
+        &[
+            "--input",
+            a.to_str().unwrap(),
+            "-i",
+            b.to_str().unwrap(),
+            "--lines",
+            "3",
+            "--json",
+        ],
+        b"",
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lines"], 3);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -191,8 +191,8 @@ pub enum SourceSpec {
         /// Generator seed (same seed, same log).
         seed: u64,
     },
-    /// Lines from a file or stdin.
-    Lines(Input),
+    /// Lines from files or stdin, read one after the other.
+    Lines(Vec<Input>),
     /// Sketch frames from devices over UDP.
     Device(SocketAddr),
 }
@@ -203,8 +203,10 @@ impl SourceSpec {
     pub fn label(&self) -> String {
         match self {
             Self::Synthetic { .. } => "synthetic access log".to_string(),
-            Self::Lines(Input::Stdin) => "stdin".to_string(),
-            Self::Lines(Input::File(p)) => p.display().to_string(),
+            Self::Lines(inputs) => {
+                let names: Vec<String> = inputs.iter().map(Input::name).collect();
+                names.join(" + ")
+            }
             Self::Device(addr) => format!("devices on udp {addr}"),
         }
     }
@@ -257,18 +259,38 @@ pub fn spawn(
                 .name("source-synthetic".into())
                 .spawn(move || synthetic::run(seed, limit, &control, &tx))?
         }
-        SourceSpec::Lines(input) => {
-            let reader: Box<dyn std::io::Read + Send> = match input {
-                Input::Stdin => Box::new(std::io::stdin()),
-                Input::File(path) => Box::new(open_file(path)?),
-            };
-            let name = input.name();
+        SourceSpec::Lines(inputs) => {
+            // Every file is opened now, so a missing one is an error before anything runs.
+            let mut readers: Vec<(String, Box<dyn std::io::Read + Send>)> = Vec::new();
+            for input in inputs.iter() {
+                let reader: Box<dyn std::io::Read + Send> = match input {
+                    Input::Stdin => Box::new(std::io::stdin()),
+                    Input::File(path) => Box::new(open_file(path)?),
+                };
+                readers.push((input.name(), reader));
+            }
             std::thread::Builder::new()
                 .name("source-lines".into())
                 .spawn(move || {
-                    let result =
-                        lines::read(reader, limit, &control, &mut |msg| tx.send(msg).is_ok());
-                    let _ = tx.send(SourceMsg::End(result.err().map(|e| format!("{name}: {e}"))));
+                    let mut left = limit;
+                    for (name, reader) in readers {
+                        let mut sent = 0u64;
+                        let result = lines::read(reader, left, &control, &mut |msg| {
+                            if let SourceMsg::Lines(b) = &msg {
+                                sent += b.lines.len() as u64;
+                            }
+                            tx.send(msg).is_ok()
+                        });
+                        if let Err(e) = result {
+                            let _ = tx.send(SourceMsg::End(Some(format!("{name}: {e}"))));
+                            return;
+                        }
+                        left = left.map(|l| l.saturating_sub(sent));
+                        if left == Some(0) || control.stopped() {
+                            break;
+                        }
+                    }
+                    let _ = tx.send(SourceMsg::End(None));
                 })?
         }
         SourceSpec::Device(addr) => {

@@ -208,10 +208,23 @@ impl Drop for Restore {
     }
 }
 
-/// The live view; returns the number of the signal that ended it (SIGINT for Ctrl-C), or 0.
+/// The live view, then the summary of what it counted printed on the restored terminal (as the
+/// report's table). Returns the number of the signal that ended it (SIGINT for Ctrl-C), or 0.
 fn live(opts: &Options) -> io::Result<usize> {
-    let synthetic = matches!(opts.source, SourceSpec::Synthetic { .. });
-    let handle = ingest::spawn(
+    let (result, last) = live_view(opts);
+    // The view's guard has restored the terminal: what was counted stays on the screen.
+    if let Some(snap) = last {
+        if snap.totals.lines > 0 || snap.devices.is_some() {
+            let mut out = io::stdout().lock();
+            let _ = report::write_table(&snap, &mut out);
+        }
+    }
+    result
+}
+
+/// The live view itself; returns its outcome and the last snapshot.
+fn live_view(opts: &Options) -> (io::Result<usize>, Option<Arc<tui_demo::snapshot::Snapshot>>) {
+    let handle = match ingest::spawn(
         &opts.source,
         EngineOptions {
             exact_cap: opts.exact_cap,
@@ -221,7 +234,16 @@ fn live(opts: &Options) -> io::Result<usize> {
         },
         opts.live_rate(),
         opts.lines,
-    )?;
+    ) {
+        Ok(h) => h,
+        Err(e) => return (Err(e), None),
+    };
+    let result = live_run(opts, &handle);
+    (result, Some(handle.snapshot()))
+}
+
+fn live_run(opts: &Options, handle: &ingest::Handle) -> io::Result<usize> {
+    let synthetic = matches!(opts.source, SourceSpec::Synthetic { .. });
     let signalled = signals()?;
     let previous = std::panic::take_hook();
     let draw_loop = std::thread::current().id();
@@ -250,7 +272,7 @@ fn live(opts: &Options) -> io::Result<usize> {
 
     let mut app = App::new(synthetic.then_some(opts.live_rate()), Theme::from_env());
     let deadline = tui_demo::clock::deadline(Instant::now(), opts.seconds);
-    let result = run(&mut terminal, &mut app, &handle, &signalled, deadline);
+    let result = run(&mut terminal, &mut app, handle, &signalled, deadline);
     handle.send(ingest::Command::Quit);
     let sig = result?;
     // A source that failed (a directory, a read error) ends the program with its error, once the

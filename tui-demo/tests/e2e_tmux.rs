@@ -201,6 +201,10 @@ fn stdin_mode_reads_keys_from_the_terminal() {
     assert!(s.contains("3 lines"), "{s}");
     t.keys(&["q"]);
     t.assert_shell_is_back("exit=0");
+    // The summary is printed on the restored terminal.
+    let s = t.screen();
+    assert!(s.contains("sketch-nostd report · stdin"), "{s}");
+    assert!(s.contains("lines  3 "), "{s}");
 }
 
 #[test]

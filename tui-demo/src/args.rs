@@ -98,6 +98,21 @@ pub enum Cmd {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Merge files written by --save (other runs, hosts or devices) and report them.
+    Merge {
+        /// The saved files.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Accepted for symmetry with `report`: merge always prints a report.
+        #[arg(long)]
+        report: bool,
+        /// The summary as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Heavy-hitter rows reported.
+        #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
+        top: usize,
+    },
     /// Write SIZE bytes of synthetic access log to stdout (e.g. 1G).
     Generate {
         /// Bytes to write: 4096, 64k, 500M, 1G.
@@ -140,6 +155,13 @@ pub struct RunArgs {
     /// Heavy-hitter rows shown and reported.
     #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
     pub top: usize,
+    /// Write the sketches to FILE in the wire format at exit and every --save-every seconds
+    /// (`merge` reads such files).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+    /// Seconds between two saves while running.
+    #[arg(long, default_value_t = 60.0, value_parser = positive_seconds, requires = "save")]
+    pub save_every: f64,
 }
 
 /// Headless or live.
@@ -185,6 +207,12 @@ pub struct Options {
     pub period_ms: u64,
     /// Fraction of emitted frames corrupted on purpose.
     pub corrupt: f64,
+    /// `--save FILE`: where the sketches are written.
+    pub save: Option<PathBuf>,
+    /// Time between two saves.
+    pub save_every: std::time::Duration,
+    /// `merge FILES…`: the saved files to merge and report.
+    pub merge: Option<Vec<PathBuf>>,
 }
 
 impl Options {
@@ -213,6 +241,9 @@ impl Default for Options {
             to: SocketAddr::from(([127, 0, 0, 1], 7777)),
             period_ms: 500,
             corrupt: 0.0,
+            save: None,
+            save_every: std::time::Duration::from_secs(60),
+            merge: None,
         }
     }
 }
@@ -250,6 +281,9 @@ impl RunArgs {
             clear_at: self.clear_at,
             key: self.field.unwrap_or_else(KeyFields::whole_line),
             top: self.top,
+            save: self.save,
+            save_every: std::time::Duration::try_from_secs_f64(self.save_every)
+                .unwrap_or(std::time::Duration::MAX),
             ..Options::default()
         })
     }
@@ -308,6 +342,18 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::
             seconds,
             ..Options::default()
         }),
+        Some(Cmd::Merge {
+            files,
+            report: _,
+            json,
+            top,
+        }) => Ok(Options {
+            merge: Some(files),
+            output: Output::Report,
+            json,
+            top,
+            ..Options::default()
+        }),
         Some(Cmd::Generate { size, seed }) => Ok(Options {
             source: SourceSpec::Synthetic { seed },
             generate: Some(size),
@@ -353,6 +399,15 @@ fn seconds(v: &str) -> Result<f64, String> {
     let s: f64 = number(v)?;
     if s.is_nan() || s < 0.0 {
         return Err("must be a non-negative number of seconds".into());
+    }
+    Ok(s)
+}
+
+/// A positive number of seconds.
+fn positive_seconds(v: &str) -> Result<f64, String> {
+    let s = seconds(v)?;
+    if s == 0.0 {
+        return Err("must be more than 0".into());
     }
     Ok(s)
 }
@@ -475,6 +530,13 @@ mod tests {
         assert_eq!(run(&["generate", "1G"]).generate, Some(1 << 30));
         assert_eq!(run(&["--field", "1,7"]).key.numbers(), [1, 7]);
         assert_eq!(run(&["--top", "25"]).top, 25);
+        let o = run(&["report", "--save", "a.sk", "--save-every", "5"]);
+        assert_eq!(
+            (o.save, o.save_every),
+            (Some("a.sk".into()), std::time::Duration::from_secs(5))
+        );
+        let o = run(&["merge", "a.sk", "b.sk", "--report"]);
+        assert_eq!(o.merge, Some(vec!["a.sk".into(), "b.sk".into()]));
         assert!(run(&[]).key.is_whole_line());
     }
 
@@ -501,6 +563,9 @@ mod tests {
             &["--field", "1,2,3,4,5"],
             &["--field", "x"],
             &["--top", "0"],
+            &["merge"],
+            &["--save-every", "5"],
+            &["--save", "a", "--save-every", "0"],
             &["emit", "0"],
             &["emit", "2", "--to", "192.0.2.1:7777"],
             // Flags of another mode are refused, not ignored.

@@ -15,6 +15,7 @@ pub mod exact;
 pub mod human;
 pub mod ingest;
 pub mod report;
+pub mod saved;
 pub mod snapshot;
 pub mod source;
 pub mod ui;

@@ -234,12 +234,23 @@ fn live_view(opts: &Options) -> (io::Result<usize>, Option<Arc<tui_demo::snapsho
         },
         opts.live_rate(),
         opts.lines,
+        opts.save.clone().map(|path| ingest::SavePlan {
+            path,
+            every: opts.save_every,
+        }),
     ) {
         Ok(h) => h,
         Err(e) => return (Err(e), None),
     };
-    let result = live_run(opts, &handle);
-    (result, Some(handle.snapshot()))
+    let mut result = live_run(opts, &handle);
+    // Ingest makes its last save when it quits: wait for it, then read its last snapshot.
+    let latest = Arc::clone(&handle.latest);
+    let _ = handle.finish();
+    let last = latest.lock().map(|s| Arc::clone(&s)).unwrap_or_default();
+    if let (Ok(_), Some(e)) = (&result, &last.save_error) {
+        result = Err(io::Error::other(format!("--save: {e}")));
+    }
+    (result, Some(last))
 }
 
 fn live_run(opts: &Options, handle: &ingest::Handle) -> io::Result<usize> {

@@ -29,6 +29,9 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
 /// # Errors
 /// When the source cannot be opened or fails while reading.
 pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io::Result<Snapshot> {
+    if let Some(files) = &opts.merge {
+        return crate::saved::merge_files(files, opts.top);
+    }
     let synthetic = matches!(opts.source, SourceSpec::Synthetic { .. });
     let limit = match (opts.lines, opts.seconds) {
         (Some(n), _) => Some(n),
@@ -57,6 +60,7 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     let mut error = None;
     // The source hung up without saying it ended: it panicked.
     let mut hung_up = false;
+    let mut next_save = crate::clock::deadline(start, Some(opts.save_every.as_secs_f64()));
     // Waits are sliced so that a stop signal is seen within this long.
     const SLICE: std::time::Duration = std::time::Duration::from_millis(50);
     loop {
@@ -66,6 +70,12 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         let now = Instant::now();
         if deadline.is_some_and(|d| now >= d) {
             break;
+        }
+        if let (Some(path), Some(due)) = (&opts.save, next_save) {
+            if now >= due {
+                engine.saved().write(path)?;
+                next_save = crate::clock::deadline(now, Some(opts.save_every.as_secs_f64()));
+            }
         }
         let wait = deadline.map_or(SLICE, |d| d.saturating_duration_since(now).min(SLICE));
         let msg = match rx.recv_timeout(wait) {
@@ -89,6 +99,9 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         }
     }
     control.stop.store(true, Ordering::Relaxed);
+    if let (Some(path), false) = (&opts.save, device_mode) {
+        engine.saved().write(path)?;
+    }
     if let Some(e) = error {
         return Err(io::Error::other(e));
     }
@@ -136,27 +149,15 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     if let Some(f) = &s.devices {
         return write_fleet(s, f, w);
     }
-    writeln!(
-        w,
-        "lines  {} ({} in {:.2} s: {} lines/s, {}/s)",
-        count(t.lines),
-        bytes(t.bytes),
-        s.elapsed.as_secs_f64(),
-        short(s.throughput.lines_per_sec),
-        bytes(s.throughput.bytes_per_sec as u64)
-    )?;
-    writeln!(
-        w,
-        "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole){}",
-        count(t.non_utf8),
-        count(t.crlf),
-        count(t.long),
-        if t.missing_field > 0 {
-            format!(" · {} without the key's fields", count(t.missing_field))
-        } else {
-            String::new()
-        }
-    )?;
+    if s.dedupe.bits == 0 {
+        writeln!(
+            w,
+            "lines  {} (counted by the saved sketches)",
+            count(t.lines)
+        )?;
+    } else {
+        write_input(s, w)?;
+    }
     writeln!(w)?;
     let row = |w: &mut dyn Write, what: &str, value: String, cost: String| {
         writeln!(w, "{what:<26} {value:>14}   {cost}")
@@ -177,104 +178,10 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
             ),
         )?;
     }
-    let e = &s.exact;
-    if e.cap == 0 {
-        row(
-            w,
-            "exact distinct lines",
-            "off".into(),
-            "--exact-cap 0".into(),
-        )?;
-    } else {
-        row(
-            w,
-            "exact distinct lines",
-            format!("{}{}", if e.capped { "≥" } else { "" }, count(e.distinct)),
-            format!(
-                "{} table, {} of distinct lines{}",
-                bytes(e.table_bytes),
-                bytes(e.key_bytes),
-                if e.capped { " (capped)" } else { "" }
-            ),
-        )?;
+    // Saved sketches (`merge`) carry no exact table and no filters: only their own rows.
+    if s.dedupe.bits > 0 {
+        table_lines(s, w, &row)?;
     }
-    if let (Some(h), false, true) = (&s.distinct, e.capped, e.cap > 0) {
-        if e.distinct > 0 {
-            let x = e.distinct as f64;
-            row(
-                w,
-                "distinct error",
-                format!("{:+.3}%", 100.0 * (h.estimate - x) / x),
-                if (h.lower..=h.upper).contains(&x) {
-                    "the exact count is within the sketch's 2σ band".into()
-                } else {
-                    "the exact count is OUTSIDE the sketch's 2σ band".into()
-                },
-            )?;
-        }
-    }
-    let d = &s.dedupe;
-    let total = (d.passed + d.suppressed).max(1);
-    row(
-        w,
-        "dedupe passed",
-        count(d.passed),
-        format!(
-            "Bloom {}, {} bits, k={}",
-            bytes(d.bytes),
-            count(d.bits),
-            d.hashes
-        ),
-    )?;
-    row(
-        w,
-        "dedupe suppressed",
-        count(d.suppressed),
-        percent(d.suppressed as f64 / total as f64),
-    )?;
-    row(
-        w,
-        "dedupe clears",
-        count(d.clears),
-        format!("when the FP estimate passes {}", percent(d.clear_at)),
-    )?;
-    row(
-        w,
-        "dedupe FP estimate",
-        percent(d.fp_estimate),
-        "now".into(),
-    )?;
-    if d.never_seen > 0 {
-        row(
-            w,
-            "dedupe FP measured",
-            percent(d.false_suppressed as f64 / d.never_seen as f64),
-            format!(
-                "{} of {} never-seen lines suppressed",
-                count(d.false_suppressed),
-                count(d.never_seen)
-            ),
-        )?;
-    }
-    let m = &s.micro;
-    let looked = m.lookups.max(1) as f64;
-    row(
-        w,
-        "micro filter skipped",
-        percent(m.skipped as f64 / looked),
-        format!(
-            "{} filter + {} set of the last {} lines",
-            bytes(8),
-            bytes(m.set_bytes),
-            m.set_len
-        ),
-    )?;
-    row(
-        w,
-        "micro filter FP",
-        percent(m.false_positives as f64 / (m.lookups.saturating_sub(m.hits)).max(1) as f64),
-        format!("measured; estimate {}", percent(m.fp_estimate)),
-    )?;
     if let Some(h) = &s.heavy {
         writeln!(w)?;
         writeln!(
@@ -374,6 +281,142 @@ fn write_fleet(
         heavy_rows(h, w)?;
     }
     w.flush()
+}
+
+/// The lines about the input: how much, how fast, what was odd in it.
+fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
+    let t = &s.totals;
+    writeln!(
+        w,
+        "lines  {} ({} in {:.2} s: {} lines/s, {}/s)",
+        count(t.lines),
+        bytes(t.bytes),
+        s.elapsed.as_secs_f64(),
+        short(s.throughput.lines_per_sec),
+        bytes(s.throughput.bytes_per_sec as u64)
+    )?;
+    writeln!(
+        w,
+        "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole){}",
+        count(t.non_utf8),
+        count(t.crlf),
+        count(t.long),
+        if t.missing_field > 0 {
+            format!(" · {} without the key's fields", count(t.missing_field))
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// Writes one row of the table: what, its value, its cost or a note.
+type RowFn<'a> = dyn Fn(&mut dyn Write, &str, String, String) -> io::Result<()> + 'a;
+
+/// The rows of the exact table, the dedupe filter and the micro filter.
+fn table_lines(
+    s: &Snapshot,
+    w: &mut impl Write,
+    row: &RowFn<'_>,
+) -> io::Result<()> {
+    let e = &s.exact;
+    if e.cap == 0 {
+        row(
+            w,
+            "exact distinct lines",
+            "off".into(),
+            "--exact-cap 0".into(),
+        )?;
+    } else {
+        row(
+            w,
+            "exact distinct lines",
+            format!("{}{}", if e.capped { "≥" } else { "" }, count(e.distinct)),
+            format!(
+                "{} table, {} of distinct lines{}",
+                bytes(e.table_bytes),
+                bytes(e.key_bytes),
+                if e.capped { " (capped)" } else { "" }
+            ),
+        )?;
+    }
+    if let (Some(h), false, true) = (&s.distinct, e.capped, e.cap > 0) {
+        if e.distinct > 0 {
+            let x = e.distinct as f64;
+            row(
+                w,
+                "distinct error",
+                format!("{:+.3}%", 100.0 * (h.estimate - x) / x),
+                if (h.lower..=h.upper).contains(&x) {
+                    "the exact count is within the sketch's 2σ band".into()
+                } else {
+                    "the exact count is OUTSIDE the sketch's 2σ band".into()
+                },
+            )?;
+        }
+    }
+    let d = &s.dedupe;
+    let total = (d.passed + d.suppressed).max(1);
+    row(
+        w,
+        "dedupe passed",
+        count(d.passed),
+        format!(
+            "Bloom {}, {} bits, k={}",
+            bytes(d.bytes),
+            count(d.bits),
+            d.hashes
+        ),
+    )?;
+    row(
+        w,
+        "dedupe suppressed",
+        count(d.suppressed),
+        percent(d.suppressed as f64 / total as f64),
+    )?;
+    row(
+        w,
+        "dedupe clears",
+        count(d.clears),
+        format!("when the FP estimate passes {}", percent(d.clear_at)),
+    )?;
+    row(
+        w,
+        "dedupe FP estimate",
+        percent(d.fp_estimate),
+        "now".into(),
+    )?;
+    if d.never_seen > 0 {
+        row(
+            w,
+            "dedupe FP measured",
+            percent(d.false_suppressed as f64 / d.never_seen as f64),
+            format!(
+                "{} of {} never-seen lines suppressed",
+                count(d.false_suppressed),
+                count(d.never_seen)
+            ),
+        )?;
+    }
+    let m = &s.micro;
+    let looked = m.lookups.max(1) as f64;
+    row(
+        w,
+        "micro filter skipped",
+        percent(m.skipped as f64 / looked),
+        format!(
+            "{} filter + {} set of the last {} lines",
+            bytes(8),
+            bytes(m.set_bytes),
+            m.set_len
+        ),
+    )?;
+    row(
+        w,
+        "micro filter FP",
+        percent(m.false_positives as f64 / (m.lookups.saturating_sub(m.hits)).max(1) as f64),
+        format!("measured; estimate {}", percent(m.fp_estimate)),
+    )?;
+    Ok(())
 }
 
 /// The heavy-hitter rows: the bracket of each true count, the exact count when known, the noise

@@ -304,4 +304,7 @@ pub struct Snapshot {
     pub heavy: Option<HeavyStats>,
     /// Device mode: the fleet.
     pub devices: Option<FleetStats>,
+    /// `--save`: why the last save failed, if it did.
+    #[serde(skip)]
+    pub save_error: Option<String>,
 }

@@ -310,3 +310,37 @@ fn a_vanished_terminal_ends_the_demo() {
         panic!("the demo (pid {pid}) still runs 15 s after its terminal went away");
     }
 }
+
+#[test]
+fn the_live_view_saves_its_sketches_and_merge_reports_them() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-e2e-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("app.log");
+    let lines: String = (0..5_000).map(|i| format!("GET /{}\n", i % 50)).collect();
+    std::fs::write(&log, lines).unwrap();
+    let save = dir.join("live.sk");
+    let (log, save) = (log.to_str().unwrap(), save.to_str().unwrap());
+    let t = Tmux::start("save", 120, 60);
+    t.type_line(&format!(
+        "NO_COLOR=1 {BIN} --input {log} --save {save} --save-every 0.2; echo exit=$?"
+    ));
+    t.wait_for("the end of input", |s| s.contains("END OF INPUT"));
+    t.keys(&["q"]);
+    t.assert_shell_is_back("exit=0");
+    t.type_line("clear");
+    t.type_line(&format!(
+        "{BIN} merge {save} {save} --report; echo merge-exit=$?"
+    ));
+    // Two copies of one run of 50 lines × 100: every count doubles to exactly 200.
+    let s = t.wait_for("the merged report", |s| s.contains("merge-exit=0"));
+    assert!(
+        s.contains("lines  10,000 (counted by the saved sketches)"),
+        "{s}"
+    );
+    let rows = s
+        .lines()
+        .filter(|l| l.contains("GET /") && l.split_whitespace().take(2).all(|n| n == "200"))
+        .count();
+    assert_eq!(rows, 10, "{s}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -507,3 +507,75 @@ fn several_inputs_are_read_one_after_the_other() {
     assert_eq!(v["lines"], 3);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn saved_sketches_merge_into_the_report_of_one_run() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let log = |seed: &str, path: &str| {
+        let out = Command::new(BIN)
+            .args(["generate", "300k", "--seed", seed])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        std::fs::write(path, out.stdout).unwrap();
+    };
+    log("1", &p("a.log"));
+    log("2", &p("b.log"));
+    for (input, save) in [("a.log", "a.sk"), ("b.log", "b.sk")] {
+        let (status, _, err) = run(&["report", "--input", &p(input), "--save", &p(save)], b"");
+        assert!(status.success(), "{err}");
+    }
+    let (status, merged, err) = run(
+        &["merge", &p("a.sk"), &p("b.sk"), "--report", "--json"],
+        b"",
+    );
+    assert!(status.success(), "{err}");
+    let (_, one, _) = run(
+        &["report", "--json", "-i", &p("a.log"), "-i", &p("b.log")],
+        b"",
+    );
+    let (m, o): (Value, Value) = (
+        serde_json::from_str(&merged).unwrap(),
+        serde_json::from_str(&one).unwrap(),
+    );
+    assert_eq!(m["lines"], o["lines"]);
+    // HyperLogLog merges exactly: the same registers. The estimates differ only by estimator (one
+    // stream uses the martingale estimate, a merge the histogram one): within one standard error.
+    assert_eq!(m["registers"]["counts"], o["registers"]["counts"]);
+    let (me, oe) = (
+        m["distinct"]["estimate"].as_f64().unwrap(),
+        o["distinct"]["estimate"].as_f64().unwrap(),
+    );
+    let rse = m["distinct"]["rse"].as_f64().unwrap();
+    assert!((me - oe).abs() <= rse * oe, "{me} vs {oe}");
+    // The merged list keeps the guarantee: its bracket holds the one run's exact count.
+    let exact: std::collections::HashMap<&str, u64> = o["heavy"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_str().unwrap(), r["exact"].as_u64().unwrap()))
+        .collect();
+    let rows = m["heavy"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 10);
+    for r in rows {
+        if let Some(&x) = exact.get(r["line"].as_str().unwrap()) {
+            let (lo, hi) = (
+                r["bounds"][0].as_u64().unwrap(),
+                r["bounds"][1].as_u64().unwrap(),
+            );
+            assert!(lo <= x && x <= hi, "{r}: exact {x}");
+        }
+    }
+    // The table too, and a file that is not a saved one is refused by name.
+    let (status, table, _) = run(&["merge", &p("a.sk"), &p("b.sk")], b"");
+    assert!(
+        status.success() && table.contains("heavy hitters"),
+        "{table}"
+    );
+    let (status, _, err) = run(&["merge", &p("a.sk"), &p("a.log")], b"");
+    assert_eq!(status.code(), Some(1));
+    assert!(err.contains(&p("a.log")), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

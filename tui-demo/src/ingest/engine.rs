@@ -415,35 +415,22 @@ impl Engine {
     /// The heavy-hitter list as shown: the top rows, each with Space-Saving's bracket of its
     /// true count, noise marked.
     fn heavy_stats(&self) -> HeavyStats {
-        let h = &self.heavy;
-        let bound = h.total() / HEAVY_K as u64;
-        let rows = h
-            .sorted()
-            .iter()
-            .take(self.options.top)
-            .map(|c| HeavyRow {
-                line: self.names.get(c.key).cloned().unwrap_or_else(|| "?".into()),
-                estimate: c.count,
-                exact: self.exact.count(*c.key),
-                bounds: Some((c.guaranteed(), c.count)),
-                noise: c.guaranteed() <= bound,
-            })
-            .collect();
-        HeavyStats {
-            rows,
-            k: HEAVY_K,
-            total: h.total(),
-            bound,
-            epsilon: HEAVY_EPSILON,
-            delta: 0.0,
-            width: 0,
-            depth: 0,
-            cm_bytes: 0,
-            topk_bytes: std::mem::size_of::<Heavy>() as u64,
-            list: "Space-Saving",
-            per_device: false,
-            summary_bound: Some(h.error_bound()),
-            overlong: h.overlong(),
+        heavy_stats(
+            &self.heavy,
+            &self.names,
+            |k| self.exact.count(k),
+            self.options.top,
+        )
+    }
+
+    /// The sketches worth keeping (`--save`): the distinct counter, the heavy-hitter summary, and
+    /// the text of the lines it may show.
+    #[must_use]
+    pub fn saved(&self) -> crate::saved::Saved {
+        crate::saved::Saved {
+            distinct: self.distinct.clone(),
+            heavy: self.heavy.clone(),
+            names: self.names.clone(),
         }
     }
 
@@ -451,6 +438,47 @@ impl Engine {
     #[must_use]
     pub fn exact_count(&self, hash: u64) -> Option<u64> {
         self.exact.count(hash)
+    }
+}
+
+/// The heavy-hitter list: the `top` rows of a Space-Saving summary, each with its bracket
+/// `[count − error, count]` of the true count, the true count from `exact` when known, and the noise
+/// mark (guaranteed count ≤ ε·N, with ε = 1/[`HEAVY_K`]).
+#[must_use]
+pub fn heavy_stats(
+    h: &Heavy,
+    names: &HashMap<u64, String>,
+    exact: impl Fn(u64) -> Option<u64>,
+    top: usize,
+) -> HeavyStats {
+    let bound = h.total() / HEAVY_K as u64;
+    let rows = h
+        .sorted()
+        .iter()
+        .take(top)
+        .map(|c| HeavyRow {
+            line: names.get(c.key).cloned().unwrap_or_else(|| "?".into()),
+            estimate: c.count,
+            exact: exact(*c.key),
+            bounds: Some((c.guaranteed(), c.count)),
+            noise: c.guaranteed() <= bound,
+        })
+        .collect();
+    HeavyStats {
+        rows,
+        k: HEAVY_K,
+        total: h.total(),
+        bound,
+        epsilon: HEAVY_EPSILON,
+        delta: 0.0,
+        width: 0,
+        depth: 0,
+        cm_bytes: 0,
+        topk_bytes: std::mem::size_of::<Heavy>() as u64,
+        list: "Space-Saving",
+        per_device: false,
+        summary_bound: Some(h.error_bound()),
+        overlong: h.overlong(),
     }
 }
 

@@ -27,14 +27,16 @@ pub const SAMPLE_EVERY: Duration = Duration::from_millis(250);
 pub const HISTORY: usize = 240;
 
 /// Control sent from the UI to ingest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     /// Stop or resume consuming input.
     Pause(bool),
     /// Forget everything counted so far.
     Reset,
-    /// Finish.
+    /// Finish (saving first, with a save plan).
     Quit,
+    /// Save the sketches as planned: now and then periodically, and on quit.
+    Save(SavePlan),
 }
 
 /// Lines-per-second history.
@@ -186,11 +188,25 @@ pub fn spawn(
     options: EngineOptions,
     rate: u64,
     limit: Option<u64>,
+    save: Option<SavePlan>,
 ) -> std::io::Result<Handle> {
     let panic_after = std::env::var(PANIC_AFTER_VAR)
         .ok()
         .and_then(|v| v.parse().ok());
-    spawn_with(spec, options, rate, limit, panic_after)
+    let handle = spawn_with(spec, options, rate, limit, panic_after)?;
+    if let Some(plan) = save {
+        handle.send(Command::Save(plan));
+    }
+    Ok(handle)
+}
+
+/// `--save`: where the sketches go and how often.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SavePlan {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// Time between two saves while running (one more is made on quit).
+    pub every: Duration,
 }
 
 /// [`spawn`], with the thread set to panic after `panic_after` snapshots (for tests).
@@ -222,6 +238,9 @@ pub fn spawn_with(
         fleet: matches!(spec, SourceSpec::Device(_)).then(fleet::Fleet::new),
         panic_after,
         published: 0,
+        save: None,
+        next_save: None,
+        save_error: None,
     };
     let control2 = Arc::clone(&control);
     let thread = std::thread::Builder::new()
@@ -250,6 +269,10 @@ struct Ingest {
     /// Test hook: panic after this many snapshots.
     panic_after: Option<u32>,
     published: u32,
+    /// `--save`: the plan, when the next save is due, and the last save's error.
+    save: Option<SavePlan>,
+    next_save: Option<Instant>,
+    save_error: Option<String>,
 }
 
 impl Ingest {
@@ -265,7 +288,15 @@ impl Ingest {
                 match commands.try_recv() {
                     Ok(Command::Quit) | Err(std::sync::mpsc::TryRecvError::Disconnected) => {
                         control.stop.store(true, Ordering::Relaxed);
+                        if self.save.is_some() {
+                            self.save_now(Instant::now());
+                            self.publish(Instant::now());
+                        }
                         return;
+                    }
+                    Ok(Command::Save(plan)) => {
+                        self.save = Some(plan);
+                        self.next_save = Some(Instant::now());
                     }
                     Ok(Command::Pause(p)) => self.pause(p),
                     Ok(Command::Reset) => {
@@ -318,12 +349,29 @@ impl Ingest {
                 }
             }
             let now = Instant::now();
+            if self.next_save.is_some_and(|due| now >= due) {
+                self.save_now(now);
+            }
             if now >= next_publish {
                 self.meter.tick(now);
                 self.publish(now);
                 next_publish = now + PUBLISH_EVERY;
             }
         }
+    }
+
+    /// Writes the sketches as the save plan says, and schedules the next save.
+    fn save_now(&mut self, now: Instant) {
+        let Some(plan) = &self.save else { return };
+        if self.fleet.is_none() {
+            self.save_error = self
+                .engine
+                .saved()
+                .write(&plan.path)
+                .err()
+                .map(|e| e.to_string());
+        }
+        self.next_save = crate::clock::deadline(now, Some(plan.every.as_secs_f64()));
     }
 
     fn pause(&mut self, pause: bool) {
@@ -354,6 +402,7 @@ impl Ingest {
                 .duration_since(self.started)
                 .saturating_sub(self.paused_for + paused),
             throughput: self.meter.stats(),
+            save_error: self.save_error.clone(),
             ..Snapshot::default()
         };
         if self.fleet.is_none() {

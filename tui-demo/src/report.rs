@@ -313,11 +313,7 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
 type RowFn<'a> = dyn Fn(&mut dyn Write, &str, String, String) -> io::Result<()> + 'a;
 
 /// The rows of the exact table, the dedupe filter and the micro filter.
-fn table_lines(
-    s: &Snapshot,
-    w: &mut impl Write,
-    row: &RowFn<'_>,
-) -> io::Result<()> {
+fn table_lines(s: &Snapshot, w: &mut impl Write, row: &RowFn<'_>) -> io::Result<()> {
     let e = &s.exact;
     if e.cap == 0 {
         row(

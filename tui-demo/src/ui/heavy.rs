@@ -62,10 +62,7 @@ impl Widget for &HeavyPanel<'_> {
             ),
         ];
         if w >= 60 {
-            head.push(Span::styled(
-                " · true count within [≥, ≤]; noise: ≥ below ε·N",
-                t.dim(),
-            ));
+            head.push(Span::styled(" · truth in [≥, ≤]; noise: ≥ ≤ ε·N", t.dim()));
         }
         lines.push(Line::from(head));
         let wide = w >= 70;
@@ -85,7 +82,7 @@ impl Widget for &HeavyPanel<'_> {
             ),
             t.dim(),
         )));
-        let top = s.rows.first().map_or(1, |r| r.estimate.max(1));
+        let top = s.rows.iter().map(|r| r.estimate).max().unwrap_or(1).max(1);
         for r in &s.rows {
             let num = |x: u64| if wide { count(x) } else { short(x as f64) };
             let (lower, upper) = r

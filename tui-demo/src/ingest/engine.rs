@@ -467,7 +467,7 @@ pub fn heavy_stats(
     // The rows are the `top` largest counts; shown by the count each is guaranteed to have
     // reached (then by count), which orders them as their true counts whenever the brackets
     // allow it (on the 1 GiB benchmark log, exactly the order of `sort | uniq -c | sort -rn`).
-    rows.sort_by_key(|r| std::cmp::Reverse(r.bounds.map(|(lo, hi)| (lo, hi))));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.bounds));
     HeavyStats {
         rows,
         k: HEAVY_K,

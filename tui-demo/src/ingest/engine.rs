@@ -49,7 +49,7 @@ pub type Heavy = SpaceSaving<u64, HEAVY_K>;
 /// Rows of the heavy-hitter list shown (and reported) unless `--top` says otherwise.
 pub const DEFAULT_TOP: usize = 10;
 /// How often (in lines) the count a line needs to be shown is recomputed.
-const THRESHOLD_EVERY: u32 = 4_096;
+const THRESHOLD_EVERY: u32 = 65_536;
 /// Bytes of display text kept per heavy hitter.
 const TOP_SHOWN: usize = 200;
 

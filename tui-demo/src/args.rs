@@ -131,7 +131,8 @@ pub struct RunArgs {
     /// with '-'. Lines are bytes: any encoding, CRLF, any length.
     #[arg(long, short = 'i', value_name = "FILE")]
     pub input: Vec<PathBuf>,
-    /// Count whitespace-separated fields N, M… (from 1) instead of the whole line, e.g. 1 or 1,7.
+    /// Count whitespace-separated fields N, M… (from 1) instead of the whole line, e.g. 1 or 1,7;
+    /// a last N- runs to the end of the line (3-: all but the first two fields).
     #[arg(long, short = 'f', value_name = "N[,M..]", value_parser = fields)]
     pub field: Option<KeyFields>,
     /// Synthetic lines per second [default: 50000 live, unlimited in a report; 0 = unlimited].
@@ -450,18 +451,14 @@ fn top(v: &str) -> Result<usize, String> {
     Ok(n)
 }
 
-/// Field numbers: `1`, `1,7`.
+/// Field numbers: `1`, `1,7`, `3-` (field 3 to the end of the line).
 fn fields(v: &str) -> Result<KeyFields, String> {
-    let numbers: Result<Vec<u16>, _> = v.split(',').map(|n| n.trim().parse()).collect();
-    numbers
-        .ok()
-        .and_then(|n| KeyFields::from_numbers(&n))
-        .ok_or_else(|| {
-            format!(
-                "'{v}' is not a field number or a list of up to {} (e.g. 1 or 1,7)",
-                KeyFields::MAX
-            )
-        })
+    KeyFields::parse(v).ok_or_else(|| {
+        format!(
+            "'{v}' is not a field number or a list of up to {} (e.g. 1, 1,7 or 3- for field 3 to the end)",
+            KeyFields::MAX
+        )
+    })
 }
 
 #[cfg(test)]
@@ -529,6 +526,7 @@ mod tests {
         assert_eq!((o.emit, o.period_ms, o.seconds), (Some(3), 20, Some(1e20)));
         assert_eq!(run(&["generate", "1G"]).generate, Some(1 << 30));
         assert_eq!(run(&["--field", "1,7"]).key.numbers(), [1, 7]);
+        assert_eq!(run(&["--field", "3-"]).key.to_string(), "3-");
         assert_eq!(run(&["--top", "25"]).top, 25);
         let o = run(&["report", "--save", "a.sk", "--save-every", "5"]);
         assert_eq!(
@@ -562,6 +560,8 @@ mod tests {
             &["--field", "0"],
             &["--field", "1,2,3,4,5"],
             &["--field", "x"],
+            &["--field", "-"],
+            &["--field", "2-,3"],
             &["--top", "0"],
             &["merge"],
             &["--save-every", "5"],

@@ -579,3 +579,17 @@ fn saved_sketches_merge_into_the_report_of_one_run() {
     assert!(err.contains(&p("a.log")), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_field_range_keys_the_rest_of_the_line() {
+    // `--field 3-`: the timestamp and host are dropped, the message (with its spacing) is the key.
+    let input =
+        b"10:00:01 web1 disk  full on /var\n10:00:02 web2 disk  full on /var\n10:00:03 web1 ok\n";
+    let (status, out, err) = run(&["--input", "-", "--field", "3-", "--json"], input);
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["source"], "stdin · key: field 3-");
+    assert_eq!(v["exact"]["distinct"], 2);
+    assert_eq!(v["heavy"]["rows"][0]["line"], "disk  full on /var");
+    assert_eq!(v["heavy"]["rows"][0]["exact"], 2);
+}

@@ -81,6 +81,8 @@ pub struct KeyFields {
     /// 0-based field indexes, in the order given.
     idx: [u16; KeyFields::MAX],
     len: u8,
+    /// The last field runs to the end of the line (`--field 3-`), as written in it.
+    rest: bool,
 }
 
 impl KeyFields {
@@ -93,7 +95,35 @@ impl KeyFields {
         Self {
             idx: [0; Self::MAX],
             len: 0,
+            rest: false,
         }
+    }
+
+    /// Parses the command line's form: field numbers from 1, comma-separated, the last one
+    /// optionally followed by `-` for "to the end of the line" (`1`, `1,7`, `3-`, `1,7-`).
+    ///
+    /// ```
+    /// use tui_demo::ingest::engine::KeyFields;
+    /// let k = KeyFields::parse("1,3-").unwrap();
+    /// let mut out = Vec::new();
+    /// assert!(k.extract(b"10:00:01 host GET /a  200", &mut out));
+    /// assert_eq!(out, b"10:00:01 GET /a  200");
+    /// assert_eq!(k.to_string(), "1,3-");
+    /// assert!(KeyFields::parse("3-,4").is_none());
+    /// ```
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        let (list, rest) = match text.trim().strip_suffix('-') {
+            Some(l) => (l, true),
+            None => (text.trim(), false),
+        };
+        let numbers: Vec<u16> = list
+            .split(',')
+            .map(|n| n.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        let mut k = Self::from_numbers(&numbers)?;
+        k.rest = rest;
+        Some(k)
     }
 
     /// Fields by their 1-based numbers, as on the command line; `None` if there are none, more
@@ -141,11 +171,29 @@ impl KeyFields {
                 out.push(b' ');
             }
             match field {
+                Some(f) if self.rest && n + 1 == usize::from(self.len) => {
+                    // From the field's first byte to the end of the line, trailing space trimmed.
+                    let start = f.as_ptr() as usize - line.as_ptr() as usize;
+                    let tail = line.get(start..).unwrap_or_default();
+                    let end = tail
+                        .iter()
+                        .rposition(|b| !b.is_ascii_whitespace())
+                        .map_or(0, |i| i + 1);
+                    out.extend_from_slice(tail.get(..end).unwrap_or_default());
+                }
                 Some(f) => out.extend_from_slice(f),
                 None => complete = false,
             }
         }
         complete
+    }
+}
+
+impl std::fmt::Display for KeyFields {
+    /// The command line's form: `1,7`, `3-`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n: Vec<String> = self.numbers().iter().map(u16::to_string).collect();
+        write!(f, "{}{}", n.join(","), if self.rest { "-" } else { "" })
     }
 }
 

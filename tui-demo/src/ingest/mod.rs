@@ -170,8 +170,7 @@ pub fn label(spec: &SourceSpec, options: &EngineOptions) -> String {
     if options.key.is_whole_line() {
         spec.label()
     } else {
-        let n: Vec<String> = options.key.numbers().iter().map(u16::to_string).collect();
-        format!("{} · key: field {}", spec.label(), n.join(","))
+        format!("{} · key: field {}", spec.label(), options.key)
     }
 }
 

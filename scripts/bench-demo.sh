@@ -5,7 +5,7 @@
 #     nice ./scripts/bench-demo.sh            # SIZE=1G by default; SIZE=200M for a quick look
 #
 # It measures, with /usr/bin/time -v (wall clock and peak resident memory), one run each of:
-#   demo      tui-demo --input LOG --json --exact-cap 0    (the sketches only: HLL, count-min/top-k, Bloom)
+#   demo      tui-demo --input LOG --json --exact-cap 0    (the sketches only: HLL, Space-Saving, Bloom)
 #   distinct  LC_ALL=C sort -u LOG | wc -l                  (the exact distinct line count)
 #   top 10    LC_ALL=C sort LOG | uniq -c | sort -rn | head (the exact top 10 lines)
 # and prints the ratios, the distinct-count error against the sketch's 2σ bound, and whether the
@@ -30,7 +30,7 @@ cargo build --release -q -p tui-demo
 
 if [ ! -s "$LOG" ]; then
     echo "generating $LOG ($SIZE of synthetic access log, seed $SEED)"
-    "$BIN" --generate "$SIZE" --seed "$SEED" > "$LOG"
+    "$BIN" generate "$SIZE" --seed "$SEED" > "$LOG"
 fi
 echo "log: $(du -h "$LOG" | cut -f1), $(wc -l < "$LOG") lines"
 echo "warming the page cache"
@@ -59,7 +59,8 @@ def timing(name):
     for part in wall.split(":"):
         secs = secs * 60 + float(part)
     rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
-    return secs, rss_kb
+    cpu = sum(float(re.search(rf"{k} time \(seconds\): (.*)", text).group(1)) for k in ("User", "System"))
+    return secs, rss_kb, cpu
 
 demo = json.load(open(f"{d}/demo.out"))
 exact_distinct = int(open(f"{d}/distinct.out").read().split()[0])
@@ -68,15 +69,15 @@ for line in open(f"{d}/top10.out", encoding="utf-8", errors="replace"):
     m = re.match(r"\s*(\d+) (.*)\n?$", line)
     top_exact.append((int(m.group(1)), m.group(2)))
 
-(t_demo, m_demo), (t_u, m_u), (t_top, m_top) = timing("demo"), timing("distinct"), timing("top10")
+(t_demo, m_demo, c_demo), (t_u, m_u, c_u), (t_top, m_top, c_top) = timing("demo"), timing("distinct"), timing("top10")
 print()
 print(f"input: {demo['lines']:,} lines, {demo['bytes'] / 2**30:.2f} GiB ({log})")
 print()
-print("| run | wall time | peak memory | demo is faster | demo uses less memory |")
-print("| --- | ---: | ---: | ---: | ---: |")
-print(f"| tui-demo --json --exact-cap 0 (all answers) | {t_demo:.2f} s | {m_demo / 1024:.1f} MiB | | |")
-print(f"| sort -u \\| wc -l (distinct) | {t_u:.2f} s | {m_u / 1024:.1f} MiB | {t_u / t_demo:.1f}× | {m_u / m_demo:.0f}× |")
-print(f"| sort \\| uniq -c \\| sort -rn \\| head (top 10) | {t_top:.2f} s | {m_top / 1024:.1f} MiB | {t_top / t_demo:.1f}× | {m_top / m_demo:.0f}× |")
+print("| run | wall time | CPU time (user + sys) | peak memory | demo is faster (wall / CPU) | demo uses less memory |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
+print(f"| tui-demo --json --exact-cap 0 (all answers) | {t_demo:.2f} s | {c_demo:.2f} s | {m_demo / 1024:.1f} MiB | | |")
+print(f"| sort -u \\| wc -l (distinct) | {t_u:.2f} s | {c_u:.2f} s | {m_u / 1024:.1f} MiB | {t_u / t_demo:.1f}× / {c_u / c_demo:.1f}× | {m_u / m_demo:.0f}× |")
+print(f"| sort \\| uniq -c \\| sort -rn \\| head (top 10) | {t_top:.2f} s | {c_top:.2f} s | {m_top / 1024:.1f} MiB | {t_top / t_demo:.1f}× / {c_top / c_demo:.1f}× | {m_top / m_demo:.0f}× |")
 print()
 
 dist = demo.get("distinct")
@@ -91,20 +92,20 @@ else:
 
 heavy = demo.get("heavy")
 if heavy:
-    top_demo = [(r["estimate"], r["line"]) for r in heavy["rows"][:10]]
+    top_demo = [(r["bounds"], r["line"]) for r in heavy["rows"][:10]]
     same = [a[1] for a in top_demo] == [b[1] for b in top_exact]
     same_set = sorted(a[1] for a in top_demo) == sorted(b[1] for b in top_exact)
     print(f"top 10: {'same lines in the same order' if same else ('same lines, order differs' if same_set else 'DIFFERENT lines')}"
           f" (ε·N = {heavy['bound']:,})")
     print()
-    print("| rank | exact count | count-min estimate | over |")
-    print("| ---: | ---: | ---: | ---: |")
+    print("| rank | exact count | Space-Saving: true ≥ | true ≤ | bracket holds |")
+    print("| ---: | ---: | ---: | ---: | --- |")
     exact_by_line = {l: c for c, l in top_exact}
-    for i, (e, l) in enumerate(top_demo, 1):
+    for i, ((lo, hi), l) in enumerate(top_demo, 1):
         c = exact_by_line.get(l)
         exact = format(c, ",") if c is not None else "?"
-        over = "+" + format(e - c, ",") if c is not None else "?"
-        print(f"| {i} | {exact} | {e:,} | {over} |")
+        holds = ("yes" if lo <= c <= hi else "NO") if c is not None else "?"
+        print(f"| {i} | {exact} | {lo:,} | {hi:,} | {holds} |")
 else:
-    print("top 10: the demo has no count-min/top-k yet")
+    print("top 10: the demo listed no heavy hitters")
 PY

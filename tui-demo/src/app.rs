@@ -72,7 +72,7 @@ impl Panel {
 }
 
 /// What the ingest side should do after a key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     /// A command for the ingest thread.
     Ingest(Command),

@@ -1,76 +1,211 @@
-//! Command-line arguments, parsed by hand: a dozen flags do not need a parser dependency, and the
-//! demo stays quick to build on small machines.
+//! The command line, parsed by `clap` (derive): subcommands `live` (the default), `report`,
+//! `listen`, `emit`, `generate` and `merge`, each taking only the flags it uses, so no flag is
+//! silently ignored. Paths are `OsString`s end to end: non-UTF-8 file names work.
+//!
+//! [`parse`] turns the parsed command line into [`Options`], what the rest of the program reads.
 
 use std::ffi::OsString;
-use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use crate::ingest::engine::KeyFields;
+use clap::{Args, Parser, Subcommand};
+
+use crate::ingest::engine::{KeyFields, DEFAULT_TOP};
 use crate::redis_sink::{RedisOptions, RedisTarget};
 use crate::source::{Input, SourceSpec};
 
-/// The usage text.
-pub const USAGE: &str = "\
-tui-demo: a live terminal feed of sketch-nostd sketches
+/// The synthetic log's default rate, lines per second.
+pub const DEFAULT_RATE: u64 = 50_000;
+/// An emitted device's default rate, lines per second.
+pub const DEFAULT_DEVICE_RATE: u64 = 1_000;
+/// Where `emit` sends by default, and a good `listen` address.
+pub const DEFAULT_DEVICE_ADDR: &str = "127.0.0.1:7777";
 
-USAGE:
-    tui-demo [OPTIONS]                  the synthetic access log (default)
-    tui-demo --input FILE|- [OPTIONS]   the lines of FILE, or of stdin with '-'
-    tui-demo --listen 127.0.0.1:PORT    sketch frames from devices over UDP
-    tui-demo --emit N [--to ADDR]       simulate N devices sending sketch frames to ADDR
-    tui-demo --generate SIZE            write SIZE bytes of synthetic log to stdout (e.g. 1G)
+/// The command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tui-demo",
+    version,
+    about = "A live terminal feed of sketch-nostd sketches over a log, stdin or a fleet of devices",
+    args_conflicts_with_subcommands = true,
+    after_help = "KEYS (live view):\n    q, Esc  quit           Ctrl-C  quit (exit 130)   p  pause / resume\n    r       reset counts   Tab, arrows  move between panels   Enter  zoom\n    ?       help           +, -    synthetic rate\n\nWithout a subcommand: `live`, or `report` when stdout is not a terminal.\nRespects NO_COLOR."
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Option<Cmd>,
+    /// Without a subcommand: the options of `live` / `report`.
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print a summary instead of the live view (as `report`).
+    #[arg(long)]
+    pub report: bool,
+    /// Print the summary as JSON (as `report --json`).
+    #[arg(long)]
+    pub json: bool,
+}
 
-KEYS (live view):
-    q, Esc, Ctrl-C  quit            p  pause / resume      r  reset counts
-    Tab, arrows     switch panel    Enter  zoom the panel  ?  help
-    +, -            synthetic rate
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// The live view over a log, stdin, or the synthetic access log (the default).
+    Live(RunArgs),
+    /// Ingest until the input ends, --seconds or --lines, then print a summary.
+    Report {
+        /// The source and key options.
+        #[command(flatten)]
+        run: RunArgs,
+        /// The summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Receive sketch frames from devices over UDP and show their merged view.
+    Listen {
+        /// The address to listen on (port 0: any free port, shown in the header).
+        #[arg(default_value = DEFAULT_DEVICE_ADDR)]
+        addr: SocketAddr,
+        /// Stop after this many seconds.
+        #[arg(long, value_parser = seconds)]
+        seconds: Option<f64>,
+        /// Print a summary instead of the live view.
+        #[arg(long)]
+        report: bool,
+        /// The summary as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Where to write the HyperLogLogs for Redis (REDIS HOOK, issue 16).
+        #[command(flatten)]
+        redis: RedisArgs,
+    },
+    /// Run N simulated devices that count their own synthetic logs with the no_std sketches and
+    /// send them as frames to a loopback address.
+    Emit {
+        /// Number of devices (1 to 1000).
+        #[arg(value_parser = clap::value_parser!(u32).range(1..=1000))]
+        devices: u32,
+        /// Where to send (loopback only).
+        #[arg(long, default_value = DEFAULT_DEVICE_ADDR, value_parser = loopback)]
+        to: SocketAddr,
+        /// Lines per second per device.
+        #[arg(long, default_value_t = DEFAULT_DEVICE_RATE)]
+        rate: u64,
+        /// How often each device sends, in milliseconds.
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
+        period: u64,
+        /// Flip a bit in this fraction of the frames sent, to see them refused.
+        #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+        corrupt: f64,
+        /// Stop after this many seconds (else at Ctrl-C).
+        #[arg(long, value_parser = seconds)]
+        seconds: Option<f64>,
+        /// Seed of the devices' logs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Merge files written by --save (other runs, hosts or devices) and report them.
+    Merge {
+        /// The saved files.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Accepted for symmetry with `report`: merge always prints a report.
+        #[arg(long)]
+        report: bool,
+        /// The summary as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Heavy-hitter rows reported.
+        #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
+        top: usize,
+    },
+    /// Write SIZE bytes of synthetic access log to stdout (e.g. 1G).
+    Generate {
+        /// Bytes to write: 4096, 64k, 500M, 1G.
+        #[arg(value_parser = parse_size)]
+        size: u64,
+        /// The log's seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
 
-OPTIONS:
-    --input FILE|-    read lines from FILE, or from stdin with '-' (lines are bytes: any encoding,
-                      CRLF, lines of any length)
-    --field N[,M..]   count a line's whitespace-separated fields N, M… (from 1) instead of the whole
-                      line: real logs start with a timestamp, so whole lines rarely repeat
-                      (e.g. --field 1 for client addresses, --field 7 for paths)
-    --rate N          synthetic lines per second [default: 50000; 0 = as fast as possible];
-                      with --emit, lines per second per device [default: 1000]
-    --seed N          synthetic log seed [default: 1]
-    --report          print a summary instead of the live view; automatic when stdout is not a
-                      terminal. Runs until the input ends, --seconds or --lines
-    --json            the summary as JSON
-    --seconds N       stop after N seconds
-    --lines N         stop after N lines [headless synthetic default: 1000000]
-    --exact-cap N     distinct lines counted exactly before the exact table stops growing
-                      [default: 2000000; 0 turns exact counting off]
-    --clear-at P      the dedupe filter clears itself when its false-positive estimate passes P
-                      [default: 0.01]
-    --listen ADDR     receive sketch frames from devices over UDP on ADDR (e.g. 127.0.0.1:7777)
-    --emit N          run N simulated devices: each counts its own synthetic log with the no_std
-                      sketches and sends them as frames every --period ms to --to (loopback only)
-                      until --seconds or Ctrl-C
-    --to ADDR         where --emit sends [default: 127.0.0.1:7777]
-    --period MS       how often each device sends [default: 500]
-    --corrupt P       flip a bit in this fraction of the frames sent, to see them refused [default: 0]
-    --redis URL       with --listen or a log: write the HyperLogLogs (each device's and the fleet's,
-                      or the log's) to Redis on every refresh as Redis HyperLogLog strings, under
-                      {tui-demo}:NAME:*, for PFCOUNT / PFMERGE across hosts (redis://HOST:PORT[/DB];
-                      a password from the URL or REDIS_PASSWORD, never shown)
-    --redis-name NAME the NAME in those keys [default: the host name, plus :PORT with --listen]
-    -h, --help        this text
-    -V, --version     the version
+/// The options of `live` and `report`: the source, what is counted, when to stop.
+#[derive(Clone, Debug, Args)]
+pub struct RunArgs {
+    /// Read lines from FILE (repeat for several files, read one after the other), or from stdin
+    /// with '-'. Lines are bytes: any encoding, CRLF, any length.
+    #[arg(long, short = 'i', value_name = "FILE")]
+    pub input: Vec<PathBuf>,
+    /// Count whitespace-separated fields N, M… (from 1) instead of the whole line, e.g. 1 or 1,7;
+    /// a last N- runs to the end of the line (3-: all but the first two fields).
+    #[arg(long, short = 'f', value_name = "N[,M..]", value_parser = fields)]
+    pub field: Option<KeyFields>,
+    /// Synthetic lines per second [default: 50000 live, unlimited in a report; 0 = unlimited].
+    #[arg(long)]
+    pub rate: Option<u64>,
+    /// The synthetic log's seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Stop after this many seconds.
+    #[arg(long, value_parser = seconds)]
+    pub seconds: Option<f64>,
+    /// Stop after this many lines [report on the synthetic log: 1000000].
+    #[arg(long, value_parser = number::<u64>)]
+    pub lines: Option<u64>,
+    /// Distinct lines counted exactly before the exact table stops growing (0: off).
+    #[arg(long, default_value_t = 2_000_000, value_parser = number::<usize>)]
+    pub exact_cap: usize,
+    /// The dedupe filter clears itself when its false-positive estimate passes this.
+    #[arg(long, default_value_t = 0.01, value_parser = open_fraction)]
+    pub clear_at: f64,
+    /// Heavy-hitter rows shown and reported.
+    #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
+    pub top: usize,
+    /// Write the sketches to FILE in the wire format at exit and every --save-every seconds
+    /// (`merge` reads such files).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+    /// Seconds between two saves while running.
+    #[arg(long, default_value_t = 60.0, value_parser = positive_seconds, requires = "save")]
+    pub save_every: f64,
+    /// Where to write the HyperLogLogs for Redis (REDIS HOOK, issue 16).
+    #[command(flatten)]
+    pub redis: RedisArgs,
+}
 
-Respects NO_COLOR.
-";
+/// `--redis URL` and `--redis-name NAME` (REDIS HOOK, issue 16), for `live`, `report` and `listen`.
+#[derive(Clone, Debug, Default, Args)]
+pub struct RedisArgs {
+    /// Write the HyperLogLogs (each device's and the fleet's, or the log's) to Redis on every
+    /// refresh as Redis HyperLogLog strings under {tui-demo}:NAME:*, for PFCOUNT / PFMERGE across
+    /// hosts: redis://HOST:PORT[/DB]; a password from the URL or REDIS_PASSWORD, never shown.
+    #[arg(long, value_name = "URL", value_parser = RedisTarget::parse)]
+    pub redis: Option<RedisTarget>,
+    /// The NAME in those keys [default: the host name, plus :PORT with listen].
+    #[arg(long, value_name = "NAME", requires = "redis", value_parser = redis_name)]
+    pub redis_name: Option<String>,
+}
 
-/// What to do.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Parsed {
-    /// Run with these options.
-    Run(Options),
-    /// Print the usage.
-    Help,
-    /// Print the version.
-    Version,
+impl RedisArgs {
+    fn options(self) -> Option<Box<RedisOptions>> {
+        self.redis.map(|target| {
+            Box::new(RedisOptions {
+                target,
+                name: self.redis_name,
+            })
+        })
+    }
+}
+
+/// A `--redis-name`: non-empty, no spaces, no braces (braces would move the keys out of the
+/// `{tui-demo}` hash slot).
+fn redis_name(v: &str) -> Result<String, String> {
+    if v.is_empty() || v.contains(['{', '}']) || v.chars().any(char::is_whitespace) {
+        return Err(
+            "a non-empty name without spaces or braces (braces would move the keys out of the {tui-demo} hash slot)"
+                .into(),
+        );
+    }
+    Ok(v.to_string())
 }
 
 /// Headless or live.
@@ -104,27 +239,28 @@ pub struct Options {
     pub clear_at: f64,
     /// What is counted: whole lines or some fields (`--field`).
     pub key: KeyFields,
-    /// `--generate SIZE`: write synthetic log and exit.
+    /// Heavy-hitter rows shown and reported (`--top`).
+    pub top: usize,
+    /// `generate SIZE`: write synthetic log and exit.
     pub generate: Option<u64>,
-    /// `--emit N`: simulate N devices sending frames.
+    /// `emit N`: simulate N devices sending frames.
     pub emit: Option<u32>,
-    /// Where `--emit` sends.
+    /// Where `emit` sends.
     pub to: SocketAddr,
     /// How often each emitted device sends its sketches.
     pub period_ms: u64,
     /// Fraction of emitted frames corrupted on purpose.
     pub corrupt: f64,
+    /// `--save FILE`: where the sketches are written.
+    pub save: Option<PathBuf>,
+    /// Time between two saves.
+    pub save_every: std::time::Duration,
+    /// `merge FILES…`: the saved files to merge and report.
+    pub merge: Option<Vec<PathBuf>>,
     /// `--redis URL` and `--redis-name NAME`: where to write the HyperLogLogs (REDIS HOOK,
     /// issue 16).
     pub redis: Option<Box<RedisOptions>>,
 }
-
-/// The synthetic log's default rate, lines per second.
-pub const DEFAULT_RATE: u64 = 50_000;
-/// An emitted device's default rate, lines per second.
-pub const DEFAULT_DEVICE_RATE: u64 = 1_000;
-/// Where `--emit` sends by default, and a good `--listen` address.
-pub const DEFAULT_DEVICE_ADDR: &str = "127.0.0.1:7777";
 
 impl Options {
     /// The live synthetic rate: `--rate`, or [`DEFAULT_RATE`].
@@ -146,37 +282,142 @@ impl Default for Options {
             exact_cap: 2_000_000,
             clear_at: 0.01,
             key: KeyFields::whole_line(),
+            top: DEFAULT_TOP,
             generate: None,
             emit: None,
             to: SocketAddr::from(([127, 0, 0, 1], 7777)),
             period_ms: 500,
             corrupt: 0.0,
+            save: None,
+            save_every: std::time::Duration::from_secs(60),
+            merge: None,
             redis: None,
         }
     }
 }
 
-/// A bad argument.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ArgError(pub String);
-
-impl fmt::Display for ArgError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+impl RunArgs {
+    fn options(self, output: Output, json: bool) -> Result<Options, String> {
+        let stdin = self.input.iter().filter(|p| p.as_os_str() == "-").count();
+        if stdin > 1 {
+            return Err("--input: stdin ('-') can be read once".into());
+        }
+        let source = if self.input.is_empty() {
+            SourceSpec::Synthetic { seed: self.seed }
+        } else {
+            SourceSpec::Lines(
+                self.input
+                    .into_iter()
+                    .map(|p| {
+                        if p.as_os_str() == "-" {
+                            Input::Stdin
+                        } else {
+                            Input::File(p)
+                        }
+                    })
+                    .collect(),
+            )
+        };
+        Ok(Options {
+            source,
+            rate: self.rate,
+            output,
+            json,
+            seconds: self.seconds,
+            lines: self.lines,
+            exact_cap: self.exact_cap,
+            clear_at: self.clear_at,
+            key: self.field.unwrap_or_else(KeyFields::whole_line),
+            top: self.top,
+            save: self.save,
+            save_every: std::time::Duration::try_from_secs_f64(self.save_every)
+                .unwrap_or(std::time::Duration::MAX),
+            redis: self.redis.options(),
+            ..Options::default()
+        })
     }
 }
 
-impl std::error::Error for ArgError {}
-
-fn bad(msg: impl Into<String>) -> ArgError {
-    ArgError(msg.into())
+/// Parses the arguments (with the program name first, as `std::env::args_os` gives them).
+///
+/// # Errors
+/// A `clap` error: `--help` and `--version` too (its `exit` prints them and exits 0; mistakes
+/// exit 2).
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::Error> {
+    let cli = Cli::try_parse_from(args)?;
+    let invalid =
+        |m: String| clap::Error::raw(clap::error::ErrorKind::ArgumentConflict, format!("{m}\n"));
+    let report = |r: bool, j: bool| {
+        if r || j {
+            Output::Report
+        } else {
+            Output::Auto
+        }
+    };
+    match cli.command {
+        None => cli
+            .run
+            .options(report(cli.report, cli.json), cli.json)
+            .map_err(invalid),
+        Some(Cmd::Live(run)) => run.options(Output::Auto, false).map_err(invalid),
+        Some(Cmd::Report { run, json }) => run.options(Output::Report, json).map_err(invalid),
+        Some(Cmd::Listen {
+            addr,
+            seconds,
+            report: r,
+            json,
+            redis,
+        }) => Ok(Options {
+            source: SourceSpec::Device(addr),
+            redis: redis.options(),
+            seconds,
+            output: report(r, json),
+            json,
+            ..Options::default()
+        }),
+        Some(Cmd::Emit {
+            devices,
+            to,
+            rate,
+            period,
+            corrupt,
+            seconds,
+            seed,
+        }) => Ok(Options {
+            source: SourceSpec::Synthetic { seed },
+            emit: Some(devices),
+            to,
+            rate: Some(rate),
+            period_ms: period,
+            corrupt,
+            seconds,
+            ..Options::default()
+        }),
+        Some(Cmd::Merge {
+            files,
+            report: _,
+            json,
+            top,
+        }) => Ok(Options {
+            merge: Some(files),
+            output: Output::Report,
+            json,
+            top,
+            ..Options::default()
+        }),
+        Some(Cmd::Generate { size, seed }) => Ok(Options {
+            source: SourceSpec::Synthetic { seed },
+            generate: Some(size),
+            ..Options::default()
+        }),
+    }
 }
 
 /// Parses a size such as `4096`, `64k`, `500M`, `1G` (powers of 1024).
 ///
 /// # Errors
 /// When the text is not a size.
-pub fn parse_size(s: &str) -> Result<u64, ArgError> {
+pub fn parse_size(s: &str) -> Result<u64, String> {
     let s = s.trim();
     let (digits, shift) = match s.char_indices().last() {
         Some((i, c @ ('k' | 'K' | 'm' | 'M' | 'g' | 'G'))) => {
@@ -191,186 +432,106 @@ pub fn parse_size(s: &str) -> Result<u64, ArgError> {
     };
     let n: u64 = digits
         .parse()
-        .map_err(|_| bad(format!("'{s}' is not a size (e.g. 4096, 64k, 500M, 1G)")))?;
+        .map_err(|_| format!("'{s}' is not a size (e.g. 4096, 64k, 500M, 1G)"))?;
     n.checked_mul(1 << shift)
-        .ok_or_else(|| bad(format!("'{s}' is too large")))
+        .ok_or_else(|| format!("'{s}' is too large"))
 }
 
-fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, ArgError> {
+/// A number that may have `_` separators (`1_000_000`).
+fn number<T: std::str::FromStr>(v: &str) -> Result<T, String> {
     v.trim()
         .replace('_', "")
         .parse()
-        .map_err(|_| bad(format!("{flag}: '{v}' is not a valid number")))
+        .map_err(|_| format!("'{v}' is not a valid number"))
 }
 
-/// Parses the arguments (without the program name).
-///
-/// # Errors
-/// Unknown flags, missing or malformed values, conflicting sources.
-pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Parsed, ArgError> {
-    let mut o = Options::default();
-    let mut seed = 1u64;
-    let mut input: Option<SourceSpec> = None;
-    let (mut redis_target, mut redis_name) = (None, None);
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let arg = arg
-            .into_string()
-            .map_err(|a| bad(format!("argument {a:?} is not valid UTF-8")))?;
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
-        let mut value = |name: &str| -> Result<String, ArgError> {
-            match inline.clone() {
-                Some(v) => Ok(v),
-                None => args
-                    .next()
-                    .map(|v| v.to_string_lossy().into_owned())
-                    .ok_or_else(|| bad(format!("{name} needs a value"))),
-            }
-        };
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(Parsed::Help),
-            "-V" | "--version" => return Ok(Parsed::Version),
-            "--input" | "-i" => {
-                let v = value("--input")?;
-                let spec = if v == "-" {
-                    SourceSpec::Lines(Input::Stdin)
-                } else {
-                    SourceSpec::Lines(Input::File(PathBuf::from(v)))
-                };
-                if input.replace(spec).is_some() {
-                    return Err(bad("give one source: --input or --listen"));
-                }
-            }
-            "--listen" => {
-                let v = value("--listen")?;
-                let addr: SocketAddr = v.parse().map_err(|_| {
-                    bad(format!(
-                        "--listen: '{v}' is not an address like 127.0.0.1:7777"
-                    ))
-                })?;
-                if input.replace(SourceSpec::Device(addr)).is_some() {
-                    return Err(bad("give one source: --input or --listen"));
-                }
-            }
-            "--rate" => o.rate = Some(number("--rate", &value("--rate")?)?),
-            "--seed" => seed = number("--seed", &value("--seed")?)?,
-            "--report" => o.output = Output::Report,
-            "--json" => {
-                o.json = true;
-                o.output = Output::Report;
-            }
-            "--seconds" => {
-                let s: f64 = number("--seconds", &value("--seconds")?)?;
-                if !(s.is_finite() && s >= 0.0) {
-                    return Err(bad("--seconds must be a non-negative number"));
-                }
-                o.seconds = Some(s);
-            }
-            "--lines" => o.lines = Some(number("--lines", &value("--lines")?)?),
-            "--exact-cap" => o.exact_cap = number("--exact-cap", &value("--exact-cap")?)?,
-            "--clear-at" => {
-                let p: f64 = number("--clear-at", &value("--clear-at")?)?;
-                if !(p > 0.0 && p < 1.0) {
-                    return Err(bad("--clear-at must be between 0 and 1, e.g. 0.01"));
-                }
-                o.clear_at = p;
-            }
-            "--generate" => o.generate = Some(parse_size(&value("--generate")?)?),
-            "--field" | "-f" => {
-                let v = value("--field")?;
-                let numbers: Result<Vec<u16>, _> = v.split(',').map(|n| n.trim().parse()).collect();
-                o.key = numbers
-                    .ok()
-                    .and_then(|n| KeyFields::from_numbers(&n))
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "--field: '{v}' is not a field number or a list of up to {} (e.g. 1 or 1,7)",
-                            KeyFields::MAX
-                        ))
-                    })?;
-            }
-            "--emit" => {
-                let n: u32 = number("--emit", &value("--emit")?)?;
-                if n == 0 || n > 1_000 {
-                    return Err(bad("--emit takes 1 to 1000 devices"));
-                }
-                o.emit = Some(n);
-            }
-            "--to" => {
-                let v = value("--to")?;
-                let addr: SocketAddr = v.parse().map_err(|_| {
-                    bad(format!("--to: '{v}' is not an address like 127.0.0.1:7777"))
-                })?;
-                if !addr.ip().is_loopback() {
-                    return Err(bad(
-                        "--to: the device simulator only sends to loopback addresses (127.0.0.1)",
-                    ));
-                }
-                o.to = addr;
-            }
-            "--period" => {
-                o.period_ms = number("--period", &value("--period")?)?;
-                if o.period_ms == 0 {
-                    return Err(bad("--period must be at least 1 ms"));
-                }
-            }
-            "--corrupt" => {
-                let p: f64 = number("--corrupt", &value("--corrupt")?)?;
-                if !(0.0..=1.0).contains(&p) {
-                    return Err(bad("--corrupt must be between 0 and 1"));
-                }
-                o.corrupt = p;
-            }
-            // REDIS HOOK (issue 16): the Redis sink's two flags.
-            "--redis" => redis_target = Some(RedisTarget::parse(&value("--redis")?).map_err(bad)?),
-            "--redis-name" => {
-                let v = value("--redis-name")?;
-                if v.is_empty() || v.contains(['{', '}']) || v.chars().any(char::is_whitespace) {
-                    return Err(bad(
-                        "--redis-name: a non-empty name without spaces or braces (braces would move the keys out of the {tui-demo} hash slot)",
-                    ));
-                }
-                redis_name = Some(v);
-            }
-            other => return Err(bad(format!("unknown argument '{other}' (try --help)"))),
-        }
+/// A non-negative number of seconds; any size (a limit past what a clock holds is no limit).
+fn seconds(v: &str) -> Result<f64, String> {
+    let s: f64 = number(v)?;
+    if s.is_nan() || s < 0.0 {
+        return Err("must be a non-negative number of seconds".into());
     }
-    o.source = input.unwrap_or(SourceSpec::Synthetic { seed });
-    o.redis = match (redis_target, redis_name) {
-        (Some(target), name) => Some(Box::new(RedisOptions { target, name })),
-        (None, Some(_)) => return Err(bad("--redis-name needs --redis")),
-        (None, None) => None,
-    };
-    if o.redis.is_some() && (o.emit.is_some() || o.generate.is_some()) {
-        return Err(bad(
-            "--redis writes what this host counts: use it with --listen or a log, not --emit or --generate",
-        ));
+    Ok(s)
+}
+
+/// A positive number of seconds.
+fn positive_seconds(v: &str) -> Result<f64, String> {
+    let s = seconds(v)?;
+    if s == 0.0 {
+        return Err("must be more than 0".into());
     }
-    Ok(Parsed::Run(o))
+    Ok(s)
+}
+
+/// A fraction in 0..=1.
+fn fraction(v: &str) -> Result<f64, String> {
+    let p: f64 = number(v)?;
+    if !(0.0..=1.0).contains(&p) {
+        return Err("must be between 0 and 1".into());
+    }
+    Ok(p)
+}
+
+/// A fraction strictly between 0 and 1.
+fn open_fraction(v: &str) -> Result<f64, String> {
+    let p: f64 = number(v)?;
+    if !(p > 0.0 && p < 1.0) {
+        return Err("must be between 0 and 1, e.g. 0.01".into());
+    }
+    Ok(p)
+}
+
+/// A loopback socket address.
+fn loopback(v: &str) -> Result<SocketAddr, String> {
+    let addr: SocketAddr = v
+        .parse()
+        .map_err(|_| format!("'{v}' is not an address like 127.0.0.1:7777"))?;
+    if !addr.ip().is_loopback() {
+        return Err("the device simulator only sends to loopback addresses (127.0.0.1)".into());
+    }
+    Ok(addr)
+}
+
+/// Rows of the heavy-hitter list: 1 to 200.
+fn top(v: &str) -> Result<usize, String> {
+    let n: usize = number(v)?;
+    if !(1..=200).contains(&n) {
+        return Err("must be between 1 and 200".into());
+    }
+    Ok(n)
+}
+
+/// Field numbers: `1`, `1,7`, `3-` (field 3 to the end of the line).
+fn fields(v: &str) -> Result<KeyFields, String> {
+    KeyFields::parse(v).ok_or_else(|| {
+        format!(
+            "'{v}' is not a field number or a list of up to {} (e.g. 1, 1,7 or 3- for field 3 to the end)",
+            KeyFields::MAX
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn p(args: &[&str]) -> Result<Parsed, ArgError> {
-        parse(args.iter().map(OsString::from))
+    fn p(args: &[&str]) -> Result<Options, clap::Error> {
+        parse(
+            std::iter::once("tui-demo")
+                .chain(args.iter().copied())
+                .map(OsString::from),
+        )
     }
 
     fn run(args: &[&str]) -> Options {
-        match p(args) {
-            Ok(Parsed::Run(o)) => o,
-            other => panic!("{other:?}"),
-        }
+        p(args).unwrap_or_else(|e| panic!("{args:?}: {e}"))
     }
 
     #[test]
     fn defaults_are_the_synthetic_live_view() {
         let o = run(&[]);
         assert_eq!(o, Options::default());
+        assert_eq!(run(&["live"]), Options::default());
         assert_eq!(o.source, SourceSpec::Synthetic { seed: 1 });
     }
 
@@ -384,34 +545,55 @@ mod tests {
             "--lines",
             "1_000",
         ]);
-        assert_eq!(o.source, SourceSpec::Lines(Input::Stdin));
+        assert_eq!(o.source, SourceSpec::Lines(vec![Input::Stdin]));
         assert_eq!(o.output, Output::Report);
         assert_eq!(o.seconds, Some(2.5));
         assert_eq!(o.lines, Some(1_000));
-        let o = run(&["--json", "--seed", "9", "--rate", "0", "--exact-cap", "0"]);
+        let o = run(&[
+            "report",
+            "--json",
+            "--seed",
+            "9",
+            "--rate",
+            "0",
+            "--exact-cap",
+            "0",
+        ]);
         assert!(o.json && o.output == Output::Report);
         assert_eq!((o.rate, o.exact_cap), (Some(0), 0));
         assert_eq!(o.source, SourceSpec::Synthetic { seed: 9 });
-        let o = run(&["--input", "app.log"]);
-        assert_eq!(o.source, SourceSpec::Lines(Input::File("app.log".into())));
-        let o = run(&["--listen", "127.0.0.1:7777"]);
-        assert!(matches!(o.source, SourceSpec::Device(a) if a.port() == 7777));
-        assert_eq!(run(&["--generate", "1G"]).generate, Some(1 << 30));
+        let o = run(&["--input", "a.log", "-i", "b.log"]);
+        assert_eq!(
+            o.source,
+            SourceSpec::Lines(vec![
+                Input::File("a.log".into()),
+                Input::File("b.log".into())
+            ])
+        );
+        let o = run(&["listen", "127.0.0.1:0"]);
+        assert!(matches!(o.source, SourceSpec::Device(a) if a.port() == 0));
+        let o = run(&["emit", "3", "--period", "20", "--seconds", "1e20"]);
+        assert_eq!((o.emit, o.period_ms, o.seconds), (Some(3), 20, Some(1e20)));
+        assert_eq!(run(&["generate", "1G"]).generate, Some(1 << 30));
         assert_eq!(run(&["--field", "1,7"]).key.numbers(), [1, 7]);
+        assert_eq!(run(&["--field", "3-"]).key.to_string(), "3-");
+        assert_eq!(run(&["--top", "25"]).top, 25);
+        let o = run(&["report", "--save", "a.sk", "--save-every", "5"]);
+        assert_eq!(
+            (o.save, o.save_every),
+            (Some("a.sk".into()), std::time::Duration::from_secs(5))
+        );
+        let o = run(&["merge", "a.sk", "b.sk", "--report"]);
+        assert_eq!(o.merge, Some(vec!["a.sk".into(), "b.sk".into()]));
         assert!(run(&[]).key.is_whole_line());
-        let o = run(&[
-            "--listen",
-            "127.0.0.1:7777",
-            "--redis",
-            "redis://127.0.0.1:6379/1",
-        ]);
-        let r = o.redis.expect("--redis");
-        assert_eq!(r.target.shown(), "redis://127.0.0.1:6379/1");
-        assert_eq!(r.name, None);
-        let r = run(&["--redis", "redis://h:1", "--redis-name", "edge-1"]).redis;
-        assert_eq!(r.and_then(|r| r.name).as_deref(), Some("edge-1"));
-        assert_eq!(p(&["-h"]), Ok(Parsed::Help));
-        assert_eq!(p(&["--version"]), Ok(Parsed::Version));
+    }
+
+    #[test]
+    fn non_utf8_paths_are_kept() {
+        use std::os::unix::ffi::OsStringExt;
+        let name = OsString::from_vec(b"log-\xff.txt".to_vec());
+        let o = parse([OsString::from("tui-demo"), "--input".into(), name.clone()]).unwrap();
+        assert_eq!(o.source, SourceSpec::Lines(vec![Input::File(name.into())]));
     }
 
     #[test]
@@ -422,16 +604,25 @@ mod tests {
             &["--rate", "fast"],
             &["--seconds", "-1"],
             &["--clear-at", "2"],
-            &["--listen", "nowhere"],
-            &["--input", "a", "--input", "b"],
-            &["--generate", "1T"],
+            &["listen", "nowhere"],
+            &["--input", "-", "--input", "-"],
+            &["generate", "1T"],
             &["--field", "0"],
             &["--field", "1,2,3,4,5"],
             &["--field", "x"],
-            &["--redis", "nonsense"],
-            &["--redis", "redis://127.0.0.1:1", "--emit", "2"],
-            &["--redis", "redis://h:1", "--redis-name", "a{b}"],
-            &["--redis-name", "edge-1"],
+            &["--field", "-"],
+            &["--field", "2-,3"],
+            &["--top", "0"],
+            &["merge"],
+            &["--save-every", "5"],
+            &["--save", "a", "--save-every", "0"],
+            &["emit", "0"],
+            &["emit", "2", "--to", "192.0.2.1:7777"],
+            // Flags of another mode are refused, not ignored.
+            &["live", "--json"],
+            &["generate", "1k", "--input", "x"],
+            &["listen", "--input", "x"],
+            &["--input", "x", "generate", "1k"],
         ] {
             assert!(p(bad).is_err(), "{bad:?}");
         }

@@ -197,7 +197,7 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
     }
     let mut rng = Rng::new(o.seed ^ 0xc0ff_ee00);
     let mut totals = EmitTotals::default();
-    let deadline = o.seconds.map(|s| start + Duration::from_secs_f64(s));
+    let deadline = crate::clock::deadline(start, o.seconds);
     let interactive = io::stderr().is_terminal();
     let mut last_tick = start;
     let mut next_status = start + Duration::from_secs(1);
@@ -225,6 +225,13 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
             next_status = now + Duration::from_secs(1);
             let _ = write!(status, "\r{}", summary(o, &totals));
             let _ = status.flush();
+        }
+    }
+    // The last interval: what was counted since each device's last send goes out too, so the
+    // receiver ends with every line the devices counted.
+    for d in &mut devices {
+        for frame in d.sim.frames() {
+            send(o, &d.socket, frame, &mut rng, &mut totals);
         }
     }
     let _ = writeln!(
@@ -326,6 +333,34 @@ mod tests {
             "corrupted frames arrived: they are refused, not lost"
         );
         assert!(s.held_merged > 0.0 && s.held_merged <= s.held_sum + 1.0);
+    }
+
+    #[test]
+    fn the_last_interval_is_sent() {
+        // Issue 15: lines counted after a device's last periodic send never left it. With a
+        // period longer than the run, the only send is the final one, and it carries every line.
+        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        rx.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let o = EmitOptions {
+            devices: 2,
+            to: rx.local_addr().unwrap(),
+            rate: 200,
+            period: Duration::from_secs(3_600),
+            corrupt: 0.0,
+            seconds: Some(0.3),
+            seed: 7,
+        };
+        let totals = run(&o, &AtomicBool::new(false), &mut io::sink()).unwrap();
+        assert!(totals.lines > 0, "{totals:?}");
+        let mut fleet = Fleet::new();
+        let mut buf = vec![0u8; 65_535];
+        while let Ok((len, from)) = rx.recv_from(&mut buf) {
+            fleet.datagram(from, &mut buf[..len], Instant::now());
+        }
+        let s = fleet.stats(Instant::now());
+        assert_eq!(s.ok, 2 * 4, "one send of four frames per device");
+        assert_eq!(s.lines_merged, totals.lines);
     }
 
     #[test]

@@ -9,12 +9,14 @@
 
 pub mod app;
 pub mod args;
+pub mod clock;
 pub mod emit;
 pub mod exact;
 pub mod human;
 pub mod ingest;
 pub mod redis_sink;
 pub mod report;
+pub mod saved;
 pub mod snapshot;
 pub mod source;
 pub mod ui;

@@ -9,9 +9,9 @@
 //! program quietly.
 #![forbid(unsafe_code)]
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,7 +24,7 @@ use ratatui::crossterm::{cursor, execute};
 use ratatui::Terminal;
 
 use tui_demo::app::{Action, App, Mode};
-use tui_demo::args::{self, Options, Output, Parsed, USAGE};
+use tui_demo::args::{self, Options, Output};
 use tui_demo::ingest::{self, EngineOptions};
 use tui_demo::source::{synthetic, SourceSpec};
 use tui_demo::ui::theme::Theme;
@@ -34,15 +34,12 @@ use tui_demo::{emit, report};
 const FRAME: Duration = Duration::from_millis(40);
 
 fn main() -> ExitCode {
-    let opts = match args::parse(std::env::args_os().skip(1)) {
-        Ok(Parsed::Run(o)) => o,
-        Ok(Parsed::Help) => return print_or_quiet(USAGE),
-        Ok(Parsed::Version) => {
-            return print_or_quiet(&format!("tui-demo {}\n", env!("CARGO_PKG_VERSION")))
-        }
+    let opts = match args::parse(std::env::args_os()) {
+        Ok(o) => o,
+        // Help and version print and exit 0; mistakes print and exit 2. A closed stdout is fine.
         Err(e) => {
-            eprintln!("tui-demo: {e}");
-            return ExitCode::from(2);
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
     let result = if let Some(size) = opts.generate {
@@ -55,13 +52,26 @@ fn main() -> ExitCode {
             size,
             &mut io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
         )
+        .map(|()| 0)
     } else if let Some(devices) = opts.emit {
-        let stop = Arc::new(AtomicBool::new(false));
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            if let Err(e) = signal_hook::flag::register(sig, Arc::clone(&stop)) {
+        let signal = match signals() {
+            Ok(s) => s,
+            Err(e) => {
                 eprintln!("tui-demo: {e}");
+                return ExitCode::FAILURE;
             }
-        }
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let watch = Arc::clone(&signal);
+        let stop2 = Arc::clone(&stop);
+        // emit::run watches a flag; a signal sets it.
+        std::thread::spawn(move || loop {
+            if watch.load(Ordering::Relaxed) != 0 {
+                stop2.store(true, Ordering::Relaxed);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        });
         let seed = match opts.source {
             SourceSpec::Synthetic { seed } => seed,
             _ => 1,
@@ -79,19 +89,21 @@ fn main() -> ExitCode {
             &stop,
             &mut io::stderr(),
         )
-        .map(|_| ())
+        .map(|_| signal.load(Ordering::Relaxed))
     } else if opts.output == Output::Report || !io::stdout().is_terminal() {
         headless(&opts)
     } else {
         live(&opts)
     };
     match result {
+        // Stopped by a signal (or Ctrl-C in the live view): 128 + its number, as shells expect.
+        Ok(sig) if sig != 0 => ExitCode::from(128 + sig as u8),
         // Another thread panicked in the live view: its message, the usual panic exit code.
         Err(e) if PANICKED.load(Ordering::SeqCst) => {
             eprintln!("tui-demo: {e}");
             ExitCode::from(101)
         }
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tui-demo: {e}");
@@ -100,19 +112,32 @@ fn main() -> ExitCode {
     }
 }
 
-fn print_or_quiet(text: &str) -> ExitCode {
-    let _ = io::stdout().write_all(text.as_bytes());
-    ExitCode::SUCCESS
-}
-
-fn headless(opts: &Options) -> io::Result<()> {
-    let snapshot = report::run(opts)?;
+/// The headless report; a stop signal ends the input early and the report of what was counted is
+/// still printed. Returns the signal's number, or 0.
+fn headless(opts: &Options) -> io::Result<usize> {
+    let signal = signals()?;
+    let snapshot = report::run_until(opts, &signal)?;
     let mut out = io::stdout().lock();
     if opts.json {
-        report::write_json(&snapshot, &mut out)
+        report::write_json(&snapshot, &mut out)?;
     } else {
-        report::write_table(&snapshot, &mut out)
+        report::write_table(&snapshot, &mut out)?;
     }
+    Ok(signal.load(Ordering::Relaxed))
+}
+
+/// Registers SIGINT, SIGTERM and SIGHUP: the flag holds the number of the last one received (0
+/// while none was).
+fn signals() -> io::Result<Arc<AtomicUsize>> {
+    let flag = Arc::new(AtomicUsize::new(0));
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register_usize(sig, Arc::clone(&flag), sig as usize)?;
+    }
+    Ok(flag)
 }
 
 /// Whether the terminal is in raw mode on the alternate screen (so restore runs once).
@@ -145,7 +170,7 @@ fn restore() {
 /// loop can neither see the signal flag nor fail a write. This thread checks five times a second:
 /// if stdout is no longer a terminal (hung up), or a stop signal or another thread's panic came more
 /// than a second ago and the loop has not finished, it restores what it can and exits.
-fn watchdog(signalled: Arc<AtomicBool>) -> io::Result<()> {
+fn watchdog(signalled: Arc<AtomicUsize>) -> io::Result<()> {
     std::thread::Builder::new()
         .name("watchdog".into())
         .spawn(move || {
@@ -156,7 +181,8 @@ fn watchdog(signalled: Arc<AtomicBool>) -> io::Result<()> {
                     return; // the live view is being left normally
                 }
                 let hung_up = !io::stdout().is_terminal();
-                if signalled.load(Ordering::Relaxed) || PANICKED.load(Ordering::SeqCst) {
+                let sig = signalled.load(Ordering::Relaxed);
+                if sig != 0 || PANICKED.load(Ordering::SeqCst) {
                     signal_seen.get_or_insert_with(Instant::now);
                 }
                 let stuck = signal_seen.is_some_and(|t| t.elapsed() > Duration::from_secs(1));
@@ -166,7 +192,7 @@ fn watchdog(signalled: Arc<AtomicBool>) -> io::Result<()> {
                         eprintln!("tui-demo: {message}");
                         std::process::exit(101);
                     }
-                    std::process::exit(i32::from(hung_up));
+                    std::process::exit(if sig != 0 { 128 + sig as i32 } else { 1 });
                 }
             }
         })
@@ -182,28 +208,59 @@ impl Drop for Restore {
     }
 }
 
-fn live(opts: &Options) -> io::Result<()> {
-    let synthetic = matches!(opts.source, SourceSpec::Synthetic { .. });
-    // REDIS HOOK (issue 16): `--redis` hands the ingest thread a Redis writer.
-    let handle = ingest::spawn_with_redis(
+/// The live view, then the summary of what it counted printed on the restored terminal (as the
+/// report's table). Returns the number of the signal that ended it (SIGINT for Ctrl-C), or 0.
+fn live(opts: &Options) -> io::Result<usize> {
+    let (result, last) = live_view(opts);
+    // The view's guard has restored the terminal: what was counted stays on the screen.
+    if let Some(snap) = last {
+        if snap.totals.lines > 0 || snap.devices.is_some() {
+            let mut out = io::stdout().lock();
+            let _ = report::write_table(&snap, &mut out);
+        }
+    }
+    result
+}
+
+/// The live view itself; returns its outcome and the last snapshot.
+fn live_view(opts: &Options) -> (io::Result<usize>, Option<Arc<tui_demo::snapshot::Snapshot>>) {
+    let handle = match ingest::spawn(
         &opts.source,
         EngineOptions {
             exact_cap: opts.exact_cap,
             clear_at: opts.clear_at,
             key: opts.key,
+            top: opts.top,
         },
         opts.live_rate(),
         opts.lines,
-        tui_demo::redis_sink::RedisSink::from_options(opts)?,
-    )?;
-    let signalled = Arc::new(AtomicBool::new(false));
-    for sig in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register(sig, Arc::clone(&signalled))?;
+        opts.save.clone().map(|path| ingest::SavePlan {
+            path,
+            every: opts.save_every,
+        }),
+        // REDIS HOOK (issue 16): `--redis` hands the ingest thread a Redis writer.
+        match tui_demo::redis_sink::RedisSink::from_options(opts) {
+            Ok(r) => r,
+            Err(e) => return (Err(e), None),
+        },
+    ) {
+        Ok(h) => h,
+        Err(e) => return (Err(e), None),
+    };
+    let mut result = live_run(opts, &handle);
+    // Ingest makes its last save when it quits: wait for it, then read its last snapshot.
+    let latest = Arc::clone(&handle.latest);
+    let _ = handle.finish();
+    let last = latest.lock().map(|s| Arc::clone(&s)).unwrap_or_default();
+    if let (Ok(_), Some(e)) = (&result, &last.save_error) {
+        result = Err(io::Error::other(format!("--save: {e}")));
     }
+    (result, Some(last))
+}
+
+fn live_run(opts: &Options, handle: &ingest::Handle) -> io::Result<usize> {
+    let synthetic = matches!(opts.source, SourceSpec::Synthetic { .. });
+    let signalled = signals()?;
     let previous = std::panic::take_hook();
     let draw_loop = std::thread::current().id();
     std::panic::set_hook(Box::new(move |info| {
@@ -230,21 +287,25 @@ fn live(opts: &Options) -> io::Result<()> {
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
 
     let mut app = App::new(synthetic.then_some(opts.live_rate()), Theme::from_env());
-    let deadline = opts
-        .seconds
-        .map(|s| Instant::now() + Duration::from_secs_f64(s));
-    let result = run(&mut terminal, &mut app, &handle, &signalled, deadline);
+    let deadline = tui_demo::clock::deadline(Instant::now(), opts.seconds);
+    let result = run(&mut terminal, &mut app, handle, &signalled, deadline);
     handle.send(ingest::Command::Quit);
-    result
+    let sig = result?;
+    // A source that failed (a directory, a read error) ends the program with its error, once the
+    // user has seen it on screen and quit.
+    if let Some(Some(e)) = &handle.snapshot().finished {
+        return Err(io::Error::other(e.clone()));
+    }
+    Ok(sig)
 }
 
 fn run(
     terminal: &mut Terminal<CrosstermBackend<io::Stdout>>,
     app: &mut App,
     handle: &ingest::Handle,
-    signalled: &AtomicBool,
+    signalled: &AtomicUsize,
     deadline: Option<Instant>,
-) -> io::Result<()> {
+) -> io::Result<usize> {
     // Test hook for the end-to-end test of the panic path: panic after this many frames.
     let panic_after: Option<u32> = std::env::var("TUI_DEMO_PANIC_AFTER_FRAMES")
         .ok()
@@ -254,8 +315,9 @@ fn run(
     let mut fps_since = Instant::now();
     let mut frames = 0u32;
     loop {
-        if signalled.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
-            return Ok(());
+        let sig = signalled.load(Ordering::Relaxed);
+        if sig != 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(sig);
         }
         if PANICKED.load(Ordering::SeqCst) || !handle.alive() || !ACTIVE.load(Ordering::SeqCst) {
             // Ingest or the source panicked (or stopped, which it only does when asked): leave the
@@ -285,6 +347,12 @@ fn run(
         // crossterm's poll is the tick: wait for input until the next frame is due.
         while event::poll(next.saturating_duration_since(Instant::now()))? {
             if let Event::Key(key) = event::read()? {
+                // Ctrl-C reaches a raw-mode terminal as a key: it ends the view as SIGINT would.
+                let ctrl_c = key.code == event::KeyCode::Char('c')
+                    && key.modifiers.contains(event::KeyModifiers::CONTROL);
+                if ctrl_c {
+                    return Ok(signal_hook::consts::SIGINT as usize);
+                }
                 match app.on_key(key) {
                     Some(Action::Ingest(command)) => handle.send(command),
                     Some(Action::SetRate(rate)) => {
@@ -293,7 +361,7 @@ fn run(
                     None => {}
                 }
                 if app.mode == Mode::Quit {
-                    return Ok(());
+                    return Ok(0);
                 }
             }
         }

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::args::Options;
 use crate::human::{bytes, count, count_f, percent, short};
@@ -20,6 +20,18 @@ pub const DEFAULT_SYNTHETIC_LINES: u64 = 1_000_000;
 /// # Errors
 /// When the source cannot be opened or fails while reading.
 pub fn run(opts: &Options) -> io::Result<Snapshot> {
+    run_until(opts, &std::sync::atomic::AtomicUsize::new(0))
+}
+
+/// [`run`], also ending (with what was counted so far) once `signal` is no longer 0: a stop
+/// signal's number, set by its handler.
+///
+/// # Errors
+/// When the source cannot be opened or fails while reading.
+pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io::Result<Snapshot> {
+    if let Some(files) = &opts.merge {
+        return crate::saved::merge_files(files, opts.top);
+    }
     let synthetic = matches!(opts.source, SourceSpec::Synthetic { .. });
     let limit = match (opts.lines, opts.seconds) {
         (Some(n), _) => Some(n),
@@ -33,38 +45,48 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
         crate::args::DEFAULT_RATE
     });
     let control = Control::new(rate);
-    let (rx, source) = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
+    let started = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
+    let (rx, source, spec) = (started.rx, started.thread, started.spec);
     let mut engine = Engine::new(EngineOptions {
         exact_cap: opts.exact_cap,
         clear_at: opts.clear_at,
         key: opts.key,
+        top: opts.top,
     });
     let mut fleet = crate::ingest::fleet::Fleet::new();
     let device_mode = matches!(opts.source, SourceSpec::Device(_));
     // REDIS HOOK (issue 16): `--redis` writes the HyperLogLogs as they grow and at the end.
     let mut redis = crate::redis_sink::RedisSink::from_options(opts)?;
     let start = Instant::now();
-    let deadline = opts.seconds.map(|s| start + Duration::from_secs_f64(s));
+    let deadline = crate::clock::deadline(start, opts.seconds);
     let mut error = None;
     // The source hung up without saying it ended: it panicked.
     let mut hung_up = false;
+    let mut next_save = crate::clock::deadline(start, Some(opts.save_every.as_secs_f64()));
+    // Waits are sliced so that a stop signal is seen within this long.
+    const SLICE: std::time::Duration = std::time::Duration::from_millis(50);
     loop {
-        let msg = match deadline {
-            Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
-                Ok(m) => m,
-                Err(RecvTimeoutError::Timeout) => break,
-                Err(RecvTimeoutError::Disconnected) => {
-                    hung_up = true;
-                    break;
-                }
-            },
-            None => match rx.recv() {
-                Ok(m) => m,
-                Err(_) => {
-                    hung_up = true;
-                    break;
-                }
-            },
+        if signal.load(Ordering::Relaxed) != 0 {
+            break;
+        }
+        let now = Instant::now();
+        if deadline.is_some_and(|d| now >= d) {
+            break;
+        }
+        if let (Some(path), Some(due)) = (&opts.save, next_save) {
+            if now >= due {
+                engine.saved().write(path)?;
+                next_save = crate::clock::deadline(now, Some(opts.save_every.as_secs_f64()));
+            }
+        }
+        let wait = deadline.map_or(SLICE, |d| d.saturating_duration_since(now).min(SLICE));
+        let msg = match rx.recv_timeout(wait) {
+            Ok(m) => m,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => {
+                hung_up = true;
+                break;
+            }
         };
         match msg {
             SourceMsg::Lines(batch) => {
@@ -90,11 +112,14 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
     // REDIS HOOK (issue 16): the final state, written before the report (a bounded wait); how it
     // went goes to stderr, beside the report.
     let redis_status = redis.as_mut().map(|r| {
-        r.flush(device_mode.then_some(&fleet), Duration::from_secs(5));
+        r.flush(device_mode.then_some(&fleet), std::time::Duration::from_secs(5));
         r.status()
     });
     if let Some(status) = &redis_status {
         eprintln!("tui-demo: {}", status.line());
+    }
+    if let (Some(path), false) = (&opts.save, device_mode) {
+        engine.saved().write(path)?;
     }
     if let Some(e) = error {
         return Err(io::Error::other(e));
@@ -111,7 +136,7 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
     let elapsed = start.elapsed();
     let mut snap = Snapshot {
         source: crate::ingest::label(
-            &opts.source,
+            &spec,
             &EngineOptions {
                 key: opts.key,
                 ..EngineOptions::default()
@@ -144,27 +169,15 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     if let Some(f) = &s.devices {
         return write_fleet(s, f, w);
     }
-    writeln!(
-        w,
-        "lines  {} ({} in {:.2} s: {} lines/s, {}/s)",
-        count(t.lines),
-        bytes(t.bytes),
-        s.elapsed.as_secs_f64(),
-        short(s.throughput.lines_per_sec),
-        bytes(s.throughput.bytes_per_sec as u64)
-    )?;
-    writeln!(
-        w,
-        "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole){}",
-        count(t.non_utf8),
-        count(t.crlf),
-        count(t.long),
-        if t.missing_field > 0 {
-            format!(" · {} without the key's fields", count(t.missing_field))
-        } else {
-            String::new()
-        }
-    )?;
+    if s.dedupe.bits == 0 {
+        writeln!(
+            w,
+            "lines  {} (counted by the saved sketches)",
+            count(t.lines)
+        )?;
+    } else {
+        write_input(s, w)?;
+    }
     writeln!(w)?;
     let row = |w: &mut dyn Write, what: &str, value: String, cost: String| {
         writeln!(w, "{what:<26} {value:>14}   {cost}")
@@ -185,6 +198,142 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
             ),
         )?;
     }
+    // Saved sketches (`merge`) carry no exact table and no filters: only their own rows.
+    if s.dedupe.bits > 0 {
+        table_lines(s, w, &row)?;
+    }
+    if let Some(h) = &s.heavy {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "heavy hitters: Space-Saving, {} counters ({}); every true count lies in [true ≥, true ≤]; \
+             ε·N = {} (ε {}, N {}); noise: guaranteed count ≤ ε·N",
+            h.k,
+            bytes(h.topk_bytes),
+            count(h.bound),
+            percent(h.epsilon),
+            count(h.total)
+        )?;
+        heavy_rows(h, w)?;
+    }
+    w.flush()
+}
+
+fn write_fleet(
+    s: &Snapshot,
+    f: &crate::snapshot::FleetStats,
+    w: &mut impl Write,
+) -> io::Result<()> {
+    writeln!(
+        w,
+        "frames  {} ok · {} refused ({} from unknown senders) · {} lost · {} in {:.2} s",
+        count(f.ok),
+        count(f.bad),
+        count(f.unattributed_bad),
+        count(f.lost),
+        bytes(f.bytes),
+        s.elapsed.as_secs_f64()
+    )?;
+    for (why, n) in &f.errors {
+        writeln!(w, "refused  {why}: {}", count(*n))?;
+    }
+    writeln!(
+        w,
+        "lines held by the devices' dedupe filters: merged ≈ {} vs sum {} (Bloom {} each)",
+        count_f(f.held_merged),
+        count_f(f.held_sum),
+        bytes(f.seen_bytes)
+    )?;
+    writeln!(
+        w,
+        "lines counted by the devices: {} (their count-min sketches merged by adding, {} each; ε·N = {})",
+        count(f.lines_merged),
+        bytes(f.freq_bytes),
+        count(f.bound_merged)
+    )?;
+    if let Some(d) = &s.distinct {
+        writeln!(
+            w,
+            "distinct lines over all devices: {} (HLL p={} merged by register max, ±{} 1σ); the sum of the devices' own counts is {}",
+            count_f(d.estimate),
+            d.precision,
+            percent(d.rse),
+            count_f(d.sum_of_parts.unwrap_or(0.0))
+        )?;
+    }
+    writeln!(w)?;
+    writeln!(
+        w,
+        "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>12} {:>10} {:>10}",
+        "device", "from", "ok", "bad", "lost", "bytes", "lines", "distinct", "held"
+    )?;
+    for r in &f.rows {
+        writeln!(
+            w,
+            "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>12} {:>10} {:>10}",
+            r.id,
+            r.addr,
+            count(r.ok),
+            count(r.bad),
+            count(r.lost),
+            bytes(r.bytes),
+            r.lines.map_or("-".into(), count),
+            r.distinct.map_or("-".into(), count_f),
+            r.held.map_or("-".into(), count_f)
+        )?;
+    }
+    if let Some(h) = &f.heavy {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "heavy hitters over all devices: their Space-Saving summaries ({} counters, {} each) merged; \
+             estimates from the merged count-min; ε·N = {} (N {}){}",
+            h.k,
+            bytes(h.topk_bytes),
+            count(h.bound),
+            count(h.total),
+            if h.overlong > 0 {
+                format!("; {} lines too long to list", count(h.overlong))
+            } else {
+                String::new()
+            }
+        )?;
+        heavy_rows(h, w)?;
+    }
+    w.flush()
+}
+
+/// The lines about the input: how much, how fast, what was odd in it.
+fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
+    let t = &s.totals;
+    writeln!(
+        w,
+        "lines  {} ({} in {:.2} s: {} lines/s, {}/s)",
+        count(t.lines),
+        bytes(t.bytes),
+        s.elapsed.as_secs_f64(),
+        short(s.throughput.lines_per_sec),
+        bytes(s.throughput.bytes_per_sec as u64)
+    )?;
+    writeln!(
+        w,
+        "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole){}",
+        count(t.non_utf8),
+        count(t.crlf),
+        count(t.long),
+        if t.missing_field > 0 {
+            format!(" · {} without the key's fields", count(t.missing_field))
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// Writes one row of the table: what, its value, its cost or a note.
+type RowFn<'a> = dyn Fn(&mut dyn Write, &str, String, String) -> io::Result<()> + 'a;
+
+/// The rows of the exact table, the dedupe filter and the micro filter.
+fn table_lines(s: &Snapshot, w: &mut impl Write, row: &RowFn<'_>) -> io::Result<()> {
     let e = &s.exact;
     if e.cap == 0 {
         row(
@@ -283,404 +432,32 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         percent(m.false_positives as f64 / (m.lookups.saturating_sub(m.hits)).max(1) as f64),
         format!("measured; estimate {}", percent(m.fp_estimate)),
     )?;
-    if let Some(h) = &s.heavy {
-        writeln!(w)?;
-        writeln!(
-            w,
-            "heavy hitters: count-min {}×{} ({}, conservative update) + top-{} list; ε·N = {} (ε {}, δ {}, N {})",
-            h.depth,
-            h.width,
-            bytes(h.cm_bytes),
-            h.k,
-            count(h.bound),
-            percent(h.epsilon),
-            percent(h.delta),
-            count(h.total)
-        )?;
-        writeln!(w, "{:>12} {:>12} {:>8}   line", "estimate", "exact", "over")?;
-        for r in &h.rows {
-            let (exact, over) = match r.exact {
-                Some(x) => (
-                    count(x),
-                    format!("+{}", count(r.estimate.saturating_sub(x))),
-                ),
-                None => ("?".into(), "?".into()),
-            };
-            writeln!(
-                w,
-                "{:>12} {exact:>12} {over:>8}   {}",
-                count(r.estimate),
-                r.line
-            )?;
-        }
-    }
-    w.flush()
+    Ok(())
 }
 
-fn write_fleet(
-    s: &Snapshot,
-    f: &crate::snapshot::FleetStats,
-    w: &mut impl Write,
-) -> io::Result<()> {
+/// The heavy-hitter rows: the bracket of each true count, the exact count when known, the noise
+/// mark. The same figures as the panel's.
+fn heavy_rows(h: &crate::snapshot::HeavyStats, w: &mut impl Write) -> io::Result<()> {
     writeln!(
         w,
-        "frames  {} ok · {} refused ({} from unknown senders) · {} lost · {} in {:.2} s",
-        count(f.ok),
-        count(f.bad),
-        count(f.unattributed_bad),
-        count(f.lost),
-        bytes(f.bytes),
-        s.elapsed.as_secs_f64()
+        "{:>12} {:>12} {:>12} {:>5}   line",
+        "true ≥", "true ≤", "exact", ""
     )?;
-    for (why, n) in &f.errors {
-        writeln!(w, "refused  {why}: {}", count(*n))?;
-    }
-    writeln!(
-        w,
-        "lines held by the devices' dedupe filters: merged ≈ {} vs sum {} (Bloom {} each)",
-        count_f(f.held_merged),
-        count_f(f.held_sum),
-        bytes(f.seen_bytes)
-    )?;
-    writeln!(
-        w,
-        "lines counted by the devices: {} (their count-min sketches merged by adding, {} each; ε·N = {})",
-        count(f.lines_merged),
-        bytes(f.freq_bytes),
-        count(f.bound_merged)
-    )?;
-    if let Some(d) = &s.distinct {
+    for r in &h.rows {
+        let (lo, hi) = r
+            .bounds
+            .map_or((0, r.estimate), |(lo, hi)| (lo, hi.min(r.estimate)));
         writeln!(
             w,
-            "distinct lines over all devices: {} (HLL p={} merged by register max, ±{} 1σ); the sum of the devices' own counts is {}",
-            count_f(d.estimate),
-            d.precision,
-            percent(d.rse),
-            count_f(d.sum_of_parts.unwrap_or(0.0))
+            "{:>12} {:>12} {:>12} {:>5}   {}",
+            count(lo),
+            count(hi),
+            r.exact.map_or_else(|| "?".into(), count),
+            if r.noise { "noise" } else { "" },
+            r.line
         )?;
     }
-    writeln!(w)?;
-    writeln!(
-        w,
-        "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>12} {:>10} {:>10}",
-        "device", "from", "ok", "bad", "lost", "bytes", "lines", "distinct", "held"
-    )?;
-    for r in &f.rows {
-        writeln!(
-            w,
-            "{:>8} {:<22} {:>8} {:>6} {:>6} {:>10} {:>12} {:>10} {:>10}",
-            r.id,
-            r.addr,
-            count(r.ok),
-            count(r.bad),
-            count(r.lost),
-            bytes(r.bytes),
-            r.lines.map_or("-".into(), count),
-            r.distinct.map_or("-".into(), count_f),
-            r.held.map_or("-".into(), count_f)
-        )?;
-    }
-    if let Some(h) = &f.heavy {
-        writeln!(w)?;
-        writeln!(
-            w,
-            "heavy hitters over all devices: their Space-Saving summaries ({} counters, {} each) merged; \
-             estimates from the merged count-min; ε·N = {} (N {}){}",
-            h.k,
-            bytes(h.topk_bytes),
-            count(h.bound),
-            count(h.total),
-            if h.overlong > 0 {
-                format!("; {} lines too long to list", count(h.overlong))
-            } else {
-                String::new()
-            }
-        )?;
-        writeln!(
-            w,
-            "{:>12} {:>12} {:>12} {:>8}   line",
-            "estimate", "true ≥", "true ≤", "over ≤"
-        )?;
-        for r in &h.rows {
-            let (lo, hi) = r.bounds.unwrap_or((0, r.estimate));
-            writeln!(
-                w,
-                "{:>12} {:>12} {:>12} {:>8}   {}",
-                count(r.estimate),
-                count(lo),
-                count(hi.min(r.estimate)),
-                format!("+{}", count(r.estimate.saturating_sub(lo))),
-                r.line
-            )?;
-        }
-    }
-    w.flush()
-}
-
-/// A JSON string literal.
-#[must_use]
-pub fn json_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// A JSON object under construction: keys in insertion order, values already encoded.
-#[derive(Clone, Debug, Default)]
-pub struct Obj(Vec<(&'static str, String)>);
-
-impl Obj {
-    /// An empty object.
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    fn raw(mut self, key: &'static str, value: String) -> Self {
-        self.0.push((key, value));
-        self
-    }
-
-    /// An integer field.
-    #[must_use]
-    pub fn int(self, key: &'static str, v: u64) -> Self {
-        self.raw(key, v.to_string())
-    }
-
-    /// A number field (non-finite values become `null`).
-    #[must_use]
-    pub fn num(self, key: &'static str, v: f64) -> Self {
-        let text = if v.is_finite() {
-            format!("{v}")
-        } else {
-            "null".into()
-        };
-        self.raw(key, text)
-    }
-
-    /// A boolean field.
-    #[must_use]
-    pub fn bool(self, key: &'static str, v: bool) -> Self {
-        self.raw(key, v.to_string())
-    }
-
-    /// A string field.
-    #[must_use]
-    pub fn str(self, key: &'static str, v: &str) -> Self {
-        self.raw(key, json_string(v))
-    }
-
-    /// A nested object.
-    #[must_use]
-    pub fn obj(self, key: &'static str, v: Obj) -> Self {
-        self.raw(key, v.render())
-    }
-
-    /// A nested object, or `null`.
-    #[must_use]
-    pub fn raw_opt(self, key: &'static str, v: Option<Obj>) -> Self {
-        let text = v.map_or_else(|| "null".to_string(), |o| o.render());
-        self.raw(key, text)
-    }
-
-    /// An array of objects.
-    #[must_use]
-    pub fn objs(self, key: &'static str, v: Vec<Obj>) -> Self {
-        let items: Vec<String> = v.into_iter().map(|o| o.render()).collect();
-        self.raw(key, format!("[{}]", items.join(",")))
-    }
-
-    /// An array of integers.
-    #[must_use]
-    pub fn ints(self, key: &'static str, v: impl Iterator<Item = u64>) -> Self {
-        let items: Vec<String> = v.map(|x| x.to_string()).collect();
-        self.raw(key, format!("[{}]", items.join(",")))
-    }
-
-    /// An array of strings.
-    #[must_use]
-    pub fn strs(self, key: &'static str, v: &[String]) -> Self {
-        let items: Vec<String> = v.iter().map(|s| json_string(s)).collect();
-        self.raw(key, format!("[{}]", items.join(",")))
-    }
-
-    /// The encoded object.
-    #[must_use]
-    pub fn render(&self) -> String {
-        let fields: Vec<String> = self
-            .0
-            .iter()
-            .map(|(k, v)| format!("{}:{v}", json_string(k)))
-            .collect();
-        format!("{{{}}}", fields.join(","))
-    }
-}
-
-/// The summary as a JSON object.
-#[must_use]
-pub fn to_json(s: &Snapshot) -> Obj {
-    let t = &s.totals;
-    let e = &s.exact;
-    let d = &s.dedupe;
-    let m = &s.micro;
-    Obj::new()
-        .str("source", &s.source)
-        .num("seconds", s.elapsed.as_secs_f64())
-        .int("lines", t.lines)
-        .int("bytes", t.bytes)
-        .int("non_utf8", t.non_utf8)
-        .int("crlf", t.crlf)
-        .int("long", t.long)
-        .int("missing_field", t.missing_field)
-        .num("lines_per_sec", s.throughput.lines_per_sec)
-        .obj(
-            "exact",
-            Obj::new()
-                .int("distinct", e.distinct)
-                .bool("capped", e.capped)
-                .int("cap", e.cap)
-                .int("table_bytes", e.table_bytes)
-                .int("key_bytes", e.key_bytes),
-        )
-        .obj(
-            "dedupe",
-            Obj::new()
-                .int("passed", d.passed)
-                .int("suppressed", d.suppressed)
-                .int("clears", d.clears)
-                .num("fill", d.fill)
-                .num("fp_estimate", d.fp_estimate)
-                .num("clear_at", d.clear_at)
-                .int("false_suppressed", d.false_suppressed)
-                .int("never_seen", d.never_seen)
-                .int("bits", d.bits)
-                .int("hashes", u64::from(d.hashes))
-                .int("bytes", d.bytes)
-                .strs("recent", &d.recent),
-        )
-        .raw_opt(
-            "devices",
-            s.devices.as_ref().map(|f| {
-                Obj::new()
-                    .int("ok", f.ok)
-                    .int("bad", f.bad)
-                    .int("unattributed_bad", f.unattributed_bad)
-                    .int("lost", f.lost)
-                    .int("bytes", f.bytes)
-                    .num("held_merged", f.held_merged)
-                    .int("lines_merged", f.lines_merged)
-                    .int("bound_merged", f.bound_merged)
-                    .num("held_sum", f.held_sum)
-                    .objs(
-                        "errors",
-                        f.errors
-                            .iter()
-                            .map(|(k, n)| Obj::new().str("reason", k).int("count", *n))
-                            .collect(),
-                    )
-                    .objs(
-                        "rows",
-                        f.rows
-                            .iter()
-                            .map(|r| {
-                                Obj::new()
-                                    .int("id", r.id)
-                                    .str("from", &r.addr)
-                                    .int("ok", r.ok)
-                                    .int("bad", r.bad)
-                                    .int("lost", r.lost)
-                                    .int("bytes", r.bytes)
-                                    .num("held", r.held.unwrap_or(0.0))
-                                    .int("lines", r.lines.unwrap_or(0))
-                                    .num("distinct", r.distinct.unwrap_or(0.0))
-                            })
-                            .collect(),
-                    )
-            }),
-        )
-        .raw_opt(
-            "distinct",
-            s.distinct.as_ref().map(|h| {
-                Obj::new()
-                    .num("estimate", h.estimate)
-                    .num("rse", h.rse)
-                    .num("lower", h.lower)
-                    .num("upper", h.upper)
-                    .str("estimator", h.estimator)
-                    .int("precision", u64::from(h.precision))
-                    .int("bytes", h.bytes)
-                    .num("sum_of_parts", h.sum_of_parts.unwrap_or(f64::NAN))
-            }),
-        )
-        .raw_opt(
-            "registers",
-            s.registers.as_ref().map(|r| {
-                Obj::new()
-                    .ints("counts", r.counts.iter().map(|&c| u64::from(c)))
-                    .int("registers", u64::from(r.registers))
-                    .int("bytes", r.bytes)
-            }),
-        )
-        .raw_opt(
-            "heavy",
-            s.heavy.as_ref().map(|h| {
-                Obj::new()
-                    .int("k", h.k as u64)
-                    .int("total", h.total)
-                    .int("bound", h.bound)
-                    .num("epsilon", h.epsilon)
-                    .num("delta", h.delta)
-                    .int("width", h.width as u64)
-                    .int("depth", h.depth as u64)
-                    .int("cm_bytes", h.cm_bytes)
-                    .int("topk_bytes", h.topk_bytes)
-                    .str("list", h.list)
-                    .raw("per_device", h.per_device.to_string())
-                    .int("overlong", h.overlong)
-                    .objs(
-                        "rows",
-                        h.rows
-                            .iter()
-                            .map(|r| {
-                                let o = Obj::new().str("line", &r.line).int("estimate", r.estimate);
-                                let o = match r.exact {
-                                    Some(x) => o.int("exact", x),
-                                    None => o.raw_opt("exact", None),
-                                };
-                                match r.bounds {
-                                    Some((lo, hi)) => o.int("lower", lo).int("upper", hi),
-                                    None => o,
-                                }
-                            })
-                            .collect(),
-                    )
-            }),
-        )
-        .obj(
-            "micro",
-            Obj::new()
-                .int("bits", m.bits)
-                .int("hashes", u64::from(m.hashes))
-                .int("lookups", m.lookups)
-                .int("skipped", m.skipped)
-                .int("hits", m.hits)
-                .int("false_positives", m.false_positives)
-                .num("fp_estimate", m.fp_estimate)
-                .int("bytes", 8)
-                .int("set_bytes", m.set_bytes),
-        )
+    Ok(())
 }
 
 /// Writes the summary as one line of JSON.
@@ -688,16 +465,7 @@ pub fn to_json(s: &Snapshot) -> Obj {
 /// # Errors
 /// Write errors.
 pub fn write_json(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
-    writeln!(w, "{}", to_json(s).render())?;
+    serde_json::to_writer(&mut *w, s)?;
+    writeln!(w)?;
     w.flush()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(json_string("a\"b\\c\n\u{1}é"), "\"a\\\"b\\\\c\\n\\u0001é\"");
-    }
 }

@@ -5,8 +5,15 @@
 
 use std::time::Duration;
 
+use serde::Serialize;
+
+/// Serializes a duration as seconds (a JSON number).
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
 /// Totals over the input.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Totals {
     /// Lines ingested.
     pub lines: u64,
@@ -23,7 +30,7 @@ pub struct Totals {
 }
 
 /// The exact reference: a hash table of every distinct line seen, up to a cap.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ExactStats {
     /// Distinct lines counted exactly (all of them unless `capped`).
     pub distinct: u64,
@@ -38,7 +45,7 @@ pub struct ExactStats {
 }
 
 /// The dedupe / anti-spam filter: a Bloom filter that suppresses lines it has already seen.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DedupeStats {
     /// Lines that passed (first time seen since the last clear).
     pub passed: u64,
@@ -71,7 +78,7 @@ pub struct DedupeStats {
 }
 
 /// The micro filter: a 64-bit Bloom filter in front of the last few distinct lines.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MicroStats {
     /// The filter's 64 bits.
     pub bits: u64,
@@ -94,22 +101,25 @@ pub struct MicroStats {
 }
 
 /// Ingest throughput.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Throughput {
     /// Lines per second, one sample per [`Throughput::interval`], oldest first.
+    #[serde(skip)]
     pub history: Vec<u64>,
     /// Sampling interval.
+    #[serde(skip)]
     pub interval: Duration,
     /// Lines per second over the last sample.
     pub lines_per_sec: f64,
     /// Input bytes per second over the last sample.
     pub bytes_per_sec: f64,
     /// The highest sample in the history.
+    #[serde(skip)]
     pub peak: u64,
 }
 
 /// The distinct count: a HyperLogLog beside the exact table.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DistinctStats {
     /// The sketch's estimate.
     pub estimate: f64,
@@ -130,7 +140,7 @@ pub struct DistinctStats {
 }
 
 /// The HyperLogLog's registers, as a histogram of their values.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct RegisterStats {
     /// `counts[v]` registers hold the value `v`.
     pub counts: Vec<u32>,
@@ -141,20 +151,23 @@ pub struct RegisterStats {
 }
 
 /// One heavy hitter.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HeavyRow {
     /// The line, made printable and cut to a display length.
     pub line: String,
-    /// The count-min estimate (never below the true count).
+    /// The estimate (never below the true count): the Space-Saving count, or in device mode the
+    /// merged count-min's.
     pub estimate: u64,
     /// The true count, when the exact table knows the line.
     pub exact: Option<u64>,
-    /// Device mode: the merged Space-Saving summary's bounds of the true count, `(lower, upper)`.
+    /// The Space-Saving summary's bracket of the true count, `(lower, upper)`: guaranteed.
     pub bounds: Option<(u64, u64)>,
+    /// The guaranteed count is at most ε·N: the row may be noise (any line could reach its count).
+    pub noise: bool,
 }
 
-/// Heavy hitters: a count-min sketch and a top-k list.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Heavy hitters: a Space-Saving list (with a count-min sketch in device mode).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HeavyStats {
     /// The top lines, highest estimate first.
     pub rows: Vec<HeavyRow>,
@@ -162,7 +175,8 @@ pub struct HeavyStats {
     pub k: usize,
     /// N, the total of all updates.
     pub total: u64,
-    /// ε·N: with probability 1 − δ no estimate exceeds the truth by more.
+    /// ε·N: no estimate exceeds the truth by more (with probability 1 − δ in device mode, where
+    /// the estimates are count-min's; always for Space-Saving, where δ is 0).
     pub bound: u64,
     /// ε.
     pub epsilon: f64,
@@ -187,13 +201,14 @@ pub struct HeavyStats {
 }
 
 /// One device, as the host sees it.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct DeviceRow {
     /// The device id from its frames.
     pub id: u64,
     /// Where its frames come from.
     pub addr: String,
-    /// Time since its last good frame.
+    /// Time since its last good frame (seconds in JSON).
+    #[serde(serialize_with = "secs")]
     pub last_seen: Duration,
     /// Good frames.
     pub ok: u64,
@@ -212,7 +227,7 @@ pub struct DeviceRow {
 }
 
 /// Device mode: the fleet and its merged view.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FleetStats {
     /// One row per device, by id.
     pub rows: Vec<DeviceRow>,
@@ -253,19 +268,24 @@ pub struct FleetStats {
 }
 
 /// Everything the UI draws, as of one moment.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Snapshot {
     /// Where lines come from.
     pub source: String,
     /// The source ended (`Some(None)` at end of input, `Some(Some(e))` on an error).
+    #[serde(skip)]
     pub finished: Option<Option<String>>,
     /// A burst in progress in the synthetic log: the repeated line.
+    #[serde(skip)]
     pub burst: Option<String>,
     /// Ingest is paused.
+    #[serde(skip)]
     pub paused: bool,
-    /// Time since start (or the last reset), not counting pauses.
+    /// Time since start (or the last reset), not counting pauses (`seconds` in JSON).
+    #[serde(rename = "seconds", serialize_with = "secs")]
     pub elapsed: Duration,
-    /// Totals.
+    /// Totals (at the top level of the JSON).
+    #[serde(flatten)]
     pub totals: Totals,
     /// Exact reference counts.
     pub exact: ExactStats,
@@ -273,7 +293,8 @@ pub struct Snapshot {
     pub dedupe: DedupeStats,
     /// The micro filter.
     pub micro: MicroStats,
-    /// Throughput.
+    /// Throughput (`lines_per_sec`, `bytes_per_sec` at the top level of the JSON).
+    #[serde(flatten)]
     pub throughput: Throughput,
     /// The distinct count, once a HyperLogLog is running.
     pub distinct: Option<DistinctStats>,
@@ -284,5 +305,9 @@ pub struct Snapshot {
     /// Device mode: the fleet.
     pub devices: Option<FleetStats>,
     /// `--redis`: the Redis writer's state (REDIS HOOK, issue 16).
+    #[serde(skip)]
     pub redis: Option<crate::redis_sink::RedisStatus>,
+    /// `--save`: why the last save failed, if it did.
+    #[serde(skip)]
+    pub save_error: Option<String>,
 }

@@ -201,6 +201,10 @@ fn stdin_mode_reads_keys_from_the_terminal() {
     assert!(s.contains("3 lines"), "{s}");
     t.keys(&["q"]);
     t.assert_shell_is_back("exit=0");
+    // The summary is printed on the restored terminal.
+    let s = t.screen();
+    assert!(s.contains("sketch-nostd report · stdin"), "{s}");
+    assert!(s.contains("lines  3 "), "{s}");
 }
 
 #[test]
@@ -209,7 +213,7 @@ fn ctrl_c_sigterm_and_a_panic_restore_the_terminal() {
     t.type_line(&format!("{BIN}; echo exit=$?"));
     t.wait_for("the live view", is_live);
     t.keys(&["C-c"]);
-    t.assert_shell_is_back("exit=0");
+    t.assert_shell_is_back("exit=130");
 
     t.type_line("clear");
     t.type_line(&format!("{BIN}; echo term-exit=$?"));
@@ -220,7 +224,7 @@ fn ctrl_c_sigterm_and_a_panic_restore_the_terminal() {
         .status()
         .unwrap();
     assert!(killed.success());
-    t.assert_shell_is_back("term-exit=0");
+    t.assert_shell_is_back("term-exit=143");
 
     t.type_line("clear");
     t.type_line(&format!(
@@ -232,6 +236,22 @@ fn ctrl_c_sigterm_and_a_panic_restore_the_terminal() {
         "the panic message is printed on the restored screen:\n{s}"
     );
     t.assert_shell_is_back("panic-exit=101");
+}
+
+#[test]
+fn a_directory_as_input_shows_the_error_and_exits_1() {
+    let t = Tmux::start("dir", 100, 30);
+    let dir = std::env::temp_dir();
+    let dir = dir.to_str().unwrap();
+    t.type_line(&format!("NO_COLOR=1 {BIN} --input {dir}; echo exit=$?"));
+    let s = t.wait_for("the error", |s| s.contains("directory"));
+    assert!(s.contains(dir), "{s}");
+    t.assert_shell_is_back("exit=1");
+    let s = t.screen();
+    assert!(
+        s.contains(&format!("tui-demo: {dir}")),
+        "the error is printed after the view:\n{s}"
+    );
 }
 
 #[test]
@@ -289,4 +309,38 @@ fn a_vanished_terminal_ends_the_demo() {
             .status();
         panic!("the demo (pid {pid}) still runs 15 s after its terminal went away");
     }
+}
+
+#[test]
+fn the_live_view_saves_its_sketches_and_merge_reports_them() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-e2e-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("app.log");
+    let lines: String = (0..5_000).map(|i| format!("GET /{}\n", i % 50)).collect();
+    std::fs::write(&log, lines).unwrap();
+    let save = dir.join("live.sk");
+    let (log, save) = (log.to_str().unwrap(), save.to_str().unwrap());
+    let t = Tmux::start("save", 120, 60);
+    t.type_line(&format!(
+        "NO_COLOR=1 {BIN} --input {log} --save {save} --save-every 0.2; echo exit=$?"
+    ));
+    t.wait_for("the end of input", |s| s.contains("END OF INPUT"));
+    t.keys(&["q"]);
+    t.assert_shell_is_back("exit=0");
+    t.type_line("clear");
+    t.type_line(&format!(
+        "{BIN} merge {save} {save} --report; echo merge-exit=$?"
+    ));
+    // Two copies of one run of 50 lines × 100: every count doubles to exactly 200.
+    let s = t.wait_for("the merged report", |s| s.contains("merge-exit=0"));
+    assert!(
+        s.contains("lines  10,000 (counted by the saved sketches)"),
+        "{s}"
+    );
+    let rows = s
+        .lines()
+        .filter(|l| l.contains("GET /") && l.split_whitespace().take(2).all(|n| n == "200"))
+        .count();
+    assert_eq!(rows, 10, "{s}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

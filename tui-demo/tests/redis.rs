@@ -73,7 +73,7 @@ fn two_hosts_feed_one_redis_and_redis_counts_the_fleet() {
         .map(|i| {
             Command::new(BIN)
                 .args([
-                    "--listen",
+                    "listen",
                     &format!("127.0.0.1:{}", ports[i]),
                     "--json",
                     "--seconds",
@@ -95,7 +95,7 @@ fn two_hosts_feed_one_redis_and_redis_counts_the_fleet() {
         .map(|(i, devices, seed)| {
             Command::new(BIN)
                 .args([
-                    "--emit",
+                    "emit",
                     devices,
                     "--to",
                     &format!("127.0.0.1:{}", ports[i]),

@@ -152,7 +152,7 @@ fn bad_arguments_exit_2_with_a_message() {
     assert!(err.contains("--rate"), "{err}");
     let (status, out, _) = run(&["--help"], b"");
     assert!(status.success());
-    assert!(out.contains("USAGE") && out.contains("--input"));
+    assert!(out.contains("Usage") && out.contains("--input"));
 }
 
 #[test]
@@ -213,9 +213,9 @@ fn seconds_stops_a_source_that_never_ends() {
 
 #[test]
 fn a_closed_pipe_ends_quietly() {
-    // `tui-demo --generate 1G | head -c 100`: the reader goes away, the demo exits 0, no panic.
+    // `tui-demo generate 1G | head -c 100`: the reader goes away, the demo exits 0, no panic.
     let mut child = Command::new(BIN)
-        .args(["--generate", "1G"])
+        .args(["generate", "1G"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -274,7 +274,7 @@ fn device_mode_end_to_end_over_loopback_udp() {
         .port();
     let addr = format!("127.0.0.1:{port}");
     let host = Command::new(BIN)
-        .args(["--listen", &addr, "--json", "--seconds", "3"])
+        .args(["listen", &addr, "--json", "--seconds", "3"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -282,7 +282,7 @@ fn device_mode_end_to_end_over_loopback_udp() {
     std::thread::sleep(Duration::from_millis(300));
     let emit = Command::new(BIN)
         .args([
-            "--emit",
+            "emit",
             "3",
             "--to",
             &addr,
@@ -373,5 +373,223 @@ fn field_keys_make_a_timestamped_log_countable() {
     assert_eq!(v["missing_field"], 1);
     assert_eq!(v["exact"]["distinct"], 3, "alice, bob and the empty key");
     assert_eq!(v["heavy"]["rows"][0]["line"], "alice");
+    assert_eq!(v["heavy"]["rows"][0]["exact"], 2);
+}
+
+/// Starts the binary with stdin kept open (a source that never ends); returns the child.
+fn start_open(args: &[&str]) -> std::process::Child {
+    Command::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tui-demo")
+}
+
+/// Sends `signal` to the child once it has run a moment, and waits for it (at most 30 s).
+fn signal_and_wait(child: std::process::Child, signal: &str) -> std::process::Output {
+    std::thread::sleep(Duration::from_millis(500));
+    let ok = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let start = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(30));
+    out
+}
+
+#[test]
+fn huge_seconds_do_not_panic() {
+    // Issue 15: `--seconds 1e19` and `1e20` overflowed Instant/Duration and panicked.
+    for s in ["1e19", "1e20"] {
+        let (status, out, err) = run(&["--seconds", s, "--lines", "1000", "--json"], b"");
+        assert!(status.success(), "{s}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["lines"], 1000);
+        let (status, out, err) = run(&["--input", "-", "--seconds", s, "--json"], b"a\nb\n");
+        assert!(status.success(), "{s}: {err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["lines"], 2);
+    }
+    // The device simulator too: it runs (no panic) until stopped.
+    let child = start_open(&["emit", "1", "--seconds", "1e20", "--to", "127.0.0.1:9"]);
+    let out = signal_and_wait(child, "TERM");
+    assert_eq!(out.status.code(), Some(143), "{out:?}");
+}
+
+#[test]
+fn a_directory_as_input_is_an_error_naming_it() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-dir-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.to_str().unwrap();
+    for mode in ["--report", "--json"] {
+        let (status, out, err) = run(&["--input", path, mode], b"");
+        assert_eq!(status.code(), Some(1), "{mode}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(
+            err.contains(path) && err.contains("directory"),
+            "{mode}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn stop_signals_exit_130_and_143_with_the_report() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let mut child = start_open(&["--input", "-", "--json"]);
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"a\nb\na\n").unwrap();
+        stdin.flush().unwrap();
+        let out = signal_and_wait(child, signal);
+        drop(stdin);
+        assert_eq!(out.status.code(), Some(code), "SIG{signal}: {out:?}");
+        // What was counted before the signal is still reported.
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["lines"], 3, "SIG{signal}");
+    }
+}
+
+#[test]
+fn listen_on_port_0_reports_the_bound_port() {
+    let (status, out, err) = run(
+        &["listen", "127.0.0.1:0", "--seconds", "0.2", "--json"],
+        b"",
+    );
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let source = v["source"].as_str().unwrap();
+    let port: u16 = source.rsplit(':').next().unwrap().parse().unwrap();
+    assert_ne!(port, 0, "{source}");
+}
+
+#[test]
+fn several_inputs_are_read_one_after_the_other() {
+    // Issue 15: two --input were refused ("give one source"). A file without a final newline
+    // does not join its last line to the next file's first.
+    let dir = std::env::temp_dir().join(format!("tui-demo-several-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.log"), dir.join("b.log"));
+    std::fs::write(&a, b"x\ny").unwrap();
+    std::fs::write(&b, b"y\nz\n").unwrap();
+    let (status, out, err) = run(
+        &[
+            "--input",
+            a.to_str().unwrap(),
+            "--input",
+            b.to_str().unwrap(),
+            "--json",
+        ],
+        b"",
+    );
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lines"], 4);
+    assert_eq!(v["exact"]["distinct"], 3);
+    // --lines counts across the files.
+    let (_, out, _) = run(
+        &[
+            "--input",
+            a.to_str().unwrap(),
+            "-i",
+            b.to_str().unwrap(),
+            "--lines",
+            "3",
+            "--json",
+        ],
+        b"",
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lines"], 3);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn saved_sketches_merge_into_the_report_of_one_run() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let log = |seed: &str, path: &str| {
+        let out = Command::new(BIN)
+            .args(["generate", "300k", "--seed", seed])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        std::fs::write(path, out.stdout).unwrap();
+    };
+    log("1", &p("a.log"));
+    log("2", &p("b.log"));
+    for (input, save) in [("a.log", "a.sk"), ("b.log", "b.sk")] {
+        let (status, _, err) = run(&["report", "--input", &p(input), "--save", &p(save)], b"");
+        assert!(status.success(), "{err}");
+    }
+    let (status, merged, err) = run(
+        &["merge", &p("a.sk"), &p("b.sk"), "--report", "--json"],
+        b"",
+    );
+    assert!(status.success(), "{err}");
+    let (_, one, _) = run(
+        &["report", "--json", "-i", &p("a.log"), "-i", &p("b.log")],
+        b"",
+    );
+    let (m, o): (Value, Value) = (
+        serde_json::from_str(&merged).unwrap(),
+        serde_json::from_str(&one).unwrap(),
+    );
+    assert_eq!(m["lines"], o["lines"]);
+    // HyperLogLog merges exactly: the same registers. The estimates differ only by estimator (one
+    // stream uses the martingale estimate, a merge the histogram one): within one standard error.
+    assert_eq!(m["registers"]["counts"], o["registers"]["counts"]);
+    let (me, oe) = (
+        m["distinct"]["estimate"].as_f64().unwrap(),
+        o["distinct"]["estimate"].as_f64().unwrap(),
+    );
+    let rse = m["distinct"]["rse"].as_f64().unwrap();
+    assert!((me - oe).abs() <= rse * oe, "{me} vs {oe}");
+    // The merged list keeps the guarantee: its bracket holds the one run's exact count.
+    let exact: std::collections::HashMap<&str, u64> = o["heavy"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_str().unwrap(), r["exact"].as_u64().unwrap()))
+        .collect();
+    let rows = m["heavy"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 10);
+    for r in rows {
+        if let Some(&x) = exact.get(r["line"].as_str().unwrap()) {
+            let (lo, hi) = (
+                r["bounds"][0].as_u64().unwrap(),
+                r["bounds"][1].as_u64().unwrap(),
+            );
+            assert!(lo <= x && x <= hi, "{r}: exact {x}");
+        }
+    }
+    // The table too, and a file that is not a saved one is refused by name.
+    let (status, table, _) = run(&["merge", &p("a.sk"), &p("b.sk")], b"");
+    assert!(
+        status.success() && table.contains("heavy hitters"),
+        "{table}"
+    );
+    let (status, _, err) = run(&["merge", &p("a.sk"), &p("a.log")], b"");
+    assert_eq!(status.code(), Some(1));
+    assert!(err.contains(&p("a.log")), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_field_range_keys_the_rest_of_the_line() {
+    // `--field 3-`: the timestamp and host are dropped, the message (with its spacing) is the key.
+    let input =
+        b"10:00:01 web1 disk  full on /var\n10:00:02 web2 disk  full on /var\n10:00:03 web1 ok\n";
+    let (status, out, err) = run(&["--input", "-", "--field", "3-", "--json"], input);
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["source"], "stdin · key: field 3-");
+    assert_eq!(v["exact"]["distinct"], 2);
+    assert_eq!(v["heavy"]["rows"][0]["line"], "disk  full on /var");
     assert_eq!(v["heavy"]["rows"][0]["exact"], 2);
 }

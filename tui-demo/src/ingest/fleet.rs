@@ -337,6 +337,12 @@ fn merge_into<T: Clone, E>(
 }
 
 fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>) -> HeavyStats {
+    let (total, bound, epsilon, delta) = freq.map_or((top.total(), 0, 0.0, 0.0), |f| {
+        (f.total(), f.error_bound(), f.epsilon(), f.delta())
+    });
+    // A row is noise if its guaranteed count is within what any line could reach: the larger of
+    // the count-min's ε·N and the summary's own bound.
+    let noise_at = bound.max(top.error_bound());
     let rows = top
         .sorted()
         .iter()
@@ -347,11 +353,9 @@ fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>) -> HeavyStats {
             estimate: freq.map_or(c.count, |f| f.estimate(c.key.as_slice())),
             exact: None,
             bounds: Some((c.guaranteed(), c.count)),
+            noise: c.guaranteed() <= noise_at,
         })
         .collect();
-    let (total, bound, epsilon, delta) = freq.map_or((top.total(), 0, 0.0, 0.0), |f| {
-        (f.total(), f.error_bound(), f.epsilon(), f.delta())
-    });
     HeavyStats {
         rows,
         k: DEVICE_TOP_K,

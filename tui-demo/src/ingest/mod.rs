@@ -28,14 +28,16 @@ pub const SAMPLE_EVERY: Duration = Duration::from_millis(250);
 pub const HISTORY: usize = 240;
 
 /// Control sent from the UI to ingest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     /// Stop or resume consuming input.
     Pause(bool),
     /// Forget everything counted so far.
     Reset,
-    /// Finish.
+    /// Finish (saving first, with a save plan).
     Quit,
+    /// Save the sketches as planned: now and then periodically, and on quit.
+    Save(SavePlan),
 }
 
 /// Lines-per-second history.
@@ -169,8 +171,7 @@ pub fn label(spec: &SourceSpec, options: &EngineOptions) -> String {
     if options.key.is_whole_line() {
         spec.label()
     } else {
-        let n: Vec<String> = options.key.numbers().iter().map(u16::to_string).collect();
-        format!("{} · key: field {}", spec.label(), n.join(","))
+        format!("{} · key: field {}", spec.label(), options.key)
     }
 }
 
@@ -178,7 +179,8 @@ pub fn label(spec: &SourceSpec, options: &EngineOptions) -> String {
 /// publishing this many snapshots.
 pub const PANIC_AFTER_VAR: &str = "TUI_DEMO_PANIC_INGEST_AFTER";
 
-/// Starts the source and the ingest thread.
+/// Starts the source and the ingest thread; `save` and `redis` (REDIS HOOK, issue 16) keep what it
+/// counts.
 ///
 /// # Errors
 /// When the source cannot be opened or a thread cannot start.
@@ -187,11 +189,26 @@ pub fn spawn(
     options: EngineOptions,
     rate: u64,
     limit: Option<u64>,
+    save: Option<SavePlan>,
+    redis: Option<RedisSink>,
 ) -> std::io::Result<Handle> {
     let panic_after = std::env::var(PANIC_AFTER_VAR)
         .ok()
         .and_then(|v| v.parse().ok());
-    spawn_with(spec, options, rate, limit, panic_after)
+    let handle = spawn_full(spec, options, rate, limit, panic_after, redis)?;
+    if let Some(plan) = save {
+        handle.send(Command::Save(plan));
+    }
+    Ok(handle)
+}
+
+/// `--save`: where the sketches go and how often.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SavePlan {
+    /// The file.
+    pub path: std::path::PathBuf,
+    /// Time between two saves while running (one more is made on quit).
+    pub every: Duration,
 }
 
 /// [`spawn`], with the thread set to panic after `panic_after` snapshots (for tests).
@@ -208,23 +225,6 @@ pub fn spawn_with(
     spawn_full(spec, options, rate, limit, panic_after, None)
 }
 
-/// [`spawn`], writing the HyperLogLogs to Redis through `redis` (`--redis`). REDIS HOOK (issue 16).
-///
-/// # Errors
-/// When the source cannot be opened or a thread cannot start.
-pub fn spawn_with_redis(
-    spec: &SourceSpec,
-    options: EngineOptions,
-    rate: u64,
-    limit: Option<u64>,
-    redis: Option<RedisSink>,
-) -> std::io::Result<Handle> {
-    let panic_after = std::env::var(PANIC_AFTER_VAR)
-        .ok()
-        .and_then(|v| v.parse().ok());
-    spawn_full(spec, options, rate, limit, panic_after, redis)
-}
-
 fn spawn_full(
     spec: &SourceSpec,
     options: EngineOptions,
@@ -234,7 +234,8 @@ fn spawn_full(
     redis: Option<RedisSink>,
 ) -> std::io::Result<Handle> {
     let control = Control::new(rate);
-    let (source_rx, _source) = source::spawn(spec, limit, Arc::clone(&control))?;
+    let started = source::spawn(spec, limit, Arc::clone(&control))?;
+    let (source_rx, spec) = (started.rx, &started.spec);
     let (tx, rx) = channel();
     let latest: Latest = Arc::default();
     let mut ingest = Ingest {
@@ -251,6 +252,9 @@ fn spawn_full(
         panic_after,
         published: 0,
         redis,
+        save: None,
+        next_save: None,
+        save_error: None,
     };
     let control2 = Arc::clone(&control);
     let thread = std::thread::Builder::new()
@@ -281,6 +285,10 @@ struct Ingest {
     published: u32,
     /// `--redis`: the Redis writer (REDIS HOOK, issue 16).
     redis: Option<RedisSink>,
+    /// `--save`: the plan, when the next save is due, and the last save's error.
+    save: Option<SavePlan>,
+    next_save: Option<Instant>,
+    save_error: Option<String>,
 }
 
 impl Ingest {
@@ -300,7 +308,15 @@ impl Ingest {
                         if let Some(r) = self.redis.as_mut() {
                             r.flush(self.fleet.as_ref(), Duration::from_secs(3));
                         }
+                        if self.save.is_some() {
+                            self.save_now(Instant::now());
+                            self.publish(Instant::now());
+                        }
                         return;
+                    }
+                    Ok(Command::Save(plan)) => {
+                        self.save = Some(plan);
+                        self.next_save = Some(Instant::now());
                     }
                     Ok(Command::Pause(p)) => self.pause(p),
                     Ok(Command::Reset) => {
@@ -359,12 +375,29 @@ impl Ingest {
                 }
             }
             let now = Instant::now();
+            if self.next_save.is_some_and(|due| now >= due) {
+                self.save_now(now);
+            }
             if now >= next_publish {
                 self.meter.tick(now);
                 self.publish(now);
                 next_publish = now + PUBLISH_EVERY;
             }
         }
+    }
+
+    /// Writes the sketches as the save plan says, and schedules the next save.
+    fn save_now(&mut self, now: Instant) {
+        let Some(plan) = &self.save else { return };
+        if self.fleet.is_none() {
+            self.save_error = self
+                .engine
+                .saved()
+                .write(&plan.path)
+                .err()
+                .map(|e| e.to_string());
+        }
+        self.next_save = crate::clock::deadline(now, Some(plan.every.as_secs_f64()));
     }
 
     fn pause(&mut self, pause: bool) {
@@ -395,6 +428,7 @@ impl Ingest {
                 .duration_since(self.started)
                 .saturating_sub(self.paused_for + paused),
             throughput: self.meter.stats(),
+            save_error: self.save_error.clone(),
             ..Snapshot::default()
         };
         if self.fleet.is_none() {

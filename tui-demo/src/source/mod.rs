@@ -172,6 +172,17 @@ pub enum Input {
     File(PathBuf),
 }
 
+impl Input {
+    /// The name errors and the header use: the path, or `stdin`.
+    #[must_use]
+    pub fn name(&self) -> String {
+        match self {
+            Self::Stdin => "stdin".to_string(),
+            Self::File(p) => p.display().to_string(),
+        }
+    }
+}
+
 /// Which source to run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceSpec {
@@ -180,8 +191,8 @@ pub enum SourceSpec {
         /// Generator seed (same seed, same log).
         seed: u64,
     },
-    /// Lines from a file or stdin.
-    Lines(Input),
+    /// Lines from files or stdin, read one after the other.
+    Lines(Vec<Input>),
     /// Sketch frames from devices over UDP.
     Device(SocketAddr),
 }
@@ -192,11 +203,42 @@ impl SourceSpec {
     pub fn label(&self) -> String {
         match self {
             Self::Synthetic { .. } => "synthetic access log".to_string(),
-            Self::Lines(Input::Stdin) => "stdin".to_string(),
-            Self::Lines(Input::File(p)) => p.display().to_string(),
+            Self::Lines(inputs) => {
+                let names: Vec<String> = inputs.iter().map(Input::name).collect();
+                names.join(" + ")
+            }
             Self::Device(addr) => format!("devices on udp {addr}"),
         }
     }
+}
+
+/// A started source.
+#[derive(Debug)]
+pub struct Started {
+    /// What it sends.
+    pub rx: Receiver<SourceMsg>,
+    /// Its thread.
+    pub thread: JoinHandle<()>,
+    /// The source as started: for `--listen`, the address actually bound (port 0 asks the system
+    /// for a free port, and this is the one it gave).
+    pub spec: SourceSpec,
+}
+
+/// Opens a file of lines; a directory or an unreadable file is an error that names the path.
+///
+/// # Errors
+/// When the file cannot be opened or is a directory.
+pub fn open_file(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let named =
+        |e: std::io::Error| std::io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let file = std::fs::File::open(path).map_err(named)?;
+    if file.metadata().map_err(named)?.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            format!("{}: is a directory, not a file of lines", path.display()),
+        ));
+    }
+    Ok(file)
 }
 
 /// Starts `spec` on its own thread. At most `limit` lines are produced when a limit is given.
@@ -207,40 +249,61 @@ pub fn spawn(
     spec: &SourceSpec,
     limit: Option<u64>,
     control: Arc<Control>,
-) -> std::io::Result<(Receiver<SourceMsg>, JoinHandle<()>)> {
+) -> std::io::Result<Started> {
     let (tx, rx) = sync_channel(CHANNEL_DEPTH);
-    let handle = match spec {
+    let mut spec = spec.clone();
+    let thread = match &mut spec {
         SourceSpec::Synthetic { seed } => {
             let seed = *seed;
             std::thread::Builder::new()
                 .name("source-synthetic".into())
                 .spawn(move || synthetic::run(seed, limit, &control, &tx))?
         }
-        SourceSpec::Lines(input) => {
-            let reader: Box<dyn std::io::Read + Send> = match input {
-                Input::Stdin => Box::new(std::io::stdin()),
-                Input::File(path) => Box::new(std::fs::File::open(path).map_err(|e| {
-                    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
-                })?),
-            };
+        SourceSpec::Lines(inputs) => {
+            // Every file is opened now, so a missing one is an error before anything runs.
+            let mut readers: Vec<(String, Box<dyn std::io::Read + Send>)> = Vec::new();
+            for input in inputs.iter() {
+                let reader: Box<dyn std::io::Read + Send> = match input {
+                    Input::Stdin => Box::new(std::io::stdin()),
+                    Input::File(path) => Box::new(open_file(path)?),
+                };
+                readers.push((input.name(), reader));
+            }
             std::thread::Builder::new()
                 .name("source-lines".into())
                 .spawn(move || {
-                    let result =
-                        lines::read(reader, limit, &control, &mut |msg| tx.send(msg).is_ok());
-                    let _ = tx.send(SourceMsg::End(result.err().map(|e| e.to_string())));
+                    let mut left = limit;
+                    for (name, reader) in readers {
+                        let mut sent = 0u64;
+                        let result = lines::read(reader, left, &control, &mut |msg| {
+                            if let SourceMsg::Lines(b) = &msg {
+                                sent += b.lines.len() as u64;
+                            }
+                            tx.send(msg).is_ok()
+                        });
+                        if let Err(e) = result {
+                            let _ = tx.send(SourceMsg::End(Some(format!("{name}: {e}"))));
+                            return;
+                        }
+                        left = left.map(|l| l.saturating_sub(sent));
+                        if left == Some(0) || control.stopped() {
+                            break;
+                        }
+                    }
+                    let _ = tx.send(SourceMsg::End(None));
                 })?
         }
         SourceSpec::Device(addr) => {
-            let socket = std::net::UdpSocket::bind(addr).map_err(|e| {
+            let socket = std::net::UdpSocket::bind(*addr).map_err(|e| {
                 std::io::Error::new(e.kind(), format!("cannot listen on udp {addr}: {e}"))
             })?;
+            *addr = socket.local_addr()?;
             std::thread::Builder::new()
                 .name("source-device".into())
                 .spawn(move || device::receive(&socket, &control, &tx))?
         }
     };
-    Ok((rx, handle))
+    Ok(Started { rx, thread, spec })
 }
 
 /// Sends a message, returning `false` when the receiver is gone (ingest finished).

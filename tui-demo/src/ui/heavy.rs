@@ -1,9 +1,10 @@
-//! The heavy-hitters panel: the top-k lines with their count-min estimate beside the true count,
-//! a bar per line, and the ε·N bound no estimate should pass.
+//! The heavy-hitters panel: the top lines of a Space-Saving summary, each with the range its true
+//! count is guaranteed to lie in (`count − error ≤ true ≤ count`), the true count when the exact
+//! table knows it, a bar per line, and `noise` in text on rows whose guaranteed count is at most
+//! ε·N (any line could have been counted that often).
 //!
-//! In device mode the host knows no true counts: the lines are the merged Space-Saving summary's,
-//! and beside each merged count-min estimate is the count the line is guaranteed to have reached
-//! (Space-Saving's lower bound), so "over ≤" is the most the estimate can be above the truth.
+//! In device mode the summary is the devices' merged one, and the upper end of the range is the
+//! smaller of its count and the merged count-min's estimate.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -40,14 +41,7 @@ impl Widget for &HeavyPanel<'_> {
                 bytes(s.cm_bytes)
             )
         } else {
-            format!(
-                "count-min {}×{} {} + top-{} {}",
-                s.depth,
-                s.width,
-                bytes(s.cm_bytes),
-                s.k,
-                bytes(s.topk_bytes)
-            )
+            format!("Space-Saving {} counters {}", s.k, bytes(s.topk_bytes))
         };
         let inner = framed(
             panel_block("Heavy hitters", &cost, t, self.focused),
@@ -59,79 +53,58 @@ impl Widget for &HeavyPanel<'_> {
         }
         let w = inner.width as usize;
         let mut lines = Vec::new();
-        lines.push(Line::from(vec![
-            Span::styled("ε·N bound ", t.dim()),
+        let mut head = vec![
+            Span::styled("ε·N ", t.dim()),
             Span::styled(count(s.bound), t.value()),
             Span::styled(
-                format!(
-                    " (ε {}, δ {}, N {})",
-                    percent(s.epsilon),
-                    percent(s.delta),
-                    short(s.total as f64)
-                ),
+                format!(" (ε {}, N {})", percent(s.epsilon), short(s.total as f64)),
                 t.dim(),
             ),
-        ]));
+        ];
+        if w >= 60 {
+            head.push(Span::styled(" · truth in [≥, ≤]; noise: ≥ ≤ ε·N", t.dim()));
+        }
+        lines.push(Line::from(head));
         let wide = w >= 70;
-        // Columns: estimate, true, over-estimate, bar, line.
-        // Wide enough for the "estimate" header (8) in narrow panels too.
-        let num_w = if wide { 10 } else { 8 };
+        // Columns: guaranteed, upper, true, bar, noise mark, line.
+        let num_w = if wide { 10 } else { 7 };
         let bar_w = if wide {
-            12
-        } else if w >= 46 {
-            6
+            10
+        } else if w >= 50 {
+            5
         } else {
             0
         };
-        let (true_h, over_h) = if devices {
-            ("true ≥", "over ≤")
-        } else {
-            ("true", "over")
-        };
         lines.push(Line::from(Span::styled(
             format!(
-                "{:>num_w$} {true_h:>num_w$} {over_h:>6} {:bar_w$} line",
-                "estimate", "",
+                "{:>num_w$} {:>num_w$} {:>num_w$} {:bar_w$} line",
+                "true ≥", "true ≤", "exact", "",
             ),
             t.dim(),
         )));
-        let top = s.rows.first().map_or(1, |r| r.estimate.max(1));
+        let top = s.rows.iter().map(|r| r.estimate).max().unwrap_or(1).max(1);
         for r in &s.rows {
             let num = |x: u64| if wide { count(x) } else { short(x as f64) };
-            let (truth, over, over_style) = match (r.exact, r.bounds) {
-                (Some(x), _) => {
-                    let over = r.estimate.saturating_sub(x);
-                    let style = if r.estimate < x || over > s.bound {
-                        t.bad()
-                    } else {
-                        t.good()
-                    };
-                    (num(x), format!("+{}", short(over as f64)), style)
-                }
-                // Device mode: the truth is at least `lower`, so the estimate is at most this
-                // much too high; above ε·N only if the summary's own error is large too.
-                (None, Some((lower, _))) => {
-                    let over = r.estimate.saturating_sub(lower);
-                    let style = if r.estimate < lower {
-                        t.bad()
-                    } else if over > s.bound {
-                        t.warn()
-                    } else {
-                        t.good()
-                    };
-                    (num(lower), format!("+{}", short(over as f64)), style)
-                }
-                (None, None) => ("?".to_string(), "?".to_string(), t.dim()),
+            let (lower, upper) = r
+                .bounds
+                .map_or((0, r.estimate), |(lo, hi)| (lo, hi.min(r.estimate)));
+            let (truth, truth_style) = match r.exact {
+                Some(x) if (lower..=upper).contains(&x) => (num(x), t.good()),
+                Some(x) => (num(x), t.bad()),
+                None => ("?".to_string(), t.dim()),
             };
             let mut spans = vec![
-                Span::styled(format!("{:>num_w$} ", num(r.estimate)), t.value()),
-                Span::styled(format!("{truth:>num_w$} "), t.dim()),
-                Span::styled(format!("{over:>6} "), over_style),
+                Span::styled(format!("{:>num_w$} ", num(lower)), t.value()),
+                Span::styled(format!("{:>num_w$} ", num(upper)), t.dim()),
+                Span::styled(format!("{truth:>num_w$} "), truth_style),
             ];
             if bar_w > 0 {
-                let (filled, empty) = super::bar(r.estimate as f64 / top as f64, bar_w);
+                let (filled, empty) = super::bar(upper as f64 / top as f64, bar_w);
                 spans.push(Span::styled(filled, t.bar()));
                 spans.push(Span::raw(" ".repeat(empty.chars().count() + 1)));
+            }
+            if r.noise {
+                spans.push(Span::styled("noise ", t.warn()));
             }
             spans.push(Span::raw(r.line.clone()));
             lines.push(Line::from(spans));

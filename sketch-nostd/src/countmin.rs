@@ -593,6 +593,23 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
         self.min_at(&Self::columns(Probe::new(hash))).to_u64()
     }
 
+    /// The estimate the key would have after `self.merge(other)`, without merging: the smallest of
+    /// its counters' saturating sums.
+    pub(crate) fn merged_estimate_hash(&self, other: &Self, hash: u64) -> u64 {
+        let mut min = u64::MAX;
+        for ((ours, theirs), &column) in self
+            .cells
+            .iter()
+            .zip(&other.cells)
+            .zip(&Self::columns(Probe::new(hash)))
+        {
+            if let (Some(a), Some(b)) = (ours.get(column), theirs.get(column)) {
+                min = min.min(a.saturating_inc(*b).to_u64());
+            }
+        }
+        min
+    }
+
     /// The key's column in each row: probe `i` of its hash, reduced to `0..W`.
     #[inline]
     fn columns(probe: Probe) -> [usize; D] {
@@ -655,10 +672,21 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
     /// assert_eq!((cm.estimate("old"), cm.total()), (5, 5));
     /// ```
     pub fn halve(&mut self) {
-        for cell in self.cells.as_flattened_mut() {
-            *cell = cell.halved();
+        let mut largest_row = 0u64;
+        for row in &mut self.cells {
+            let mut sum = 0u64;
+            for cell in row.iter_mut() {
+                *cell = cell.halved();
+                sum = sum.saturating_add(cell.to_u64());
+            }
+            largest_row = largest_row.max(sum);
         }
-        self.total >>= 1;
+        // Without saturation a row adds up to at most `N`, so its halved cells add up to at most
+        // `⌊N/2⌋` and this is `N >> 1`. Once `N` has saturated at `u64::MAX`, the `u64` cells of one
+        // row can hold more than `N` together, and halving them separately would leave the row above
+        // `N >> 1`: the total then stays at the largest halved row, the best lower bound of the true
+        // halved `N` the sketch has, so every row stays at or below `N` (see `from_parts`).
+        self.total = (self.total >> 1).max(largest_row);
     }
 
     /// Adds `other` cell by cell (saturating), so that this sketch counts both streams. Fails, leaving

@@ -183,6 +183,12 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
     #[inline]
     pub fn add(&mut self, key: &T::Borrowed, count: u64) -> u64 {
         if count == 0 {
+            // An unlisted key that does not fit was never counted; only a key that fits can be
+            // hiding below the error bound.
+            let listed = self.top.find(Self::fp(key), key).is_some();
+            if !listed && T::from_borrowed(key).is_none() {
+                return 0;
+            }
             return self.estimate(key);
         }
         let fp = Self::fp(key);

@@ -482,40 +482,51 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
         check_seeds(self.sketch.seed(), other.sketch.seed())?;
         let seed = self.sketch.seed();
-        // An upper bound of a key's count in `other`: its listed count, else `other`'s estimate.
-        let theirs = |key: &T::Borrowed, hash: u64| -> u64 {
-            let fp = Tracker::<T, C, (), K>::fingerprint(hash);
-            match other.top.find(fp, key).and_then(|s| other.top.get(s)) {
-                Some(e) => e.count.to_u64(),
-                None => other.sketch.estimate_hash(hash),
-            }
+        let (ours, theirs) = (&self.sketch, &other.sketch);
+        // A key's merged count: an upper bound of its count on each side (the listed count where the
+        // side lists it, else that side's estimate) added, capped by the merged sketch's estimate.
+        // Every count is final before any key is evicted, so the `K` kept are the highest-ranked of
+        // both lists whatever order either side stores them in.
+        let bound = |side_a: u64, side_b: u64, hash: u64| -> C {
+            C::from_u64(
+                side_a
+                    .saturating_add(side_b)
+                    .min(ours.merged_estimate_hash(theirs, hash)),
+            )
         };
-        // 1. Our keys: our count plus theirs.
+        // 1. Their keys we do not list (found before our list changes).
+        let mut only_theirs: heapless::Vec<u16, K> = heapless::Vec::new();
+        for (slot, e) in (0u16..).zip(other.top.entries()) {
+            let key = e.key.as_borrowed();
+            let fp = Tracker::<T, C, (), K>::fingerprint(hash64(key, seed));
+            if self.top.find(fp, key).is_none() {
+                // At most `K` entries on their side, so this never overflows.
+                let _ = only_theirs.push(slot);
+            }
+        }
+        // 2. Our keys: our count plus theirs.
         self.top.update_all(|key, c, ()| {
             let key = key.as_borrowed();
-            let sum = c.to_u64().saturating_add(theirs(key, hash64(key, seed)));
-            (C::from_u64(sum), ())
-        });
-        // 2. Their keys we do not list: their count plus our (pre-merge) estimate.
-        for e in other.top.entries() {
-            let key = e.key.as_borrowed();
             let hash = hash64(key, seed);
             let fp = Tracker::<T, C, (), K>::fingerprint(hash);
-            if self.top.find(fp, key).is_some() {
+            let their_side = match other.top.find(fp, key).and_then(|s| other.top.get(s)) {
+                Some(e) => e.count.to_u64(),
+                None => theirs.estimate_hash(hash),
+            };
+            (bound(c.to_u64(), their_side, hash), ())
+        });
+        // 3. Their keys we did not list: their count plus our estimate, offered against the list.
+        for &slot in &only_theirs {
+            let Some(e) = other.top.get(slot) else {
+                debug_assert!(false, "slot {slot} was read from their entries");
                 continue;
-            }
-            let count = e
-                .count
-                .saturating_inc(C::from_u64(self.sketch.estimate_hash(hash)));
+            };
+            let hash = hash64(e.key.as_borrowed(), seed);
+            let count = bound(e.count.to_u64(), ours.estimate_hash(hash), hash);
+            let fp = Tracker::<T, C, (), K>::fingerprint(hash);
             self.top.offer_untracked(&e.key, fp, count, ());
         }
-        // 3. The sketches, then each count capped by the merged estimate.
         self.sketch.merge(&other.sketch)?;
-        let sketch = &self.sketch;
-        self.top.update_all(|key, c, ()| {
-            let estimate = C::from_u64(sketch.estimate(key.as_borrowed()));
-            (c.min(estimate), ())
-        });
         self.overlong = self.overlong.saturating_add(other.overlong);
         Ok(())
     }

@@ -221,6 +221,14 @@ proptest! {
         copy.merge(&top_of(&c, seed)).unwrap();
         prop_assert_eq!(copy.sorted(), t.sorted());
         prop_assert!(copy == t);
+        // The side merged in may be stored in any order too.
+        let other = top_of(&b, seed);
+        let mut entries: Vec<_> = other.entries().map(|(k, c)| (*k, c)).collect();
+        entries.reverse();
+        let reordered = Top::from_parts(other.sketch().clone(), entries, other.overlong()).unwrap();
+        t.merge(&other).unwrap();
+        copy.merge(&reordered).unwrap();
+        prop_assert!(copy == t);
 
         let s = ss_of(&a);
         let mut entries: Vec<_> = s.entries().map(|c| (*c.key, c.count, c.error)).collect();
@@ -293,4 +301,52 @@ proptest! {
             x.len()
         })?;
     }
+}
+
+/// A merge depends only on the other summary's contents: a decoded copy of it (same contents,
+/// another storage order) merges exactly like the original, and each key gets the smallest upper
+/// bound known for it.
+#[test]
+fn topk_merge_ignores_the_other_sides_storage_order() {
+    type T = TopK<u32, 2, 2, 1>;
+    let (mut a, mut b) = (T::new(), T::new());
+    a.add(&2, 8);
+    b.add(&0, 4);
+    b.add(&2, 2);
+    a.add(&4, 3);
+    let mut buf = [0u8; 256];
+    let db: T =
+        sketch_nostd::wire::decode(sketch_nostd::wire::encode(&b, &mut buf).unwrap()).unwrap();
+    assert!(db == b);
+    let mut with_b = a.clone();
+    with_b.merge(&b).unwrap();
+    let mut with_db = a.clone();
+    with_db.merge(&db).unwrap();
+    assert_eq!(with_b.sorted(), with_db.sorted());
+    assert!(with_b == with_db);
+    // Key 2's bound: a lists it with 8, b with its count there; both are upper bounds of the key's
+    // count on each side, so their sum is one of the merged key, and so is the merged estimate.
+    let bound_2 = (a.sorted().iter().find(|(k, _)| **k == 2).unwrap().1
+        + b.sorted().iter().find(|(k, _)| **k == 2).unwrap().1)
+        .min(with_b.estimate(&2));
+    for (k, c) in with_b.sorted() {
+        if *k == 2 {
+            assert!(
+                c <= bound_2,
+                "key 2 listed with {c} above its known bound {bound_2}"
+            );
+        }
+    }
+}
+
+/// Space-Saving cannot count a key longer than its slot, so adding one reports 0, whatever the
+/// count (0 included), rather than the bound of an unlisted key.
+#[test]
+fn space_saving_reports_zero_for_an_overlong_key_even_when_adding_zero() {
+    let mut ss = SpaceSaving::<heapless::String<2>, 1>::new();
+    ss.add("ab", 5);
+    assert_eq!(ss.add("abc", 1), 0);
+    assert_eq!(ss.add("abc", 0), 0);
+    assert_eq!(ss.add("ab", 0), 5);
+    assert_eq!(ss.add("cd", 0), 5); // unlisted but countable: its upper bound
 }

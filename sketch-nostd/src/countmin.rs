@@ -168,8 +168,9 @@ impl UpdatePolicy for Conservative {
 /// A count-min sketch of `D` rows × `W` counters of type `C`, stored inline: no heap, no pointers.
 ///
 /// * [`add`](Self::add) / [`increment`](Self::increment) hash the key once (xxh3-64 with the seed) and
-///   pick its counter in row `i` by double hashing ([`Probe`]) and multiply-shift reduction to `0..W`:
-///   any `W` works and no division is needed.
+///   pick its counter in row `i` by double hashing, each probe mixed so that rows collide
+///   independently ([`Probe::nth_mixed`]), and multiply-shift reduction to `0..W`: any `W` works and
+///   no division is needed.
 /// * [`estimate`](Self::estimate) is the minimum of the key's counters: **never below the true count**
 ///   (up to saturation), and at most [`error_bound`](Self::error_bound) `= ε·N` above it with probability
 ///   `1 − δ`, where `ε = e/W` ([`EPSILON`](Self::EPSILON)) and `δ = e^(−D)` ([`DELTA`](Self::DELTA)).
@@ -610,12 +611,13 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
         min
     }
 
-    /// The key's column in each row: probe `i` of its hash, reduced to `0..W`.
+    /// The key's column in each row: mixed probe `i` of its hash ([`Probe::nth_mixed`]), reduced to
+    /// `0..W`, so that the rows collide independently.
     #[inline]
     fn columns(probe: Probe) -> [usize; D] {
         let mut columns = [0; D];
         for (i, column) in (0u32..).zip(columns.iter_mut()) {
-            *column = reduce(probe.nth(i), Self::W32) as usize;
+            *column = reduce(probe.nth_mixed(i), Self::W32) as usize;
         }
         columns
     }

@@ -526,7 +526,7 @@ fn every_rejection_is_typed() {
         wire::decode::<Bloom<8, 3>>(&with(0, b'X')),
         Err(WireError::BadMagic)
     );
-    for version in [0, 3, 0xff] {
+    for version in [0, wire::FORMAT_VERSION + 1, 0xff] {
         assert_eq!(
             wire::decode::<Bloom<8, 3>>(&with(2, version)),
             Err(WireError::UnsupportedVersion { found: version })
@@ -666,8 +666,17 @@ fn count_min_rejections_are_typed() {
     let mut cm = CountMin::<4, 2, u8>::with_seed(1);
     cm.add("x", 200);
     let bytes = encoded(&cm);
-    // 53 4b 02 05 | W D bytes rule | seed | total (varint 200) | tag ...
-    assert_eq!(&bytes[..10], [0x53, 0x4b, 2, 5, 4, 2, 1, 0, 1, 0xc8]);
+    // 53 4b 03 05 | W D bytes rule | seed | total (varint 200) | tag ...
+    assert_eq!(&bytes[..10], [0x53, 0x4b, 3, 5, 4, 2, 1, 0, 1, 0xc8]);
+    // Bytes of format versions 1 and 2 put keys in other columns: refused.
+    for version in [1, 2] {
+        let mut old = bytes.clone();
+        old[2] = version;
+        assert_eq!(
+            wire::decode::<CountMin<4, 2, u8>>(&old),
+            Err(WireError::UnsupportedVersion { found: version })
+        );
+    }
     assert_eq!(
         wire::decode::<CountMin<4, 2, u16>>(&bytes),
         Err(WireError::WrongParameter {
@@ -959,7 +968,7 @@ fn heavy_hitter_rejections_are_typed() {
 fn header_peek_names_the_type() {
     let bytes = encoded(&Bloom::<1563, 7>::with_seed(0xfeed));
     let h = wire::peek(&bytes).unwrap();
-    assert_eq!(h.version, wire::FORMAT_VERSION);
+    assert_eq!(h.version, SketchKind::Bloom.format_version());
     assert_eq!(h.kind, SketchKind::Bloom);
     assert_eq!(h.params(), &[1563, 7]);
     assert_eq!(h.seed, 0xfeed);

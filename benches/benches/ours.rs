@@ -171,12 +171,12 @@ fn hll_estimate(c: &mut Criterion) {
     merged.merge(&filled(10, 5_000_000)).expect("same seed");
     let sparse = filled(2_000, 0);
     g.bench_function("histogram (merged)", |b| {
-        b.iter(|| black_box(&merged).estimate())
+        b.iter(|| black_box(&merged).cardinality())
     });
     g.bench_function("martingale (single stream)", |b| {
-        b.iter(|| black_box(&single).estimate())
+        b.iter(|| black_box(&single).cardinality())
     });
-    g.bench_function("sparse", |b| b.iter(|| black_box(&sparse).estimate()));
+    g.bench_function("sparse", |b| b.iter(|| black_box(&sparse).cardinality()));
     g.bench_function("bounds at 2 sigma (merged)", |b| {
         b.iter(|| {
             let h = black_box(&merged);

@@ -283,7 +283,7 @@ impl<K: BenchKey> Distinct<K> for Box<OurHll> {
         OurHll::insert(self, key);
     }
     fn estimate(&mut self) -> f64 {
-        OurHll::estimate(self)
+        OurHll::cardinality(self)
     }
     fn bytes(&self) -> Option<usize> {
         Some(core::mem::size_of::<OurHll>())
@@ -650,7 +650,7 @@ impl<const B: usize, F: Fingerprint, K: BenchKey> Deletable<K> for Box<CuckooFil
     }
     #[inline]
     fn remove(&mut self, key: &K) {
-        CuckooFilter::remove(self, key);
+        let _ = CuckooFilter::remove(self, key);
     }
     fn bytes(&self) -> usize {
         core::mem::size_of::<CuckooFilter<B, F>>()

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use proptest::prelude::*;
+use sketch_nostd::Counted;
 use sketch_nostd::{heapless, PartsError, SpaceSaving, TopK};
 
 /// Small summaries so that keys compete for places: 4 listed keys over 32 × 3 counters.
@@ -43,11 +44,21 @@ fn ss_of(events: &[(u16, u16)]) -> Ss {
 fn check_top(t: &Top, truth: &HashMap<u16, u64>) -> Result<(), TestCaseError> {
     let sorted = t.sorted();
     prop_assert_eq!(sorted.len(), truth.len().min(4));
-    prop_assert!(sorted.windows(2).all(|w| w[0].1 >= w[1].1));
-    for (i, (k, c)) in sorted.iter().enumerate() {
+    prop_assert!(sorted.windows(2).all(|w| w[0].count >= w[1].count));
+    for (
+        i,
+        Counted {
+            key: k, count: c, ..
+        },
+    ) in sorted.iter().enumerate()
+    {
         prop_assert!(*c >= truth[*k], "key {}: {} < {}", k, c, truth[*k]);
         prop_assert!(*c <= t.estimate(k));
-        prop_assert!(sorted[..i].iter().all(|(l, _)| l != k), "key {} twice", k);
+        prop_assert!(
+            sorted[..i].iter().all(|Counted { key: l, .. }| l != k),
+            "key {} twice",
+            k
+        );
     }
     Ok(())
 }
@@ -131,7 +142,7 @@ proptest! {
         // the number of distinct keys; the rest of `check_top` holds.
         let sorted = left.sorted();
         prop_assert!(sorted.len() <= 4);
-        for (k, c) in sorted.iter() {
+        for Counted { key: k, count: c, .. } in sorted.iter() {
             prop_assert!(*c >= truth[*k] && *c <= left.estimate(k));
         }
         drop(sorted);
@@ -144,7 +155,7 @@ proptest! {
         let mut t = top_of(&events, seed);
         t.halve();
         let truth: HashMap<u16, u64> = exact(&events).into_iter().map(|(k, v)| (k, v / 2)).collect();
-        for (k, c) in t.sorted().iter() {
+        for Counted { key: k, count: c, .. } in t.sorted().iter() {
             prop_assert!(*c >= truth[*k] && *c <= t.estimate(k));
         }
     }
@@ -233,7 +244,7 @@ proptest! {
         let s = ss_of(&a);
         let mut entries: Vec<_> = s.entries().map(|c| (*c.key, c.count, c.error)).collect();
         entries.reverse();
-        let mut copy = Ss::from_parts(entries, s.total(), s.overlong()).unwrap();
+        let mut copy = Ss::from_parts(entries, s.seed(), s.total(), s.overlong()).unwrap();
         let mut s = s;
         prop_assert!(copy == s);
         for &(k, n) in &b {
@@ -267,7 +278,7 @@ proptest! {
             ss.increment(key);
             long += u64::from(*len > 6);
         }
-        prop_assert!(top.sorted().iter().all(|(k, _)| k.len() <= 6));
+        prop_assert!(top.sorted().iter().all(|c| c.key.len() <= 6));
         prop_assert!(top.overlong() <= long);
         prop_assert_eq!(ss.overlong(), long);
         prop_assert_eq!(ss.total() + long, lens.len() as u64);
@@ -283,10 +294,10 @@ proptest! {
     ) {
         let t = top_of(&events, seed);
         let back = Top::from_parts(t.sketch().clone(), t.entries().map(|(k, c)| (*k, c)), t.overlong());
-        prop_assert_eq!(back.map(|b| b.sorted().into_iter().map(|(k, c)| (*k, c)).collect::<Vec<_>>()),
-            Ok(t.sorted().into_iter().map(|(k, c)| (*k, c)).collect::<Vec<_>>()));
+        prop_assert_eq!(back.map(|b| b.sorted().into_iter().map(|Counted { key: k, count: c, .. }| (*k, c)).collect::<Vec<_>>()),
+            Ok(t.sorted().into_iter().map(|Counted { key: k, count: c, .. }| (*k, c)).collect::<Vec<_>>()));
         let s = ss_of(&events);
-        let back = Ss::from_parts(s.entries().map(|c| (*c.key, c.count, c.error)), s.total(), 0).unwrap();
+        let back = Ss::from_parts(s.entries().map(|c| (*c.key, c.count, c.error)), s.seed(), s.total(), 0).unwrap();
         prop_assert_eq!(back.sorted(), s.sorted());
 
         let pairs = entries.iter().map(|&(k, c, _)| (k, c));
@@ -295,7 +306,7 @@ proptest! {
             x.increment(&1);
             x.len()
         })?;
-        let ss = Ss::from_parts(entries.iter().copied(), total, 0);
+        let ss = Ss::from_parts(entries.iter().copied(), 0, total, 0);
         check_parts(ss, entries.len(), |mut x| {
             x.increment(&1);
             x.len()
@@ -326,10 +337,22 @@ fn topk_merge_ignores_the_other_sides_storage_order() {
     assert!(with_b == with_db);
     // Key 2's bound: a lists it with 8, b with its count there; both are upper bounds of the key's
     // count on each side, so their sum is one of the merged key, and so is the merged estimate.
-    let bound_2 = (a.sorted().iter().find(|(k, _)| **k == 2).unwrap().1
-        + b.sorted().iter().find(|(k, _)| **k == 2).unwrap().1)
+    let bound_2 = (a
+        .sorted()
+        .iter()
+        .find(|Counted { key: k, .. }| **k == 2)
+        .unwrap()
+        .count
+        + b.sorted()
+            .iter()
+            .find(|Counted { key: k, .. }| **k == 2)
+            .unwrap()
+            .count)
         .min(with_b.estimate(&2));
-    for (k, c) in with_b.sorted() {
+    for Counted {
+        key: k, count: c, ..
+    } in with_b.sorted()
+    {
         if *k == 2 {
             assert!(
                 c <= bound_2,

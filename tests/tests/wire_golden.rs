@@ -158,7 +158,7 @@ fn refused_old<T: Wire>(name: &str, v2: &str) {
         let expected = sketch_nostd::WireError::UnsupportedVersion { found: version };
         assert_eq!(
             wire::decode::<T>(&old).err(),
-            Some(expected.clone()),
+            Some(expected),
             "{name} v{version}"
         );
         assert!(
@@ -324,7 +324,7 @@ fn micro_bloom32_empty_small_dense() {
 
 #[test]
 fn count_min_empty_small_dense() {
-    type Cm = CountMin<16, 3, u16>;
+    type Cm = CountMin<16, 3, u16, Standard>;
     golden_refusing_old(
         "count-min empty",
         &Cm::with_seed(7),

@@ -1,5 +1,5 @@
 //! The wire format: every sketch as compact, versioned, validated bytes, and frames for serial and
-//! radio links (feature `serde`, on by default).
+//! radio links (feature `wire`, on by default).
 //!
 //! Sketches are built on devices and merged on a host, so their bytes are a public interface. Every
 //! sketch type implements serde's `Serialize` and `Deserialize` by hand (decoding validates
@@ -23,7 +23,7 @@
 //!
 //! // On the host.
 //! let mut host = Seen::with_seed(7);
-//! host.union(&wire::decode::<Seen>(bytes)?)?;
+//! host.merge(&wire::decode::<Seen>(bytes)?)?;
 //! assert!(host.contains("GET /a"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -220,7 +220,7 @@ pub enum SketchKind {
     /// (the key type, [`WireKey::KEY_TYPE`]).
     TopK = 6,
     /// [`SpaceSaving`](crate::SpaceSaving): parameters `K`, `COUNTER_BYTES` and `KEY`; the seed is
-    /// always 0.
+    /// the index hash's.
     SpaceSaving = 7,
     /// [`BlockedBloom`](crate::BlockedBloom): parameters `BLOCKS`, `K`.
     BlockedBloom = 10,
@@ -438,7 +438,7 @@ pub fn take<T: Wire>(bytes: &[u8]) -> Result<(T, &[u8]), WireError> {
 ///
 /// * an error in the envelope — [`WireError::BadMagic`], [`WireError::UnsupportedVersion`],
 ///   [`WireError::WrongKind`], [`WireError::WrongParameter`] (a parameter, or the seed of a type that
-///   fixes it: [`MicroBloom`](crate::MicroBloom)'s `SEED`, [`SpaceSaving`](crate::SpaceSaving)'s 0),
+///   fixes it: [`MicroBloom`](crate::MicroBloom)'s `SEED`),
 ///   or the input ending or a varint overflowing before the envelope's end — leaves it **unchanged**;
 /// * an error after the envelope — in the body, or [`WireError::TrailingBytes`] — leaves it
 ///   **empty, keeping its own seed** (as after its `clear`): the body may have been partly written

@@ -357,7 +357,7 @@ impl Engine {
             bits: DedupeFilter::BITS as u64,
             hashes: DedupeFilter::HASHES,
             bytes: std::mem::size_of::<DedupeFilter>() as u64,
-            held: self.dedupe.estimated_len(),
+            held: self.dedupe.cardinality(),
             recent: self
                 .recent
                 .iter()
@@ -373,10 +373,10 @@ impl Engine {
             .sorted()
             .iter()
             .take(10)
-            .map(|(k, c)| HeavyRow {
-                line: self.names.get(*k).cloned().unwrap_or_else(|| "?".into()),
-                estimate: *c,
-                exact: self.exact.count(**k),
+            .map(|c| HeavyRow {
+                line: self.names.get(c.key).cloned().unwrap_or_else(|| "?".into()),
+                estimate: c.count,
+                exact: self.exact.count(*c.key),
                 bounds: None,
             })
             .collect();
@@ -424,7 +424,7 @@ pub fn hll_stats<const P: u8, const BYTES: usize>(
     h: &HyperLogLog<P, BYTES>,
 ) -> (DistinctStats, RegisterStats) {
     let distinct = DistinctStats {
-        estimate: h.estimate(),
+        estimate: h.cardinality(),
         rse: h.relative_standard_error(),
         lower: h.lower_bound(2),
         upper: h.upper_bound(2),

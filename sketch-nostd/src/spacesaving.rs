@@ -423,10 +423,10 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
     /// b.add(&1, 5);
     /// b.add(&2, 7);
     /// a.merge(&b)?;
+    /// assert!(a.merge(&SpaceSaving::with_seed(1)).is_err());
     /// let top = a.sorted();
     /// assert_eq!((*top[0].key, top[0].count, *top[1].key, top[1].count), (1, 15, 2, 7));
     /// assert_eq!(a.total(), 22);
-    /// assert!(a.merge(&SpaceSaving::with_seed(1)).is_err());
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
     pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {

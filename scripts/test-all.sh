@@ -127,10 +127,24 @@ cross_builds() {
         cargo build -q -p sketch-nostd --target "$t" || return 1
         cargo build -q -p sketch-nostd --target "$t" --release || return 1
     done
-    # Without the wire format (no serde): clippy, so that code only the wire format uses is not
+    # Without the wire format (feature `wire`): clippy, so that code only the wire format uses is not
     # left dead in that build.
     echo "cargo clippy -p sketch-nostd --no-default-features --target thumbv6m-none-eabi -D warnings (without the wire format)"
     cargo clippy -q -p sketch-nostd --no-default-features --target thumbv6m-none-eabi -- -D warnings || return 1
+}
+
+# The library's rust-version (workspace Cargo.toml): build it with exactly that toolchain, with and
+# without the wire format, so that a newer API used by mistake fails here and not at a user's.
+MSRV=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+msrv_build() {
+    echo "rustup toolchain install $MSRV --profile minimal"
+    rustup toolchain install "$MSRV" --profile minimal || {
+        echo "error: cannot install Rust $MSRV, the library's rust-version" >&2
+        return 1
+    }
+    echo "cargo +$MSRV build -p sketch-nostd (default features, then none)"
+    cargo "+$MSRV" build -q -p sketch-nostd || return 1
+    cargo "+$MSRV" build -q -p sketch-nostd --no-default-features || return 1
 }
 
 step "setup (toolchain components, targets, tmux, QEMU for Arm and RISC-V, ARM binutils, redis-server, Chromium)" setup
@@ -141,6 +155,7 @@ step "cargo test --workspace" run_tests
 step "cargo doc -D warnings" env RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps -q
 step "firmware fmt and clippy" firmware_lints
 step "no_std builds for ${TARGETS[*]}" cross_builds
+step "MSRV build (Rust $MSRV)" msrv_build
 
 # Totals of every `cargo test` result line (unit, integration and doc tests).
 read -r tests_passed tests_failed < <(awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } } END { print p + 0, f + 0 }' "$LOG_DIR/cargo-test.log" 2>/dev/null || echo "0 0")

@@ -4,6 +4,8 @@
 //!
 //! - `ours/heavy`: the heavy-hitter summaries (`TopK` on a count-min, `SpaceSaving`) and a 1 KB
 //!   count-min (256 × 4 u8), per event of SPEC.md's Zipf stream;
+//! - `ours/countmin rows`: the count-min sketch against its former unmixed row probes (the cost of
+//!   rows that collide independently), same shape as the `countmin/` tables;
 //! - `ours/hll14`: HyperLogLog at p = 14 (12 KB): insert into the dense and the sparse form,
 //!   `estimate()` with each estimator, bounds, and merge;
 //! - `ours/deletable`: the deletable filters of `deletable` with short string keys, and the cuckoo
@@ -64,6 +66,40 @@ fn heavy(c: &mut Criterion) {
     update(&mut g, "update standard", &mut standard, &events);
     update(&mut g, "update conservative", &mut conservative, &events);
     estimate(&mut g, "estimate", &standard, &events);
+    g.finish();
+}
+
+/// Count-min with mixed row probes (the sketch) against the former unmixed probes, same stream,
+/// same shape (ε = 0.001, δ = 0.01): what independent row collisions cost per event.
+fn countmin_rows(c: &mut Criterion) {
+    let events = zipf_stream(SPEC_KEYS, EVENTS, SPEC_SEED);
+    let mut mixed = fed(adapters::our_cm::<Standard>(), &events);
+    let mut mixed_c = fed(adapters::our_cm::<Conservative>(), &events);
+    let mut unmixed = fed(adapters::UnmixedCm::<CM_W, CM_D>::new(SEED, false), &events);
+    let mut unmixed_c = fed(adapters::UnmixedCm::<CM_W, CM_D>::new(SEED, true), &events);
+    let mut g = c.benchmark_group("ours/countmin rows/zipf u32");
+    g.throughput(Throughput::Elements(events.len() as u64));
+    update(&mut g, "update standard, mixed rows", &mut mixed, &events);
+    update(
+        &mut g,
+        "update standard, unmixed rows (before)",
+        &mut unmixed,
+        &events,
+    );
+    update(
+        &mut g,
+        "update conservative, mixed rows",
+        &mut mixed_c,
+        &events,
+    );
+    update(
+        &mut g,
+        "update conservative, unmixed rows (before)",
+        &mut unmixed_c,
+        &events,
+    );
+    estimate(&mut g, "estimate, mixed rows", &mixed, &events);
+    estimate(&mut g, "estimate, unmixed rows (before)", &unmixed, &events);
     g.finish();
 }
 
@@ -135,12 +171,12 @@ fn hll_estimate(c: &mut Criterion) {
     merged.merge(&filled(10, 5_000_000)).expect("same seed");
     let sparse = filled(2_000, 0);
     g.bench_function("histogram (merged)", |b| {
-        b.iter(|| black_box(&merged).estimate())
+        b.iter(|| black_box(&merged).cardinality())
     });
     g.bench_function("martingale (single stream)", |b| {
-        b.iter(|| black_box(&single).estimate())
+        b.iter(|| black_box(&single).cardinality())
     });
-    g.bench_function("sparse", |b| b.iter(|| black_box(&sparse).estimate()));
+    g.bench_function("sparse", |b| b.iter(|| black_box(&sparse).cardinality()));
     g.bench_function("bounds at 2 sigma (merged)", |b| {
         b.iter(|| {
             let h = black_box(&merged);
@@ -218,6 +254,7 @@ fn deletable(c: &mut Criterion) {
 criterion_group!(
     benches,
     heavy,
+    countmin_rows,
     hll_insert,
     hll_estimate,
     hll_merge,

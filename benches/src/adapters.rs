@@ -283,7 +283,7 @@ impl<K: BenchKey> Distinct<K> for Box<OurHll> {
         OurHll::insert(self, key);
     }
     fn estimate(&mut self) -> f64 {
-        OurHll::estimate(self)
+        OurHll::cardinality(self)
     }
     fn bytes(&self) -> Option<usize> {
         Some(core::mem::size_of::<OurHll>())
@@ -426,6 +426,78 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy, K: BenchKey> F
 #[must_use]
 pub fn our_cm<U: UpdatePolicy>() -> Box<CountMin<CM_W, CM_D, u32, U>> {
     Box::new(CountMin::with_seed(SEED))
+}
+
+/// The count-min sketch as it was before its rows were mixed: the same `W × D` `u32` counters, seed
+/// and update rules, but row `i`'s column is probe `i` of double hashing reduced directly
+/// (`reduce(h1 + i·h2, W)`), so rows collide together. Kept only to measure what mixing each probe
+/// costs, in the same run (`ours/countmin rows`).
+pub struct UnmixedCm<const W: usize, const D: usize> {
+    cells: Box<[[u32; W]; D]>,
+    seed: u64,
+    conservative: bool,
+}
+
+impl<const W: usize, const D: usize> UnmixedCm<W, D> {
+    /// An empty sketch; `conservative` picks the update rule.
+    #[must_use]
+    pub fn new(seed: u64, conservative: bool) -> Self {
+        Self {
+            cells: vec![[0u32; W]; D]
+                .into_boxed_slice()
+                .try_into()
+                .expect("D rows"),
+            seed,
+            conservative,
+        }
+    }
+
+    #[inline]
+    fn columns(hash: u64) -> [usize; D] {
+        let probe = sketch_nostd::hash::Probe::new(hash);
+        core::array::from_fn(|i| sketch_nostd::hash::reduce(probe.nth(i as u32), W as u32) as usize)
+    }
+
+    #[inline]
+    fn min_at(&self, columns: &[usize; D]) -> u32 {
+        let mut min = u32::MAX;
+        for (row, &c) in self.cells.iter().zip(columns) {
+            if let Some(&cell) = row.get(c) {
+                min = min.min(cell);
+            }
+        }
+        min
+    }
+}
+
+impl<const W: usize, const D: usize, K: BenchKey> Frequency<K> for UnmixedCm<W, D> {
+    #[inline]
+    fn add(&mut self, key: &K) {
+        let columns = Self::columns(sketch_nostd::hash::hash64(key, self.seed));
+        if self.conservative {
+            let new = self.min_at(&columns).saturating_add(1);
+            for (row, &c) in self.cells.iter_mut().zip(&columns) {
+                if let Some(cell) = row.get_mut(c) {
+                    if *cell < new {
+                        *cell = new;
+                    }
+                }
+            }
+        } else {
+            for (row, &c) in self.cells.iter_mut().zip(&columns) {
+                if let Some(cell) = row.get_mut(c) {
+                    *cell = cell.saturating_add(1);
+                }
+            }
+        }
+    }
+    #[inline]
+    fn estimate(&self, key: &K) -> u64 {
+        u64::from(self.min_at(&Self::columns(sketch_nostd::hash::hash64(key, self.seed))))
+    }
+    fn bytes(&self) -> usize {
+        W * D * 4
+    }
 }
 
 /// `count-min-sketch` (conservative update only) for ε = 0.001, δ = 0.01 by its own sizing: width
@@ -578,7 +650,7 @@ impl<const B: usize, F: Fingerprint, K: BenchKey> Deletable<K> for Box<CuckooFil
     }
     #[inline]
     fn remove(&mut self, key: &K) {
-        CuckooFilter::remove(self, key);
+        let _ = CuckooFilter::remove(self, key);
     }
     fn bytes(&self) -> usize {
         core::mem::size_of::<CuckooFilter<B, F>>()

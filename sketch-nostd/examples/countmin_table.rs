@@ -106,8 +106,8 @@ fn top_ten(stream: &[u32], truth: &[u64]) {
         small.increment(key);
         ss.increment(key);
     }
-    let big_list: Vec<(u32, u64)> = big.sorted().iter().map(|(k, c)| (**k, *c)).collect();
-    let small_list: Vec<(u32, u64)> = small.sorted().iter().map(|(k, c)| (**k, *c)).collect();
+    let big_list: Vec<(u32, u64)> = big.sorted().iter().map(|c| (*c.key, c.count)).collect();
+    let small_list: Vec<(u32, u64)> = small.sorted().iter().map(|c| (*c.key, c.count)).collect();
     let ss_sorted = ss.sorted();
     let ss_list: Vec<(u32, u64)> = ss_sorted.iter().map(|c| (*c.key, c.count)).collect();
 

@@ -130,8 +130,8 @@ fn run<const P: u8, const BYTES: usize>() {
                         for k in (t..trials).step_by(threads as usize) {
                             let (stream, union) = trial::<P, BYTES>(n, k);
                             let truth = n as f64;
-                            single.add(stream.estimate(), truth);
-                            merged.add(union.estimate(), truth);
+                            single.add(stream.cardinality(), truth);
+                            merged.add(union.cardinality(), truth);
                             hist.add(stream.histogram_estimate(), truth);
                             used = (stream.estimator(), union.estimator());
                         }

@@ -23,6 +23,8 @@
 //! exact formula, and [`sizing::blocked_fp_rate`](crate::sizing::blocked_fp_rate) gives the rate:
 //! FP = Σ_j Pois(j; n/B) · (1 − (63/64)^j)^K for `B` blocks and `n` keys.
 
+use core::fmt;
+
 use crate::bloom::combine;
 use crate::error::MergeError;
 use crate::hash::{hash64, reduce, Key};
@@ -86,7 +88,7 @@ pub(crate) const fn bit_in_word(low: u32, salt: u32) -> u32 {
 /// ```compile_fail,E0080
 /// let _ = sketch_nostd::BlockedBloom::<16, 9>::new(); // at most 8 bits per key: one per word
 /// ```
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct BlockedBloom<const BLOCKS: usize, const K: u32> {
     blocks: [Block; BLOCKS],
     seed: u64,
@@ -158,7 +160,7 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     /// `seed` if `fill` succeeds; if it fails, the filter is left empty with its own seed. Every bit
     /// pattern is a valid filter. Crate-internal: for decoders that must not make a second
     /// filter-sized value (a Cortex-M0 has 16 KB of RAM).
-    #[cfg(feature = "serde")]
+    #[cfg(feature = "wire")]
     pub(crate) fn load<E>(
         &mut self,
         seed: u64,
@@ -320,11 +322,11 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     /// let (mut a, mut b) = (BlockedBloom::<4, 8>::new(), BlockedBloom::<4, 8>::new());
     /// a.insert("left");
     /// b.insert("right");
-    /// a.union(&b)?;
+    /// a.merge(&b)?;
     /// assert!(a.contains("left") && a.contains("right"));
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
-    pub fn union(&mut self, other: &Self) -> Result<(), MergeError> {
+    pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
         combine(
             (self.seed, other.seed),
             self.words_mut(),
@@ -500,6 +502,50 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     }
 }
 
+impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
+    /// Estimated number of distinct keys inserted, from the bits set: each block is a small Bloom
+    /// filter of `K` words in which a key sets one bit per word, so a block's fill gives its keys
+    /// (Swamidass–Baldi on the block's `64·K` probed bits with one bit per word), and the estimate is
+    /// the sum over blocks. Infinite once a block's probed words are all full.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::BlockedBloom::<256, 8>::new();
+    /// for i in 0..2_000u32 { f.insert(&i); }
+    /// let n = f.cardinality();
+    /// assert!((n - 2_000.0).abs() < 100.0, "{n}");
+    /// ```
+    #[must_use]
+    pub fn cardinality(&self) -> f64 {
+        self.blocks
+            .iter()
+            .map(|b| {
+                let ones: u32 = b.0.iter().take(K as usize).map(|w| w.count_ones()).sum();
+                // K probes into K separate 64-bit words: per word, a fraction 1 − (1 − 1/64)^n of
+                // bits is set after n keys, so n = ln(1 − fill) / ln(1 − 1/64).
+                let fill = f64::from(ones) / f64::from(64 * K);
+                libm::log(1.0 - fill) / libm::log(1.0 - 1.0 / 64.0)
+            })
+            .sum()
+    }
+}
+
+/// Shows the shape, the seed and the bits set, not the blocks.
+///
+/// ```
+/// let f = sketch_nostd::BlockedBloom::<4, 8>::with_seed(3);
+/// assert_eq!(format!("{f:?}"), "BlockedBloom { blocks: 4, k: 8, seed: 3, ones: 0, .. }");
+/// ```
+impl<const BLOCKS: usize, const K: u32> fmt::Debug for BlockedBloom<BLOCKS, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BlockedBloom")
+            .field("blocks", &BLOCKS)
+            .field("k", &K)
+            .field("seed", &self.seed)
+            .field("ones", &self.count_ones())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<const BLOCKS: usize, const K: u32> Default for BlockedBloom<BLOCKS, K> {
     fn default() -> Self {
         Self::new()
@@ -538,7 +584,7 @@ mod tests {
         a.insert("a");
         let before = a.clone();
         let b = BlockedBloom::<8, 8>::with_seed(2);
-        assert!(a.union(&b).is_err());
+        assert!(a.merge(&b).is_err());
         assert!(a.intersect(&b).is_err());
         assert_eq!(a, before);
     }

@@ -1,5 +1,7 @@
 //! The classic Bloom filter (Bloom 1970): `m` bits, `k` hashes, never a false negative.
 
+use core::fmt;
+
 use crate::error::{check_seeds, MergeError};
 use crate::hash::{hash64, reduce, Key, Probe};
 
@@ -12,7 +14,7 @@ use crate::hash::{hash64, reduce, Key, Probe};
 ///
 /// `size_of::<Bloom<WORDS, K>>()` is `8·WORDS + 8`: the bits and the seed, nothing else. Filters of
 /// different sizes or `K` are different types, so they cannot be combined by mistake; filters of the same
-/// type with different seeds refuse to [`union`](Self::union) or [`intersect`](Self::intersect).
+/// type with different seeds refuse to [`merge`](Self::merge) or [`intersect`](Self::intersect).
 ///
 /// Invalid parameters do not compile: `WORDS` must be in `1..2^26` (so `m` fits in 32 bits) and `K` in
 /// `1..=32`.
@@ -36,7 +38,7 @@ use crate::hash::{hash64, reduce, Key, Probe};
 /// ```compile_fail,E0080
 /// let _ = sketch_nostd::Bloom::<0, 3>::new();
 /// ```
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Bloom<const WORDS: usize, const K: u32> {
     words: [u64; WORDS],
     seed: u64,
@@ -106,7 +108,7 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     /// `seed` if `fill` succeeds; if it fails, the filter is left empty with its own seed. Every bit
     /// pattern is a valid filter. Crate-internal: for decoders that must not make a second
     /// filter-sized value (a Cortex-M0 has 16 KB of RAM).
-    #[cfg(feature = "serde")]
+    #[cfg(feature = "wire")]
     pub(crate) fn load<E>(
         &mut self,
         seed: u64,
@@ -248,11 +250,11 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     /// let (mut a, mut b) = (Bloom::<16, 4>::with_seed(1), Bloom::<16, 4>::with_seed(1));
     /// a.insert("left");
     /// b.insert("right");
-    /// a.union(&b)?;
+    /// a.merge(&b)?;
     /// assert!(a.contains("left") && a.contains("right"));
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
-    pub fn union(&mut self, other: &Self) -> Result<(), MergeError> {
+    pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
         combine(
             (self.seed, other.seed),
             &mut self.words,
@@ -327,12 +329,29 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     /// ```
     /// let mut f = sketch_nostd::Bloom::<1_000, 7>::new();
     /// for i in 0..5_000u32 { f.insert(&i); }
-    /// let n = f.estimated_len();
+    /// let n = f.cardinality();
     /// assert!((n - 5_000.0).abs() < 250.0, "{n}");
     /// ```
     #[must_use]
-    pub fn estimated_len(&self) -> f64 {
-        estimated_len_from_fill(self.count_ones(), Self::M, K)
+    pub fn cardinality(&self) -> f64 {
+        cardinality_from_fill(self.count_ones(), Self::M, K)
+    }
+}
+
+/// Shows the shape, the seed and the bits set, not the words.
+///
+/// ```
+/// let f = sketch_nostd::Bloom::<16, 4>::with_seed(3);
+/// assert_eq!(format!("{f:?}"), "Bloom { words: 16, k: 4, seed: 3, ones: 0, .. }");
+/// ```
+impl<const WORDS: usize, const K: u32> fmt::Debug for Bloom<WORDS, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Bloom")
+            .field("words", &WORDS)
+            .field("k", &K)
+            .field("seed", &self.seed)
+            .field("ones", &self.count_ones())
+            .finish_non_exhaustive()
     }
 }
 
@@ -450,7 +469,7 @@ pub(crate) fn fp_rate_from_fill(fill: f64, k: u32) -> f64 {
 }
 
 /// Swamidass–Baldi estimate of the number of keys in `m` bits with `ones` set and `k` hashes.
-pub(crate) fn estimated_len_from_fill(ones: u32, m: u32, k: u32) -> f64 {
+pub(crate) fn cardinality_from_fill(ones: u32, m: u32, k: u32) -> f64 {
     if ones >= m {
         return f64::INFINITY;
     }
@@ -462,7 +481,7 @@ pub(crate) fn estimated_len_from_fill(ones: u32, m: u32, k: u32) -> f64 {
 /// zeroes the array again if it fails: the loader of the filters whose every bit pattern is valid
 /// (`Bloom`, `BlockedBloom`, `CountingBloom`), for decoders that must not make a second filter-sized
 /// value.
-#[cfg(feature = "serde")]
+#[cfg(feature = "wire")]
 pub(crate) fn load_zeroed<T: Copy, const N: usize, E>(
     array: &mut [T; N],
     zero: T,
@@ -511,7 +530,7 @@ mod tests {
         let before = a.clone();
         let mut b = Bloom::<8, 3>::with_seed(2);
         b.insert("b");
-        assert!(a.union(&b).is_err());
+        assert!(a.merge(&b).is_err());
         assert!(a.intersect(&b).is_err());
         assert_eq!(a, before);
     }
@@ -519,7 +538,7 @@ mod tests {
     #[test]
     fn full_filter_reports_infinity_and_certainty() {
         let f = Bloom::<2, 3>::from_parts([u64::MAX; 2], 0);
-        assert_eq!(f.estimated_len(), f64::INFINITY);
+        assert_eq!(f.cardinality(), f64::INFINITY);
         assert_eq!(f.estimated_fp_rate(), 1.0);
         assert!(f.contains("anything"));
     }

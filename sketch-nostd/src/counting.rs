@@ -11,7 +11,9 @@
 //! ever reaches 16 is at most about 1.37·10⁻¹⁵ × the number of counters (Fan et al., section V.C). A
 //! counter that does reach 15 stays there ([`CountingBloom::insert`] explains why).
 
-use crate::bloom::{combine, estimated_len_from_fill, fp_rate_from_fill};
+use core::fmt;
+
+use crate::bloom::{cardinality_from_fill, combine, fp_rate_from_fill};
 use crate::error::{MergeError, RemoveError};
 use crate::hash::{hash64, reduce, Key, Probe};
 
@@ -61,7 +63,7 @@ const SATURATED: u64 = 15;
 /// ```compile_fail,E0080
 /// let _ = sketch_nostd::CountingBloom::<0, 3>::new();
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct CountingBloom<const WORDS: usize, const K: u32> {
     words: [u64; WORDS],
     seed: u64,
@@ -140,7 +142,7 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     /// (zeroed first), and the seed by `seed` if `fill` succeeds; if it fails, the filter is left
     /// empty with its own seed. Every bit pattern is a valid filter. Crate-internal: for decoders that must not make a second
     /// filter-sized value (a Cortex-M0 has 16 KB of RAM).
-    #[cfg(feature = "serde")]
+    #[cfg(feature = "wire")]
     pub(crate) fn load<E>(
         &mut self,
         seed: u64,
@@ -200,7 +202,7 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     /// let mut f = sketch_nostd::CountingBloom::<16, 4>::new();
     /// assert!(f.insert(&7u32));
     /// assert!(!f.insert(&7u32)); // now counted twice
-    /// assert_eq!(f.count_estimate(&7u32), 2);
+    /// assert_eq!(f.estimate(&7u32), 2);
     /// ```
     #[inline]
     pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
@@ -339,24 +341,24 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     /// ```
     /// let mut f = sketch_nostd::CountingBloom::<64, 4>::new();
     /// for _ in 0..3 { f.insert("x"); }
-    /// assert!(f.count_estimate("x") >= 3);
-    /// assert_eq!(f.count_estimate("never"), 0); // with probability ≈ 1 here
+    /// assert!(f.estimate("x") >= 3);
+    /// assert_eq!(f.estimate("never"), 0); // with probability ≈ 1 here
     /// ```
     #[inline]
     #[must_use]
-    pub fn count_estimate<Q: Key + ?Sized>(&self, key: &Q) -> u8 {
-        self.count_estimate_hash(hash64(key, self.seed))
+    pub fn estimate<Q: Key + ?Sized>(&self, key: &Q) -> u64 {
+        self.estimate_hash(hash64(key, self.seed))
     }
 
-    /// [`count_estimate`](Self::count_estimate) for a hash computed by the caller.
+    /// [`estimate`](Self::estimate) for a hash computed by the caller.
     ///
     /// ```
     /// let mut f = sketch_nostd::CountingBloom::<64, 4>::new();
     /// f.insert_hash(5);
-    /// assert!(f.count_estimate_hash(5) >= 1);
+    /// assert!(f.estimate_hash(5) >= 1);
     /// ```
     #[must_use]
-    pub fn count_estimate_hash(&self, hash: u64) -> u8 {
+    pub fn estimate_hash(&self, hash: u64) -> u64 {
         let probe = Probe::new(hash);
         let mut min = SATURATED;
         for i in 0..K {
@@ -367,7 +369,7 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
                 .map_or(0, |word| (word >> shift) & 0xF);
             min = min.min(count);
         }
-        min as u8
+        min
     }
 
     /// Word index and bit shift of the counter of a probe value.
@@ -408,7 +410,7 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     /// let (mut a, mut b) = (CountingBloom::<16, 4>::with_seed(1), CountingBloom::<16, 4>::with_seed(1));
     /// a.insert("left");
     /// b.insert("right");
-    /// a.union(&b)?;
+    /// a.merge(&b)?;
     /// assert!(a.contains("left") && a.contains("right"));
     /// a.remove("right").unwrap();
     /// assert!(a.contains("left"));
@@ -417,7 +419,7 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     ///
     /// # Errors
     /// [`MergeError::SeedMismatch`] if the filters hash with different seeds.
-    pub fn union(&mut self, other: &Self) -> Result<(), MergeError> {
+    pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
         combine(
             (self.seed, other.seed),
             &mut self.words,
@@ -494,19 +496,36 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     }
 
     /// Estimated number of distinct keys in the filter (Swamidass–Baldi, as
-    /// [`Bloom::estimated_len`](crate::Bloom::estimated_len)): −(m/k)·ln(1 − X/m) with `X` non-zero
+    /// [`Bloom::cardinality`](crate::Bloom::cardinality)): −(m/k)·ln(1 − X/m) with `X` non-zero
     /// counters. Infinite once every counter is non-zero.
     ///
     /// ```
     /// let mut f = sketch_nostd::CountingBloom::<600, 7>::new();
     /// for i in 0..1_000u32 { f.insert(&i); }
     /// for i in 0..500u32 { f.remove(&i).unwrap(); }
-    /// let n = f.estimated_len();
+    /// let n = f.cardinality();
     /// assert!((n - 500.0).abs() < 50.0, "{n}");
     /// ```
     #[must_use]
-    pub fn estimated_len(&self) -> f64 {
-        estimated_len_from_fill(self.count_nonzero(), Self::M, K)
+    pub fn cardinality(&self) -> f64 {
+        cardinality_from_fill(self.count_nonzero(), Self::M, K)
+    }
+}
+
+/// Shows the shape, the seed and the non-zero counters, not the words.
+///
+/// ```
+/// let f = sketch_nostd::CountingBloom::<16, 4>::with_seed(3);
+/// assert_eq!(format!("{f:?}"), "CountingBloom { words: 16, k: 4, seed: 3, nonzero: 0, .. }");
+/// ```
+impl<const WORDS: usize, const K: u32> fmt::Debug for CountingBloom<WORDS, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CountingBloom")
+            .field("words", &WORDS)
+            .field("k", &K)
+            .field("seed", &self.seed)
+            .field("nonzero", &self.count_nonzero())
+            .finish_non_exhaustive()
     }
 }
 
@@ -586,7 +605,7 @@ mod tests {
         for _ in 0..20 {
             f.insert("k");
         }
-        assert_eq!(f.count_estimate("k"), 15);
+        assert_eq!(f.estimate("k"), 15);
         for _ in 0..40 {
             assert_eq!(f.remove("k"), Ok(()));
         }
@@ -600,7 +619,7 @@ mod tests {
         a.insert("a");
         let before = a.clone();
         let b = CountingBloom::<8, 3>::with_seed(2);
-        assert!(a.union(&b).is_err());
+        assert!(a.merge(&b).is_err());
         assert_eq!(a, before);
     }
 

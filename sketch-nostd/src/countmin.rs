@@ -106,13 +106,12 @@ macro_rules! counter {
 }
 counter!(u8, u16, u32, u64);
 
-/// How an addition changes a key's counters (see [`CountMin`]).
+/// How an addition changes a key's counters: the value of an [`UpdatePolicy`]'s `RULE`, which is
+/// how a [`CountMin`] type chooses it (see [`CountMin::RULE`]).
 ///
 /// ```
-/// use sketch_nostd::{countmin::UpdateRule, CountMin};
-/// let mut cm = CountMin::<64, 3>::new();
-/// cm.add_with("k", 2, UpdateRule::Conservative);
-/// assert_eq!(cm.estimate("k"), 2);
+/// use sketch_nostd::{countmin::{Conservative, UpdateRule}, CountMin};
+/// assert_eq!(CountMin::<64, 3, u32, Conservative>::RULE, UpdateRule::Conservative);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UpdateRule {
@@ -136,7 +135,8 @@ pub trait UpdatePolicy:
     const RULE: UpdateRule;
 }
 
-/// Type-level choice of [`UpdateRule::Standard`], the default of [`CountMin`].
+/// Type-level choice of [`UpdateRule::Standard`]: merges of standard sketches equal the sketch of
+/// both streams exactly.
 ///
 /// ```
 /// use sketch_nostd::{countmin::Standard, CountMin};
@@ -146,7 +146,8 @@ pub trait UpdatePolicy:
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Standard;
 
-/// Type-level choice of [`UpdateRule::Conservative`].
+/// Type-level choice of [`UpdateRule::Conservative`], the default of [`CountMin`] and
+/// [`TopK`](crate::TopK): much smaller overestimates.
 ///
 /// ```
 /// use sketch_nostd::{countmin::Conservative, CountMin};
@@ -168,8 +169,9 @@ impl UpdatePolicy for Conservative {
 /// A count-min sketch of `D` rows × `W` counters of type `C`, stored inline: no heap, no pointers.
 ///
 /// * [`add`](Self::add) / [`increment`](Self::increment) hash the key once (xxh3-64 with the seed) and
-///   pick its counter in row `i` by double hashing ([`Probe`]) and multiply-shift reduction to `0..W`:
-///   any `W` works and no division is needed.
+///   pick its counter in row `i` by double hashing, each probe mixed so that rows collide
+///   independently ([`Probe::nth_mixed`]), and multiply-shift reduction to `0..W`: any `W` works and
+///   no division is needed.
 /// * [`estimate`](Self::estimate) is the minimum of the key's counters: **never below the true count**
 ///   (up to saturation), and at most [`error_bound`](Self::error_bound) `= ε·N` above it with probability
 ///   `1 − δ`, where `ε = e/W` ([`EPSILON`](Self::EPSILON)) and `δ = e^(−D)` ([`DELTA`](Self::DELTA)).
@@ -178,10 +180,10 @@ impl UpdatePolicy for Conservative {
 ///
 /// # Update rules
 ///
-/// `U` is the default rule of [`add`](Self::add): [`Standard`] adds to every row; [`Conservative`]
-/// (Estan–Varghese) raises only the counters below the key's new estimate `min + c`, to `min + c`.
-/// [`add_with`](Self::add_with) chooses per call; any mix of the two keeps both guarantees, because a
-/// conservative counter is never above the standard one for the same stream.
+/// `U` is the rule of [`add`](Self::add), chosen once with the type: [`Standard`] adds to every row;
+/// [`Conservative`] (Estan–Varghese) raises only the counters below the key's new estimate `min + c`,
+/// to `min + c`. Both keep both guarantees, because a conservative counter is never above the
+/// standard one for the same stream.
 ///
 /// Conservative update **forbids decrements**: a counter raised to one key's estimate also stands for
 /// other keys, and taking a count back from all of a key's counters could push another key's
@@ -223,7 +225,12 @@ impl UpdatePolicy for Conservative {
 /// let _ = sketch_nostd::CountMin::<0, 4>::new();
 /// ```
 #[derive(Clone, PartialEq, Eq)]
-pub struct CountMin<const W: usize, const D: usize, C: Counter = u32, U: UpdatePolicy = Standard> {
+pub struct CountMin<
+    const W: usize,
+    const D: usize,
+    C: Counter = u32,
+    U: UpdatePolicy = Conservative,
+> {
     cells: [[C; W]; D],
     seed: u64,
     total: u64,
@@ -321,7 +328,7 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
     /// and returns `N`, and the parts are then checked as by [`from_parts`](Self::from_parts) (a
     /// refusal is turned into `E` by `invalid`). On any error the sketch is left empty with its own
     /// seed. Crate-internal: for decoders that must not make a second sketch-sized value.
-    #[cfg(feature = "serde")]
+    #[cfg(feature = "wire")]
     pub(crate) fn load<E>(
         &mut self,
         seed: u64,
@@ -481,7 +488,7 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
     /// ```
     #[inline]
     pub fn add<Q: Key + ?Sized>(&mut self, key: &Q, count: u64) -> u64 {
-        self.add_hash_with(hash64(key, self.seed), count, U::RULE)
+        self.update(hash64(key, self.seed), count, U::RULE)
     }
 
     /// Adds one occurrence of `key` and returns its new estimate.
@@ -496,20 +503,6 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
         self.add(key, 1)
     }
 
-    /// Adds `count` occurrences of `key` with the given rule, whatever the type's default.
-    ///
-    /// ```
-    /// use sketch_nostd::{countmin::UpdateRule, CountMin};
-    /// let mut cm = CountMin::<64, 4>::new();
-    /// cm.add_with("a", 5, UpdateRule::Conservative);
-    /// cm.add_with("a", 1, UpdateRule::Standard);
-    /// assert_eq!(cm.estimate("a"), 6);
-    /// ```
-    #[inline]
-    pub fn add_with<Q: Key + ?Sized>(&mut self, key: &Q, count: u64, rule: UpdateRule) -> u64 {
-        self.add_hash_with(hash64(key, self.seed), count, rule)
-    }
-
     /// [`add`](Self::add) for a key hashed by the caller: [`hash64`] with this sketch's seed gives the
     /// same result as `add`. Use a well-mixed 64-bit hash (both halves matter).
     ///
@@ -521,18 +514,12 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
     /// ```
     #[inline]
     pub fn add_hash(&mut self, hash: u64, count: u64) -> u64 {
-        self.add_hash_with(hash, count, U::RULE)
+        self.update(hash, count, U::RULE)
     }
 
-    /// [`add_with`](Self::add_with) for a key hashed by the caller.
-    ///
-    /// ```
-    /// use sketch_nostd::{countmin::UpdateRule, CountMin};
-    /// let mut cm = CountMin::<64, 4>::new();
-    /// assert_eq!(cm.add_hash_with(0xfeed_f00d_1234_5678, 3, UpdateRule::Conservative), 3);
-    /// ```
+    /// Adds `count` to the key's counters by `rule`; returns the key's new estimate.
     #[inline]
-    pub fn add_hash_with(&mut self, hash: u64, count: u64, rule: UpdateRule) -> u64 {
+    fn update(&mut self, hash: u64, count: u64, rule: UpdateRule) -> u64 {
         self.total = self.total.saturating_add(count);
         let columns = Self::columns(Probe::new(hash));
         match rule {
@@ -593,12 +580,30 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
         self.min_at(&Self::columns(Probe::new(hash))).to_u64()
     }
 
-    /// The key's column in each row: probe `i` of its hash, reduced to `0..W`.
+    /// The estimate the key would have after `self.merge(other)`, without merging: the smallest of
+    /// its counters' saturating sums.
+    pub(crate) fn merged_estimate_hash(&self, other: &Self, hash: u64) -> u64 {
+        let mut min = u64::MAX;
+        for ((ours, theirs), &column) in self
+            .cells
+            .iter()
+            .zip(&other.cells)
+            .zip(&Self::columns(Probe::new(hash)))
+        {
+            if let (Some(a), Some(b)) = (ours.get(column), theirs.get(column)) {
+                min = min.min(a.saturating_inc(*b).to_u64());
+            }
+        }
+        min
+    }
+
+    /// The key's column in each row: mixed probe `i` of its hash ([`Probe::nth_mixed`]), reduced to
+    /// `0..W`, so that the rows collide independently.
     #[inline]
     fn columns(probe: Probe) -> [usize; D] {
         let mut columns = [0; D];
         for (i, column) in (0u32..).zip(columns.iter_mut()) {
-            *column = reduce(probe.nth(i), Self::W32) as usize;
+            *column = reduce(probe.nth_mixed(i), Self::W32) as usize;
         }
         columns
     }
@@ -655,10 +660,21 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
     /// assert_eq!((cm.estimate("old"), cm.total()), (5, 5));
     /// ```
     pub fn halve(&mut self) {
-        for cell in self.cells.as_flattened_mut() {
-            *cell = cell.halved();
+        let mut largest_row = 0u64;
+        for row in &mut self.cells {
+            let mut sum = 0u64;
+            for cell in row.iter_mut() {
+                *cell = cell.halved();
+                sum = sum.saturating_add(cell.to_u64());
+            }
+            largest_row = largest_row.max(sum);
         }
-        self.total >>= 1;
+        // Without saturation a row adds up to at most `N`, so its halved cells add up to at most
+        // `⌊N/2⌋` and this is `N >> 1`. Once `N` has saturated at `u64::MAX`, the `u64` cells of one
+        // row can hold more than `N` together, and halving them separately would leave the row above
+        // `N >> 1`: the total then stays at the largest halved row, the best lower bound of the true
+        // halved `N` the sketch has, so every row stays at or below `N` (see `from_parts`).
+        self.total = (self.total >> 1).max(largest_row);
     }
 
     /// Adds `other` cell by cell (saturating), so that this sketch counts both streams. Fails, leaving

@@ -17,7 +17,9 @@
 //! subtraction needs one conditional add instead of a division, and the filter can be sized to the
 //! load it is meant to hold rather than to the next power of two (up to half the memory saved).
 
-use crate::error::{CapacityError, PartsError};
+use core::fmt;
+
+use crate::error::{CapacityError, PartsError, RemoveError};
 use crate::hash::{hash64, mix32, reduce, Key};
 
 /// The most times an insert moves a resident fingerprint to its other bucket before it gives up and
@@ -205,7 +207,7 @@ lanes!(
 /// open.insert("10.0.0.1:443")?;
 /// open.insert("10.0.0.2:443")?;
 /// assert!(open.contains("10.0.0.1:443"));
-/// assert!(open.remove("10.0.0.1:443"));
+/// assert!(open.remove("10.0.0.1:443").is_ok());
 /// assert!(!open.contains("10.0.0.1:443")); // with probability ≈ 99.99%
 /// assert!(open.contains("10.0.0.2:443"));
 /// assert_eq!(open.len(), 1);
@@ -217,7 +219,7 @@ lanes!(
 /// ```compile_fail,E0080
 /// let _ = sketch_nostd::CuckooFilter::<0>::new();
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct CuckooFilter<const BUCKETS: usize, F: Fingerprint = u16> {
     buckets: [F::Bucket; BUCKETS],
     seed: u64,
@@ -618,20 +620,21 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
 
     /// Removes one copy of a key's fingerprint; `true` if one was found.
     ///
-    /// Only remove keys that were inserted: `false` means the key was definitely not in the filter,
-    /// but `true` for a never-inserted key (a false positive) deletes a member's fingerprint, and that
-    /// member is then reported absent.
+    /// Only remove keys that were inserted: [`RemoveError::Absent`] means the key was definitely not
+    /// in the filter (nothing changed), but success for a never-inserted key (a false positive)
+    /// deletes a member's fingerprint, and that member is then reported absent.
     ///
     /// ```
-    /// let mut f = sketch_nostd::CuckooFilter::<64>::new();
+    /// use sketch_nostd::{CuckooFilter, RemoveError};
+    /// let mut f = CuckooFilter::<64>::new();
     /// f.insert("a")?;
-    /// assert!(f.remove("a"));
-    /// assert!(!f.remove("a"));
+    /// assert_eq!(f.remove("a"), Ok(()));
+    /// assert_eq!(f.remove("a"), Err(RemoveError::Absent));
     /// assert!(f.is_empty());
     /// # Ok::<(), sketch_nostd::CapacityError>(())
     /// ```
     #[inline]
-    pub fn remove<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
+    pub fn remove<Q: Key + ?Sized>(&mut self, key: &Q) -> Result<(), RemoveError> {
         self.remove_hash(hash64(key, self.seed))
     }
 
@@ -640,19 +643,19 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
     /// ```
     /// let mut f = sketch_nostd::CuckooFilter::<64>::new();
     /// f.insert_hash(42)?;
-    /// assert!(f.remove_hash(42));
+    /// assert_eq!(f.remove_hash(42), Ok(()));
     /// # Ok::<(), sketch_nostd::CapacityError>(())
     /// ```
-    pub fn remove_hash(&mut self, hash: u64) -> bool {
+    pub fn remove_hash(&mut self, hash: u64) -> Result<(), RemoveError> {
         let (i1, fp) = Self::locate(hash);
         let i2 = Self::alt(i1, fp);
         if self.victim_fp == fp && (self.victim_bucket == i1 || self.victim_bucket == i2) {
             (self.victim_bucket, self.victim_fp) = (0, 0);
             self.len = self.len.saturating_sub(1);
-            return true;
+            return Ok(());
         }
         if !(self.take(i1, fp) || self.take(i2, fp)) {
-            return false;
+            return Err(RemoveError::Absent);
         }
         self.len = self.len.saturating_sub(1);
         if self.victim_fp != 0 {
@@ -663,7 +666,7 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
                 self.kick(i, fp, mix32(i ^ fp.rotate_left(16)));
             }
         }
-        true
+        Ok(())
     }
 
     /// Empties the first slot of bucket `i` holding `fp`; `false` if none does.
@@ -676,6 +679,23 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
             }
         }
         false
+    }
+}
+
+/// Shows the shape, the seed and the number of keys, not the buckets.
+///
+/// ```
+/// let f = sketch_nostd::CuckooFilter::<64>::with_seed(3);
+/// assert_eq!(format!("{f:?}"), "CuckooFilter { buckets: 64, fingerprint_bits: 16, seed: 3, len: 0, .. }");
+/// ```
+impl<const BUCKETS: usize, F: Fingerprint> fmt::Debug for CuckooFilter<BUCKETS, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CuckooFilter")
+            .field("buckets", &BUCKETS)
+            .field("fingerprint_bits", &F::BITS)
+            .field("seed", &self.seed)
+            .field("len", &self.len)
+            .finish_non_exhaustive()
     }
 }
 

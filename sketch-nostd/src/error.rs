@@ -2,7 +2,7 @@
 //!
 //! * [`MergeError`]: two sketches of the same type that cannot be combined (different seeds). Sketches
 //!   of different sizes or parameters are different types, so combining them does not compile.
-//! * [`WireError`] (feature `serde`): bytes that could not be encoded into a buffer or decoded into a
+//! * [`WireError`] (feature `wire`): bytes that could not be encoded into a buffer or decoded into a
 //!   sketch or a frame.
 //! * [`PartsError`]: raw parts (counters, entries, totals, registers, coupons, estimator state, as a
 //!   wire decoder hands them over) that no sequence of operations on a sketch could have produced.
@@ -19,7 +19,7 @@ use core::fmt;
 ///
 /// let mut a = Bloom::<4, 3>::with_seed(1);
 /// let b = Bloom::<4, 3>::with_seed(2);
-/// assert_eq!(a.union(&b), Err(MergeError::SeedMismatch { ours: 1, theirs: 2 }));
+/// assert_eq!(a.merge(&b), Err(MergeError::SeedMismatch { ours: 1, theirs: 2 }));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -249,7 +249,7 @@ pub(crate) const fn check_seeds(ours: u64, theirs: u64) -> Result<(), MergeError
 /// assert_eq!(wire::decode::<MicroBloom<3>>(short), Err(WireError::Truncated));
 /// # Ok::<(), WireError>(())
 /// ```
-#[cfg(feature = "serde")]
+#[cfg(feature = "wire")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum WireError {
@@ -317,7 +317,7 @@ pub enum WireError {
     BufferTooSmall,
 }
 
-#[cfg(feature = "serde")]
+#[cfg(feature = "wire")]
 impl fmt::Display for WireError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
@@ -358,7 +358,7 @@ impl fmt::Display for WireError {
     }
 }
 
-#[cfg(feature = "serde")]
+#[cfg(feature = "wire")]
 impl core::error::Error for WireError {}
 
 /// Why a Redis HyperLogLog string could not be read or written ([`crate::redis`]).

@@ -350,6 +350,27 @@ impl Probe {
         self.h1.wrapping_add(i.wrapping_mul(self.h2))
     }
 
+    /// Probe `i` passed through [`mix32`]: what count-min rows use, so that two keys which share
+    /// their columns in two rows are no more likely to share them in a third.
+    ///
+    /// Reduced with [`reduce`], plain probes `h1 + i·h2` of two keys that land in the same column of
+    /// rows 0 and 1 have nearly equal `h1` and `h2`, so they land together in most of the other rows
+    /// too, and a light key inherits a heavy key's whole count. `mix32` is a bijection whose output
+    /// bits each depend on every input bit: after it, the columns of distinct probe values are as
+    /// good as independent, while two keys still need equal `h1` and `h2` (one chance in 2^63) to
+    /// share every row by construction.
+    ///
+    /// ```
+    /// use sketch_nostd::hash::{mix32, Probe};
+    /// let p = Probe::new(0x0000_0004_0000_0001);
+    /// assert_eq!(p.nth_mixed(2), mix32(p.nth(2)));
+    /// ```
+    #[inline]
+    #[must_use]
+    pub const fn nth_mixed(self, i: u32) -> u32 {
+        mix32(self.nth(i))
+    }
+
     /// The probe values for `i = 0, 1, 2, …`, without end (take as many as needed).
     ///
     /// ```

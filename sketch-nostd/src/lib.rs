@@ -4,15 +4,37 @@
 //! `static`, on a microcontroller's stack or inside another struct, and its memory is known before the
 //! first key arrives. Sketches answer with a known error in a known direction:
 //!
-//! | question | sketch | error |
-//! | --- | --- | --- |
-//! | "is it there?" | [`Bloom`], [`MicroBloom`], [`MicroBloom32`] | false positives only, at a rate fixed by the size |
-//! | "is it there?", with delete | [`CountingBloom`] | false positives only, as a Bloom filter with one 4-bit counter per bit; removing a key that was never inserted can cause false negatives |
-//! | "is it there?", with delete, smaller | [`CuckooFilter`] | false positives only, ≈ 8·load/2^f with f-bit fingerprints (3.1% for `u8`, 0.012% for `u16` when full); inserts fail (changing nothing) above ~95% load; removing a never-inserted key can cause false negatives |
-//! | "how often?" | [`CountMin`] | overestimates only, by at most ε·N with probability 1 − δ (N = total count) |
-//! | "what is hot?" | [`TopK`] (count-min + heap), [`SpaceSaving`] | listed counts never under; Space-Saving's at most N/K over |
-//! | "how slow?" (p50, p99, …) | [`QuantileSketch`] | every quantile within ±α of the true value (α = 0.99% with 35 buckets per power of two; 1 … 10^9 in 4.2 KB), the lowest buckets collapse when the range overflows |
-//! | "how many distinct?" | [`HyperLogLog`] ([`Hll10`], [`Hll12`], [`Hll14`], …) | ≈ 1.04/√m relative (0.81% in 12 KB), 0.83/√m for a single stream, near-exact below ~2,000 |
+//! | question | sketch | method | error |
+//! | --- | --- | --- | --- |
+//! | "is it there?" | [`Bloom`], [`BlockedBloom`] (one cache line per key), [`MicroBloom`], [`MicroBloom32`] | `contains` | false positives only, at a rate fixed by the size |
+//! | "is it there?", with delete | [`CountingBloom`] | `contains`, `remove` | false positives only, as a Bloom filter with one 4-bit counter per bit; removing a key that was never inserted can cause false negatives |
+//! | "is it there?", with delete, smaller | [`CuckooFilter`] | `contains`, `remove` | false positives only, ≈ 8·load/2^f with f-bit fingerprints (3.1% for `u8`, 0.012% for `u16` when full); inserts fail (changing nothing) above ~95% load; removing a never-inserted key can cause false negatives |
+//! | "how often?" | [`CountMin`] (and [`CountingBloom`], up to 15) | `estimate` | overestimates only, by at most ε·N with probability 1 − δ (N = total count) |
+//! | "what is hot?" | [`TopK`] (count-min + heap), [`SpaceSaving`] | `sorted` | listed counts never under; Space-Saving's at most N/K over |
+//! | "how slow?" (p50, p99, …) | [`QuantileSketch`] | `quantile`, `rank` | every quantile within ±α of the true value (α = 0.99% with 35 buckets per power of two; 1 … 10^9 in 4.2 KB), the lowest buckets collapse when the range overflows |
+//! | "how many distinct?" | [`HyperLogLog`] ([`Hll10`], [`Hll12`], [`Hll14`], …); roughly, any Bloom filter | `cardinality` | ≈ 1.04/√m relative (0.81% in 12 KB), 0.83/√m for a single stream, near-exact below ~2,000 |
+//!
+//! # One vocabulary
+//!
+//! Every sketch names the same idea the same way, with the same return type:
+//!
+//! | idea | method |
+//! | --- | --- |
+//! | add a key | `insert(&key)` (filters, HyperLogLog); counting sketches `add(&key, n)` and `increment(&key)`; every one `insert_hash` / `add_hash` for a hash computed by the caller |
+//! | membership | `contains(&key) -> bool` |
+//! | delete | `remove(&key) -> Result<(), RemoveError>` ([`CountingBloom`], [`CuckooFilter`]) |
+//! | frequency of one key | `estimate(&key) -> u64`, never below the true count |
+//! | distinct count | `cardinality() -> f64` |
+//! | combine | `merge(&other) -> Result<(), MergeError>`, leaving `self` unchanged on an error; also the [`Sketch`] trait |
+//! | error bound | `error_bound()` for the counting sketches (the most an estimate is over, in counts) |
+//! | sorted listing | `sorted()`, a `heapless::Vec` of [`Counted`] (key, count, error), largest first |
+//! | seed | `with_seed(seed)` and `seed()`; `new()` is seed 0 ([`MicroBloom`]'s seed is a const parameter) |
+//! | raw parts | the storage, then the seed, then any totals: `from_parts(storage, seed, …)` (for [`TopK`], the sketch, which holds the seed); the accessors of the same names give them back |
+//! | `Debug` | parameters, seed and a summary (bits set, keys listed, `N`), never every cell |
+//!
+//! The update rule of count-min and top-k is one type parameter, [`countmin::Conservative`] by
+//! default for both (much smaller overestimates; heavy keys are counted nearly exactly), or
+//! [`countmin::Standard`] (whose merges equal the sketch of both streams exactly).
 //!
 //! Hashing ([`hash`]) is xxh3-64 over a canonical byte encoding of each key ([`Key`]), so a sketch
 //! built on a 32-bit Cortex-M0 and one built on a 64-bit host hash identically and can be merged.
@@ -32,15 +54,16 @@
 //! // Filters built elsewhere with the same parameters and seed merge; another seed is refused.
 //! let mut other = Bloom::with_seed(7);
 //! other.insert("https://c.example/");
-//! seen.union(&other)?;
+//! seen.merge(&other)?;
 //! assert!(seen.contains("https://c.example/"));
-//! assert!(seen.union(&Bloom::with_seed(8)).is_err());
+//! assert!(seen.merge(&Bloom::with_seed(8)).is_err());
 //! # Ok::<(), sketch_nostd::MergeError>(())
 //! ```
 //!
 //! The crate never panics on input: parameters that cannot work are compile errors, merges of
-//! incompatible sketches return [`MergeError`].
+//! incompatible sketches return [`MergeError`], and decoding any bytes returns a `Result`.
 #![cfg_attr(not(test), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 #[cfg(feature = "alloc")]
@@ -52,19 +75,22 @@ pub mod counting;
 pub mod countmin;
 pub mod cuckoo;
 pub mod error;
-#[cfg(feature = "serde")]
+#[cfg(feature = "wire")]
 pub mod fuse;
 pub mod hash;
 pub mod hll;
 pub mod micro;
+pub mod owned;
 pub mod quantile;
 pub mod redis;
 pub mod sizing;
+mod sketch;
 mod sort;
 pub mod spacesaving;
 pub mod topk;
 mod tracker;
-#[cfg(feature = "serde")]
+#[cfg(feature = "wire")]
+#[cfg_attr(docsrs, doc(cfg(feature = "wire")))]
 pub mod wire;
 
 /// The `heapless` crate (0.9) whose `String<N>` and `Vec<u8, N>` hold the keys of [`TopK`] and
@@ -78,7 +104,7 @@ pub use countmin::CountMin;
 pub use cuckoo::CuckooFilter;
 #[cfg(feature = "alloc")]
 pub use error::BuildError;
-#[cfg(feature = "serde")]
+#[cfg(feature = "wire")]
 pub use error::WireError;
 pub use error::{CapacityError, MergeError, PartsError, RedisError, RemoveError};
 pub use hash::Key;
@@ -88,7 +114,14 @@ pub use hll::{
     Hll9, HyperLogLog,
 };
 pub use micro::{MicroBloom, MicroBloom32};
+pub use owned::{Counted, OwnedKey};
 pub use quantile::QuantileSketch;
 pub use redis::RedisHll;
+pub use sketch::Sketch;
 pub use spacesaving::SpaceSaving;
-pub use topk::{OwnedKey, TopK};
+pub use topk::TopK;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

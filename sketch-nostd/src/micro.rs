@@ -9,7 +9,8 @@
 //! The seed is a const parameter (default 0): the filter is exactly one word, and filters with
 //! different seeds are different types, so combining them does not compile.
 
-use crate::bloom::{estimated_len_from_fill, fp_rate_from_fill};
+use crate::bloom::{cardinality_from_fill, fp_rate_from_fill};
+use crate::error::MergeError;
 use crate::hash::{hash64, Key};
 
 macro_rules! micro_bloom {
@@ -108,6 +109,12 @@ macro_rules! micro_bloom {
                 other.bits & !self.bits == 0
             }
 
+            /// The seed, [`SEED`](Self::SEED): every sketch has `seed()`.
+            #[must_use]
+            pub const fn seed(&self) -> u64 {
+                SEED
+            }
+
             /// Clears the filter.
             pub fn clear(&mut self) {
                 self.bits = 0;
@@ -120,9 +127,13 @@ macro_rules! micro_bloom {
             }
 
             /// Adds every key of `other` (bitwise OR). Same type means same size, `K` and seed, so
-            /// this cannot fail.
-            pub fn union(&mut self, other: &Self) {
+            /// this never fails; it returns a `Result` as every sketch's `merge` does.
+            ///
+            /// # Errors
+            /// None: two filters of one type always merge.
+            pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
                 self.bits |= other.bits;
+                Ok(())
             }
 
             /// Keeps the bits set in both filters (bitwise AND): still "maybe" for every common key.
@@ -150,8 +161,8 @@ macro_rules! micro_bloom {
 
             /// Estimated number of distinct keys inserted (Swamidass–Baldi).
             #[must_use]
-            pub fn estimated_len(&self) -> f64 {
-                estimated_len_from_fill(self.count_ones(), Self::BITS, Self::HASHES)
+            pub fn cardinality(&self) -> f64 {
+                cardinality_from_fill(self.count_ones(), Self::BITS, Self::HASHES)
             }
         }
     };

@@ -14,44 +14,14 @@
 use core::fmt;
 
 use crate::countmin::Counter;
-use crate::error::{MergeError, PartsError};
+use crate::error::{check_seeds, MergeError, PartsError};
 use crate::hash::hash64;
-use crate::topk::OwnedKey;
+use crate::owned::{Counted, OwnedKey};
 use crate::tracker::Tracker;
 
-/// The seed of the index hash. It only decides which keys share a bucket of the lookup table, never
-/// what is counted, so two summaries always merge.
+/// Mixed into the seed of the index hash. The hash only decides which keys share a bucket of the
+/// lookup table, never what is counted; summaries merge only with an equal seed, as every sketch.
 const INDEX_SEED: u64 = 0x5353_5353_5353_5353;
-
-/// A listed key with its count and the most the count can exceed the truth:
-/// `count − error ≤ true count ≤ count`.
-///
-/// ```
-/// let c = sketch_nostd::spacesaving::Counted { key: &"k", count: 10, error: 3 };
-/// assert_eq!(c.guaranteed(), 7);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Counted<'a, T> {
-    /// The key.
-    pub key: &'a T,
-    /// Its count: never below the true count.
-    pub count: u64,
-    /// The most `count` can be above the true count.
-    pub error: u64,
-}
-
-impl<T> Counted<'_, T> {
-    /// `count − error`, a count the key is guaranteed to have reached.
-    ///
-    /// ```
-    /// let c = sketch_nostd::spacesaving::Counted { key: &1u8, count: 4, error: 4 };
-    /// assert_eq!(c.guaranteed(), 0);
-    /// ```
-    #[must_use]
-    pub const fn guaranteed(&self) -> u64 {
-        self.count.saturating_sub(self.error)
-    }
-}
 
 /// Space-Saving with `K` counters of type `C` (saturating) over owned keys `T` ([`OwnedKey`]).
 ///
@@ -62,7 +32,7 @@ impl<T> Counted<'_, T> {
 ///   [`halve`](Self::halve) ages all of this consistently (an entry's own error may then exceed
 ///   `error_bound()` by one).
 /// * Memory: per counter the key, a `C` count and error, a 32-bit fingerprint and four `u16` links
-///   (24 bytes for `u32` keys and counts), plus 24 bytes. `SpaceSaving<u32, 128>` is 3,096 bytes.
+///   (24 bytes for `u32` keys and counts), plus 32 bytes. `SpaceSaving<u32, 128>` is 3,104 bytes.
 ///
 /// Compared with [`TopK`](crate::TopK), which keeps a count-min sketch beside its list, Space-Saving
 /// has no per-key estimates for keys it does not list, and a key longer than its slot cannot be
@@ -86,28 +56,52 @@ impl<T> Counted<'_, T> {
 #[derive(Clone)]
 pub struct SpaceSaving<T: OwnedKey, const K: usize, C: Counter = u32> {
     top: Tracker<T, C, C, K>,
+    seed: u64,
     total: u64,
     overlong: u64,
 }
 
 impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
-    /// An empty summary.
+    /// An empty summary with seed 0.
     ///
     /// ```
     /// assert!(sketch_nostd::SpaceSaving::<u32, 64>::new().is_empty());
     /// ```
     #[must_use]
     pub const fn new() -> Self {
+        Self::with_seed(0)
+    }
+
+    /// An empty summary whose index hashes with `seed`. The seed decides only which keys share a
+    /// bucket of the lookup table, never what is counted; only summaries with equal seeds merge.
+    ///
+    /// ```
+    /// let ss = sketch_nostd::SpaceSaving::<u32, 64>::with_seed(3);
+    /// assert_eq!(ss.seed(), 3);
+    /// ```
+    #[must_use]
+    pub const fn with_seed(seed: u64) -> Self {
         Self {
             top: Tracker::new(),
+            seed,
             total: 0,
             overlong: 0,
         }
     }
 
-    /// A summary from its raw parts: `(key, count, error)` entries in any order, the total `N` and
-    /// the [`overlong`](Self::overlong) counter, as returned by [`entries`](Self::entries),
-    /// [`total`](Self::total) and `overlong`.
+    /// The seed this summary's index hashes with.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::SpaceSaving::<u32, 4>::new().seed(), 0);
+    /// ```
+    #[must_use]
+    pub const fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// A summary from its raw parts: `(key, count, error)` entries in any order, the seed, the total
+    /// `N` and the [`overlong`](Self::overlong) counter, as returned by [`entries`](Self::entries),
+    /// [`seed`](Self::seed), [`total`](Self::total) and `overlong`.
     ///
     /// Fails with [`PartsError::LengthMismatch`] for more than `K` entries,
     /// [`PartsError::DuplicateKey`] for a key listed twice and [`PartsError::BadCount`] for an error
@@ -119,16 +113,18 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
     /// for k in [1, 2, 2, 3, 3, 3] { a.increment(&k); }
     /// let b = SpaceSaving::<u32, 4>::from_parts(
     ///     a.entries().map(|c| (*c.key, c.count, c.error)),
+    ///     a.seed(),
     ///     a.total(),
     ///     a.overlong(),
     /// )?;
     /// assert_eq!(a.sorted(), b.sorted());
-    /// let bad = SpaceSaving::<u32, 4>::from_parts([(1, 2, 3)], 2, 0);
+    /// let bad = SpaceSaving::<u32, 4>::from_parts([(1, 2, 3)], 0, 2, 0);
     /// assert_eq!(bad.err(), Some(PartsError::BadCount { index: 0 }));
     /// # Ok::<(), PartsError>(())
     /// ```
     pub fn from_parts(
         entries: impl IntoIterator<Item = (T, u64, u64)>,
+        seed: u64,
         total: u64,
         overlong: u64,
     ) -> Result<Self, PartsError> {
@@ -138,7 +134,7 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
             if error > count {
                 return Err(PartsError::BadCount { index });
             }
-            let fp = Self::fp(key.as_borrowed());
+            let fp = Self::fp(seed, key.as_borrowed());
             if top.find(fp, key.as_borrowed()).is_some() {
                 return Err(PartsError::DuplicateKey { index });
             }
@@ -154,14 +150,15 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
         }
         Ok(Self {
             top,
+            seed,
             total,
             overlong,
         })
     }
 
     #[inline]
-    fn fp(key: &T::Borrowed) -> u32 {
-        Tracker::<T, C, C, K>::fingerprint(hash64(key, INDEX_SEED))
+    fn fp(seed: u64, key: &T::Borrowed) -> u32 {
+        Tracker::<T, C, C, K>::fingerprint(hash64(key, INDEX_SEED ^ seed))
     }
 
     /// Adds `count` occurrences of `key` and returns its new count (an upper bound of its true
@@ -183,9 +180,15 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
     #[inline]
     pub fn add(&mut self, key: &T::Borrowed, count: u64) -> u64 {
         if count == 0 {
+            // An unlisted key that does not fit was never counted; only a key that fits can be
+            // hiding below the error bound.
+            let listed = self.top.find(Self::fp(self.seed, key), key).is_some();
+            if !listed && T::from_borrowed(key).is_none() {
+                return 0;
+            }
             return self.estimate(key);
         }
-        let fp = Self::fp(key);
+        let fp = Self::fp(self.seed, key);
         let c = C::from_u64(count);
         if let Some(slot) = self.top.find(fp, key) {
             self.total = self.total.saturating_add(count);
@@ -250,7 +253,7 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
     pub fn bounds(&self, key: &T::Borrowed) -> (u64, u64) {
         match self
             .top
-            .find(Self::fp(key), key)
+            .find(Self::fp(self.seed, key), key)
             .and_then(|s| self.top.get(s))
         {
             Some(e) => {
@@ -357,7 +360,7 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
         self.overlong
     }
 
-    /// Forgets every key and count.
+    /// Forgets every key and count, keeping the seed.
     ///
     /// ```
     /// let mut ss = sketch_nostd::SpaceSaving::<u8, 4>::new();
@@ -409,9 +412,9 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
     /// one side only gets the other side's [`error_bound`](Self::error_bound) added to its count and
     /// its error, then the `K` largest counts stay (equal counts at the cut-off: the smaller keys
     /// stay, as in [`sorted`](Self::sorted)), so the result depends only on the two summaries'
-    /// contents: a decoded copy merges exactly like the original. Counts remain upper bounds, `count − error` lower
-    /// bounds, and the error bound becomes at most the sum of both. Merging cannot fail: the index
-    /// hash is fixed, so any two summaries of the same type combine.
+    /// contents: a decoded copy merges exactly like the original. Counts remain upper bounds,
+    /// `count − error` lower bounds, and the error bound becomes at most the sum of both. Fails,
+    /// leaving `self` unchanged, if the seeds differ.
     ///
     /// ```
     /// use sketch_nostd::SpaceSaving;
@@ -420,12 +423,14 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
     /// b.add(&1, 5);
     /// b.add(&2, 7);
     /// a.merge(&b)?;
+    /// assert!(a.merge(&SpaceSaving::with_seed(1)).is_err());
     /// let top = a.sorted();
     /// assert_eq!((*top[0].key, top[0].count, *top[1].key, top[1].count), (1, 15, 2, 7));
     /// assert_eq!(a.total(), 22);
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
     pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
+        check_seeds(self.seed, other.seed)?;
         let ours_min = C::from_u64(self.error_bound());
         let theirs_min = C::from_u64(other.error_bound());
         // 1. Our keys: add their entry, or their bound to both count and error.
@@ -433,7 +438,7 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
             let key = key.as_borrowed();
             let (c, e) = match other
                 .top
-                .find(Self::fp(key), key)
+                .find(Self::fp(other.seed, key), key)
                 .and_then(|s| other.top.get(s))
             {
                 Some(theirs) => (theirs.count, theirs.extra),
@@ -444,7 +449,7 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
         // 2. Their keys we do not list: their entry plus our bound.
         for e in other.top.entries() {
             let key = e.key.as_borrowed();
-            let fp = Self::fp(key);
+            let fp = Self::fp(self.seed, key);
             if self.top.find(fp, key).is_some() {
                 continue;
             }
@@ -486,7 +491,8 @@ impl<T: OwnedKey, const K: usize, C: Counter> Default for SpaceSaving<T, K, C> {
 /// ```
 impl<T: OwnedKey, const K: usize, C: Counter> PartialEq for SpaceSaving<T, K, C> {
     fn eq(&self, other: &Self) -> bool {
-        self.total == other.total
+        self.seed == other.seed
+            && self.total == other.total
             && self.overlong == other.overlong
             && self.top.same_contents(&other.top)
     }
@@ -494,11 +500,22 @@ impl<T: OwnedKey, const K: usize, C: Counter> PartialEq for SpaceSaving<T, K, C>
 
 impl<T: OwnedKey, const K: usize, C: Counter> Eq for SpaceSaving<T, K, C> {}
 
-/// Shows the list, largest first.
-impl<T: OwnedKey + fmt::Debug, const K: usize, C: Counter> fmt::Debug for SpaceSaving<T, K, C> {
+/// Shows the number of listed keys, the error bound and the totals, not the list.
+///
+/// ```
+/// let mut ss = sketch_nostd::SpaceSaving::<u32, 4>::new();
+/// ss.add(&7, 3);
+/// assert_eq!(
+///     format!("{ss:?}"),
+///     "SpaceSaving { k: 4, listed: 1, error_bound: 0, total: 3, overlong: 0 }"
+/// );
+/// ```
+impl<T: OwnedKey, const K: usize, C: Counter> fmt::Debug for SpaceSaving<T, K, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SpaceSaving")
-            .field("top", &self.sorted())
+            .field("k", &K)
+            .field("listed", &self.len())
+            .field("error_bound", &self.error_bound())
             .field("total", &self.total)
             .field("overlong", &self.overlong)
             .finish()
@@ -514,9 +531,9 @@ mod tests {
     fn size_is_counters_plus_totals() {
         // Per counter: u32 key, count, error and fingerprint, two u16 links; a u16 in the heap and a
         // u16 bucket head. Plus the entries' length, N and the overlong counter.
-        assert_eq!(size_of::<SpaceSaving<u32, 128>>(), 128 * 24 + 24);
-        assert_eq!(size_of::<SpaceSaving<u32, 128>>(), 3_096);
-        assert_eq!(size_of::<SpaceSaving<u64, 16, u64>>(), 16 * (32 + 4) + 24);
+        assert_eq!(size_of::<SpaceSaving<u32, 128>>(), 128 * 24 + 32);
+        assert_eq!(size_of::<SpaceSaving<u32, 128>>(), 3_104);
+        assert_eq!(size_of::<SpaceSaving<u64, 16, u64>>(), 16 * (32 + 4) + 32);
     }
 
     #[test]

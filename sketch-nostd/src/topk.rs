@@ -11,111 +11,9 @@ use core::fmt;
 
 use crate::countmin::{Conservative, CountMin, Counter, UpdatePolicy};
 use crate::error::{check_seeds, MergeError, PartsError};
-use crate::hash::{hash64, Key};
+use crate::hash::hash64;
+use crate::owned::{Counted, OwnedKey};
 use crate::tracker::Tracker;
-
-/// A key type that heavy-hitter summaries can store by value, and the borrowed form it is looked up
-/// and hashed by.
-///
-/// | stored `Self` | looked up as `Borrowed` | a key that does not fit |
-/// | --- | --- | --- |
-/// | `u8`…`u128`, `i8`…`i128`, `usize`, `isize`, `bool`, `char` | the same type | — |
-/// | `[u8; N]` | `[u8; N]` | — |
-/// | `heapless::String<N>` | `str` | longer than `N` bytes |
-/// | `heapless::Vec<u8, N>` | `[u8]` | longer than `N` bytes |
-///
-/// **A key longer than its slot** is still counted in full (the sketch hashes the whole key), but it
-/// is never listed: [`from_borrowed`](Self::from_borrowed) returns `None`, the summary skips it and
-/// counts the event in its `overlong()` counter, so a slot that is too small shows up instead of
-/// silently merging long keys that share a prefix. To group long keys by a prefix on purpose, cut them
-/// before adding them.
-///
-/// Hashing goes through `Borrowed`, so the stored and the borrowed form of a key hash the same, and
-/// keys compare through `Borrowed`'s `Ord` (numbers by value, strings and bytes lexicographically).
-///
-/// ```
-/// use sketch_nostd::OwnedKey;
-/// type Line = heapless::String<8>;
-/// assert_eq!(Line::from_borrowed("GET /").unwrap().as_borrowed(), "GET /");
-/// assert!(Line::from_borrowed("GET /index.html").is_none()); // 15 bytes do not fit in 8
-/// assert_eq!(u32::from_borrowed(&7), Some(7));
-/// ```
-pub trait OwnedKey: Clone {
-    /// The borrowed form keys are passed in as (`str` for strings, `[u8]` for byte vectors, the type
-    /// itself for integers and arrays). Its `Ord` breaks ties between equal counts, so that what a
-    /// summary lists, evicts and merges depends only on its contents (see
-    /// [`TopK::sorted`](crate::TopK::sorted)).
-    type Borrowed: Key + Ord + ?Sized;
-
-    /// An owned copy of `key`, or `None` if it does not fit.
-    ///
-    /// ```
-    /// use sketch_nostd::OwnedKey;
-    /// assert!(heapless::Vec::<u8, 2>::from_borrowed(&[1, 2, 3][..]).is_none());
-    /// ```
-    fn from_borrowed(key: &Self::Borrowed) -> Option<Self>;
-
-    /// The stored key in its borrowed form.
-    ///
-    /// ```
-    /// use sketch_nostd::OwnedKey;
-    /// assert_eq!([1u8, 2].as_borrowed(), &[1, 2]);
-    /// ```
-    fn as_borrowed(&self) -> &Self::Borrowed;
-}
-
-macro_rules! owned_by_value {
-    ($($t:ty),*) => {$(
-        impl OwnedKey for $t {
-            type Borrowed = $t;
-            #[inline]
-            fn from_borrowed(key: &$t) -> Option<Self> {
-                Some(*key)
-            }
-            #[inline]
-            fn as_borrowed(&self) -> &$t {
-                self
-            }
-        }
-    )*};
-}
-owned_by_value!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, bool, char);
-
-impl<const N: usize> OwnedKey for [u8; N] {
-    type Borrowed = [u8; N];
-    #[inline]
-    fn from_borrowed(key: &[u8; N]) -> Option<Self> {
-        Some(*key)
-    }
-    #[inline]
-    fn as_borrowed(&self) -> &[u8; N] {
-        self
-    }
-}
-
-impl<const N: usize, L: heapless::LenType> OwnedKey for heapless::String<N, L> {
-    type Borrowed = str;
-    #[inline]
-    fn from_borrowed(key: &str) -> Option<Self> {
-        Self::try_from(key).ok()
-    }
-    #[inline]
-    fn as_borrowed(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl<const N: usize, L: heapless::LenType> OwnedKey for heapless::Vec<u8, N, L> {
-    type Borrowed = [u8];
-    #[inline]
-    fn from_borrowed(key: &[u8]) -> Option<Self> {
-        Self::from_slice(key).ok()
-    }
-    #[inline]
-    fn as_borrowed(&self) -> &[u8] {
-        self.as_slice()
-    }
-}
 
 /// The `K` keys with the highest count-min estimates, beside a `CountMin<W, D, C, U>` that counts
 /// every key (conservative update by default, whose estimates of heavy keys are nearly exact).
@@ -141,7 +39,7 @@ impl<const N: usize, L: heapless::LenType> OwnedKey for heapless::Vec<u8, N, L> 
 ///         hot.increment(path);
 ///     }
 /// }
-/// let top: Vec<(&str, u64)> = hot.sorted().iter().map(|(k, c)| (k.as_str(), *c)).collect();
+/// let top: Vec<(&str, u64)> = hot.sorted().iter().map(|c| (c.key.as_str(), c.count)).collect();
 /// assert_eq!(top, [("/", 50), ("/api/items", 35), ("/login", 20)]);
 /// assert_eq!(hot.estimate("/favicon.ico"), 5); // still counted by the sketch
 /// ```
@@ -250,6 +148,16 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
         })
     }
 
+    /// The seed the sketch hashes with.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::TopK::<u64, 10, 256, 4>::with_seed(3).seed(), 3);
+    /// ```
+    #[must_use]
+    pub const fn seed(&self) -> u64 {
+        self.sketch.seed()
+    }
+
     /// The count-min sketch that counts every key.
     ///
     /// ```
@@ -272,9 +180,9 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     /// let mut top = sketch_nostd::TopK::<u32, 1, 64, 3>::new();
     /// top.add(&1, 5);
     /// top.add(&2, 3);
-    /// assert_eq!(top.sorted().as_slice(), [(&1, 5)]);
+    /// assert_eq!(top.sorted().iter().map(|c| (*c.key, c.count)).collect::<Vec<_>>(), [(1, 5)]);
     /// top.add(&2, 3); // estimate 6 > 5: replaces key 1
-    /// assert_eq!(top.sorted().as_slice(), [(&2, 6)]);
+    /// assert_eq!(top.sorted().iter().map(|c| (*c.key, c.count)).collect::<Vec<_>>(), [(2, 6)]);
     /// ```
     #[inline]
     pub fn add(&mut self, key: &T::Borrowed, count: u64) -> u64 {
@@ -331,19 +239,42 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
         self.sketch.estimate(key)
     }
 
+    /// `⌊ε·N⌋` of the sketch ([`CountMin::error_bound`]): with probability at least `1 − δ`, a key's
+    /// estimate, and so a listed count, exceeds its true count by at most this.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u32, 2, 2719, 5>::new();
+    /// for i in 0..200_000u32 { top.increment(&(i % 50_000)); }
+    /// assert_eq!(top.error_bound(), 199);
+    /// ```
+    #[must_use]
+    pub fn error_bound(&self) -> u64 {
+        self.sketch.error_bound()
+    }
+
     /// The listed keys with their counts, largest first, equal counts by key, smallest first. The
-    /// order depends only on the contents, never on the order of the events.
+    /// order depends only on the contents, never on the order of the events. Each entry's `error` is
+    /// [`error_bound`](Self::error_bound), at most its count (see [`Counted`]).
     ///
     /// ```
     /// let mut top = sketch_nostd::TopK::<u8, 3, 64, 3>::new();
     /// top.add(&1, 1);
     /// top.add(&7, 9);
     /// top.add(&2, 9);
-    /// assert_eq!(top.sorted().as_slice(), [(&2, 9), (&7, 9), (&1, 1)]);
+    /// let listed: Vec<(u8, u64)> = top.sorted().iter().map(|c| (*c.key, c.count)).collect();
+    /// assert_eq!(listed, [(2, 9), (7, 9), (1, 1)]);
     /// ```
     #[must_use]
-    pub fn sorted(&self) -> heapless::Vec<(&T, u64), K> {
-        crate::tracker::bounded(self.top.sorted().iter().map(|e| (&e.key, e.count.to_u64())))
+    pub fn sorted(&self) -> heapless::Vec<Counted<'_, T>, K> {
+        let bound = self.error_bound();
+        crate::tracker::bounded(self.top.sorted().iter().map(|e| {
+            let count = e.count.to_u64();
+            Counted {
+                key: &e.key,
+                count,
+                error: bound.min(count),
+            }
+        }))
     }
 
     /// The listed keys with their counts, in storage order (for encoding; see
@@ -436,7 +367,7 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
     /// top.add(&1, 9);
     /// top.halve();
-    /// assert_eq!(top.sorted().as_slice(), [(&1, 4)]);
+    /// assert_eq!(top.sorted().iter().map(|c| (*c.key, c.count)).collect::<Vec<_>>(), [(1, 4)]);
     /// ```
     pub fn halve(&mut self) {
         self.sketch.halve();
@@ -474,7 +405,7 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     /// b.add(&3, 12);
     /// b.add(&2, 3);
     /// a.merge(&b)?;
-    /// assert_eq!(a.sorted().as_slice(), [(&3, 12), (&1, 10)]);
+    /// assert_eq!(a.sorted().iter().map(|c| (*c.key, c.count)).collect::<Vec<_>>(), [(3, 12), (1, 10)]);
     /// assert_eq!(a.estimate(&2), 7);
     /// assert!(a.merge(&TopK::with_seed(6)).is_err());
     /// # Ok::<(), sketch_nostd::MergeError>(())
@@ -482,40 +413,51 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
         check_seeds(self.sketch.seed(), other.sketch.seed())?;
         let seed = self.sketch.seed();
-        // An upper bound of a key's count in `other`: its listed count, else `other`'s estimate.
-        let theirs = |key: &T::Borrowed, hash: u64| -> u64 {
-            let fp = Tracker::<T, C, (), K>::fingerprint(hash);
-            match other.top.find(fp, key).and_then(|s| other.top.get(s)) {
-                Some(e) => e.count.to_u64(),
-                None => other.sketch.estimate_hash(hash),
-            }
+        let (ours, theirs) = (&self.sketch, &other.sketch);
+        // A key's merged count: an upper bound of its count on each side (the listed count where the
+        // side lists it, else that side's estimate) added, capped by the merged sketch's estimate.
+        // Every count is final before any key is evicted, so the `K` kept are the highest-ranked of
+        // both lists whatever order either side stores them in.
+        let bound = |side_a: u64, side_b: u64, hash: u64| -> C {
+            C::from_u64(
+                side_a
+                    .saturating_add(side_b)
+                    .min(ours.merged_estimate_hash(theirs, hash)),
+            )
         };
-        // 1. Our keys: our count plus theirs.
+        // 1. Their keys we do not list (found before our list changes).
+        let mut only_theirs: heapless::Vec<u16, K> = heapless::Vec::new();
+        for (slot, e) in (0u16..).zip(other.top.entries()) {
+            let key = e.key.as_borrowed();
+            let fp = Tracker::<T, C, (), K>::fingerprint(hash64(key, seed));
+            if self.top.find(fp, key).is_none() {
+                // At most `K` entries on their side, so this never overflows.
+                let _ = only_theirs.push(slot);
+            }
+        }
+        // 2. Our keys: our count plus theirs.
         self.top.update_all(|key, c, ()| {
             let key = key.as_borrowed();
-            let sum = c.to_u64().saturating_add(theirs(key, hash64(key, seed)));
-            (C::from_u64(sum), ())
-        });
-        // 2. Their keys we do not list: their count plus our (pre-merge) estimate.
-        for e in other.top.entries() {
-            let key = e.key.as_borrowed();
             let hash = hash64(key, seed);
             let fp = Tracker::<T, C, (), K>::fingerprint(hash);
-            if self.top.find(fp, key).is_some() {
+            let their_side = match other.top.find(fp, key).and_then(|s| other.top.get(s)) {
+                Some(e) => e.count.to_u64(),
+                None => theirs.estimate_hash(hash),
+            };
+            (bound(c.to_u64(), their_side, hash), ())
+        });
+        // 3. Their keys we did not list: their count plus our estimate, offered against the list.
+        for &slot in &only_theirs {
+            let Some(e) = other.top.get(slot) else {
+                debug_assert!(false, "slot {slot} was read from their entries");
                 continue;
-            }
-            let count = e
-                .count
-                .saturating_inc(C::from_u64(self.sketch.estimate_hash(hash)));
+            };
+            let hash = hash64(e.key.as_borrowed(), seed);
+            let count = bound(e.count.to_u64(), ours.estimate_hash(hash), hash);
+            let fp = Tracker::<T, C, (), K>::fingerprint(hash);
             self.top.offer_untracked(&e.key, fp, count, ());
         }
-        // 3. The sketches, then each count capped by the merged estimate.
         self.sketch.merge(&other.sketch)?;
-        let sketch = &self.sketch;
-        self.top.update_all(|key, c, ()| {
-            let estimate = C::from_u64(sketch.estimate(key.as_borrowed()));
-            (c.min(estimate), ())
-        });
         self.overlong = self.overlong.saturating_add(other.overlong);
         Ok(())
     }
@@ -556,16 +498,29 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
 {
 }
 
-/// Shows the list and the sketch's shape, not its counters.
+/// Shows the number of listed keys, the smallest listed count and the sketch's shape, not the list
+/// or the counters.
+///
+/// ```
+/// let mut top = sketch_nostd::TopK::<u32, 2, 64, 3>::with_seed(1);
+/// top.add(&7, 3);
+/// assert_eq!(
+///     format!("{top:?}"),
+///     "TopK { k: 2, listed: 1, min_count: None, overlong: 0, sketch: CountMin { width: 64, depth: 3, \
+///      counter: \"u32\", rule: Conservative, seed: 1, total: 3, .. } }"
+/// );
+/// ```
 impl<T, const K: usize, const W: usize, const D: usize, C, U> fmt::Debug for TopK<T, K, W, D, C, U>
 where
-    T: OwnedKey + fmt::Debug,
+    T: OwnedKey,
     C: Counter,
     U: UpdatePolicy,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TopK")
-            .field("top", &self.sorted())
+            .field("k", &K)
+            .field("listed", &self.len())
+            .field("min_count", &self.min_count())
             .field("overlong", &self.overlong)
             .field("sketch", &self.sketch)
             .finish()
@@ -608,10 +563,13 @@ mod tests {
         top.top.check();
         let sorted = top.sorted();
         assert_eq!(sorted.len(), 8);
-        for (k, c) in sorted.iter() {
+        for Counted {
+            key: k, count: c, ..
+        } in sorted.iter()
+        {
             assert_eq!(*c, top.estimate(k), "key {k}: listed {c}");
         }
-        let keys: Vec<u32> = sorted.iter().map(|(k, _)| **k).collect();
+        let keys: Vec<u32> = sorted.iter().map(|Counted { key: k, .. }| **k).collect();
         assert_eq!(&keys[..3], [0, 1, 2]);
     }
 
@@ -623,6 +581,6 @@ mod tests {
         }
         top.halve();
         top.top.check();
-        assert_eq!(top.sorted()[0], (&9, 41));
+        assert_eq!((*top.sorted()[0].key, top.sorted()[0].count), (9, 41));
     }
 }

@@ -21,7 +21,7 @@
 
 use crate::countmin::Counter;
 use crate::hash::reduce;
-use crate::topk::OwnedKey;
+use crate::owned::OwnedKey;
 
 /// "No slot": the end of a bucket's chain.
 const NIL: u16 = u16::MAX;

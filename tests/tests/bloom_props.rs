@@ -37,7 +37,7 @@ macro_rules! bloom_props {
                         fb.insert(key.as_slice());
                         both.insert(key.as_slice());
                     }
-                    fa.union(&fb).unwrap();
+                    fa.merge(&fb).unwrap();
                     prop_assert_eq!(fa, both);
                 }
 
@@ -64,7 +64,7 @@ macro_rules! bloom_props {
                         fa.insert(key.as_slice());
                     }
                     let before = fa.clone();
-                    prop_assert!(fa.union(&F::with_seed(s2)).is_err());
+                    prop_assert!(fa.merge(&F::with_seed(s2)).is_err());
                     prop_assert!(fa.intersect(&F::with_seed(s2)).is_err());
                     prop_assert_eq!(fa, before);
                 }
@@ -107,7 +107,7 @@ proptest! {
             prop_assert!(small.contains(key.as_slice()));
         }
         prop_assert!(both.may_contain_all(&fa));
-        fa.union(&fb);
+        fa.merge(&fb).unwrap();
         prop_assert_eq!(fa, both);
     }
 }

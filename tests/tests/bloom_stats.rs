@@ -93,11 +93,11 @@ fn estimated_fp_and_len_track_the_truth() {
     let sigma_z = (z * (1.0 - (1.0 + a) * (-a).exp())).sqrt();
 
     // Swamidass–Baldi n̂ = −(m/k)·ln(Z/m): |dn̂/dZ| = m/(k·Z).
-    let len = f.estimated_len();
+    let len = f.cardinality();
     let tol = Z * m / (k * z) * sigma_z;
     assert!(
         (len - N as f64).abs() <= tol,
-        "estimated_len {len} vs {N} (±{tol:.1})"
+        "cardinality {len} vs {N} (±{tol:.1})"
     );
 
     // fill^k with fill = 1 − Z/m: |dq/dZ| = k·q/(m·fill).

@@ -195,11 +195,11 @@ fn union_adds_multisets() {
         }
         both.insert(&key);
     }
-    a.union(&b).unwrap();
+    a.merge(&b).unwrap();
     assert_eq!(a, both);
     for key in (0..N).filter(|k| k % 3 == 0) {
         a.remove(&key).unwrap();
     }
     assert!((0..N).filter(|k| k % 3 != 0).all(|k| a.contains(&k)));
-    assert!(a.union(&CountingBloom::with_seed(6)).is_err());
+    assert!(a.merge(&CountingBloom::with_seed(6)).is_err());
 }

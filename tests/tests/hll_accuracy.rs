@@ -104,8 +104,8 @@ fn measure<const P: u8, const BYTES: usize>(
             half.insert(&key(i));
         }
         union.merge(&half).expect("same seed");
-        single.add(stream.estimate(), n as f64);
-        merged.add(union.estimate(), n as f64);
+        single.add(stream.cardinality(), n as f64);
+        merged.add(union.cardinality(), n as f64);
         single_used = stream.estimator();
         merged_used = union.estimator();
     }
@@ -281,7 +281,7 @@ fn spec_merge_example() {
     let mut union = a.clone();
     union.merge(&b).expect("same seed");
     assert_eq!(union.estimator(), Estimator::Histogram);
-    let (estimate, rse) = (union.estimate(), union.relative_standard_error());
+    let (estimate, rse) = (union.cardinality(), union.relative_standard_error());
     assert!((rse - 0.0081).abs() < 0.0001, "σ = {rse}");
     assert!(
         (estimate - 1e6).abs() <= 2.0 * rse * 1e6,
@@ -290,7 +290,7 @@ fn spec_merge_example() {
     );
     assert!(union.lower_bound(2) <= 1e6 && 1e6 <= union.upper_bound(2));
     // The sum of the parts overcounts the 200,000 shared ids; the merge does not.
-    assert!(a.estimate() + b.estimate() > 1.15e6);
+    assert!(a.cardinality() + b.cardinality() > 1.15e6);
 }
 
 /// The bounds at 1, 2 and 3σ cover the truth about 68%, 95% and 99.7% of the time. Over 200 merged

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use proptest::prelude::*;
+use sketch_nostd::Counted;
 use sketch_nostd::{heapless, PartsError, SpaceSaving, TopK};
 
 /// Small summaries so that keys compete for places: 4 listed keys over 32 × 3 counters.
@@ -43,11 +44,21 @@ fn ss_of(events: &[(u16, u16)]) -> Ss {
 fn check_top(t: &Top, truth: &HashMap<u16, u64>) -> Result<(), TestCaseError> {
     let sorted = t.sorted();
     prop_assert_eq!(sorted.len(), truth.len().min(4));
-    prop_assert!(sorted.windows(2).all(|w| w[0].1 >= w[1].1));
-    for (i, (k, c)) in sorted.iter().enumerate() {
+    prop_assert!(sorted.windows(2).all(|w| w[0].count >= w[1].count));
+    for (
+        i,
+        Counted {
+            key: k, count: c, ..
+        },
+    ) in sorted.iter().enumerate()
+    {
         prop_assert!(*c >= truth[*k], "key {}: {} < {}", k, c, truth[*k]);
         prop_assert!(*c <= t.estimate(k));
-        prop_assert!(sorted[..i].iter().all(|(l, _)| l != k), "key {} twice", k);
+        prop_assert!(
+            sorted[..i].iter().all(|Counted { key: l, .. }| l != k),
+            "key {} twice",
+            k
+        );
     }
     Ok(())
 }
@@ -131,7 +142,7 @@ proptest! {
         // the number of distinct keys; the rest of `check_top` holds.
         let sorted = left.sorted();
         prop_assert!(sorted.len() <= 4);
-        for (k, c) in sorted.iter() {
+        for Counted { key: k, count: c, .. } in sorted.iter() {
             prop_assert!(*c >= truth[*k] && *c <= left.estimate(k));
         }
         drop(sorted);
@@ -144,7 +155,7 @@ proptest! {
         let mut t = top_of(&events, seed);
         t.halve();
         let truth: HashMap<u16, u64> = exact(&events).into_iter().map(|(k, v)| (k, v / 2)).collect();
-        for (k, c) in t.sorted().iter() {
+        for Counted { key: k, count: c, .. } in t.sorted().iter() {
             prop_assert!(*c >= truth[*k] && *c <= t.estimate(k));
         }
     }
@@ -221,11 +232,19 @@ proptest! {
         copy.merge(&top_of(&c, seed)).unwrap();
         prop_assert_eq!(copy.sorted(), t.sorted());
         prop_assert!(copy == t);
+        // The side merged in may be stored in any order too.
+        let other = top_of(&b, seed);
+        let mut entries: Vec<_> = other.entries().map(|(k, c)| (*k, c)).collect();
+        entries.reverse();
+        let reordered = Top::from_parts(other.sketch().clone(), entries, other.overlong()).unwrap();
+        t.merge(&other).unwrap();
+        copy.merge(&reordered).unwrap();
+        prop_assert!(copy == t);
 
         let s = ss_of(&a);
         let mut entries: Vec<_> = s.entries().map(|c| (*c.key, c.count, c.error)).collect();
         entries.reverse();
-        let mut copy = Ss::from_parts(entries, s.total(), s.overlong()).unwrap();
+        let mut copy = Ss::from_parts(entries, s.seed(), s.total(), s.overlong()).unwrap();
         let mut s = s;
         prop_assert!(copy == s);
         for &(k, n) in &b {
@@ -259,7 +278,7 @@ proptest! {
             ss.increment(key);
             long += u64::from(*len > 6);
         }
-        prop_assert!(top.sorted().iter().all(|(k, _)| k.len() <= 6));
+        prop_assert!(top.sorted().iter().all(|c| c.key.len() <= 6));
         prop_assert!(top.overlong() <= long);
         prop_assert_eq!(ss.overlong(), long);
         prop_assert_eq!(ss.total() + long, lens.len() as u64);
@@ -275,10 +294,10 @@ proptest! {
     ) {
         let t = top_of(&events, seed);
         let back = Top::from_parts(t.sketch().clone(), t.entries().map(|(k, c)| (*k, c)), t.overlong());
-        prop_assert_eq!(back.map(|b| b.sorted().into_iter().map(|(k, c)| (*k, c)).collect::<Vec<_>>()),
-            Ok(t.sorted().into_iter().map(|(k, c)| (*k, c)).collect::<Vec<_>>()));
+        prop_assert_eq!(back.map(|b| b.sorted().into_iter().map(|Counted { key: k, count: c, .. }| (*k, c)).collect::<Vec<_>>()),
+            Ok(t.sorted().into_iter().map(|Counted { key: k, count: c, .. }| (*k, c)).collect::<Vec<_>>()));
         let s = ss_of(&events);
-        let back = Ss::from_parts(s.entries().map(|c| (*c.key, c.count, c.error)), s.total(), 0).unwrap();
+        let back = Ss::from_parts(s.entries().map(|c| (*c.key, c.count, c.error)), s.seed(), s.total(), 0).unwrap();
         prop_assert_eq!(back.sorted(), s.sorted());
 
         let pairs = entries.iter().map(|&(k, c, _)| (k, c));
@@ -287,10 +306,70 @@ proptest! {
             x.increment(&1);
             x.len()
         })?;
-        let ss = Ss::from_parts(entries.iter().copied(), total, 0);
+        let ss = Ss::from_parts(entries.iter().copied(), 0, total, 0);
         check_parts(ss, entries.len(), |mut x| {
             x.increment(&1);
             x.len()
         })?;
     }
+}
+
+/// A merge depends only on the other summary's contents: a decoded copy of it (same contents,
+/// another storage order) merges exactly like the original, and each key gets the smallest upper
+/// bound known for it.
+#[test]
+fn topk_merge_ignores_the_other_sides_storage_order() {
+    type T = TopK<u32, 2, 2, 1>;
+    let (mut a, mut b) = (T::new(), T::new());
+    a.add(&2, 8);
+    b.add(&0, 4);
+    b.add(&2, 2);
+    a.add(&4, 3);
+    let mut buf = [0u8; 256];
+    let db: T =
+        sketch_nostd::wire::decode(sketch_nostd::wire::encode(&b, &mut buf).unwrap()).unwrap();
+    assert!(db == b);
+    let mut with_b = a.clone();
+    with_b.merge(&b).unwrap();
+    let mut with_db = a.clone();
+    with_db.merge(&db).unwrap();
+    assert_eq!(with_b.sorted(), with_db.sorted());
+    assert!(with_b == with_db);
+    // Key 2's bound: a lists it with 8, b with its count there; both are upper bounds of the key's
+    // count on each side, so their sum is one of the merged key, and so is the merged estimate.
+    let bound_2 = (a
+        .sorted()
+        .iter()
+        .find(|Counted { key: k, .. }| **k == 2)
+        .unwrap()
+        .count
+        + b.sorted()
+            .iter()
+            .find(|Counted { key: k, .. }| **k == 2)
+            .unwrap()
+            .count)
+        .min(with_b.estimate(&2));
+    for Counted {
+        key: k, count: c, ..
+    } in with_b.sorted()
+    {
+        if *k == 2 {
+            assert!(
+                c <= bound_2,
+                "key 2 listed with {c} above its known bound {bound_2}"
+            );
+        }
+    }
+}
+
+/// Space-Saving cannot count a key longer than its slot, so adding one reports 0, whatever the
+/// count (0 included), rather than the bound of an unlisted key.
+#[test]
+fn space_saving_reports_zero_for_an_overlong_key_even_when_adding_zero() {
+    let mut ss = SpaceSaving::<heapless::String<2>, 1>::new();
+    ss.add("ab", 5);
+    assert_eq!(ss.add("abc", 1), 0);
+    assert_eq!(ss.add("abc", 0), 0);
+    assert_eq!(ss.add("ab", 0), 5);
+    assert_eq!(ss.add("cd", 0), 5); // unlisted but countable: its upper bound
 }

@@ -15,6 +15,7 @@
 
 use sketch_nostd::countmin::{Conservative, Standard, UpdatePolicy};
 use sketch_nostd::sizing::{cm_depth, cm_width};
+use sketch_nostd::Counted;
 use sketch_nostd::{SpaceSaving, TopK};
 use sketch_tests::zipf::{exact_counts, zipf_stream, TopCheck, SPEC_EVENTS, SPEC_KEYS, SPEC_SEED};
 
@@ -32,13 +33,24 @@ fn top_k<const W: usize, const D: usize, U: UpdatePolicy>(
     for key in stream {
         top.increment(key);
     }
-    for (k, c) in top.sorted().iter() {
+    for Counted {
+        key: k, count: c, ..
+    } in top.sorted().iter()
+    {
         assert!(
             *c <= top.estimate(k),
             "a listed count is an earlier estimate"
         );
     }
-    let list = top.sorted().iter().map(|(k, c)| (**k, *c)).collect();
+    let list = top
+        .sorted()
+        .iter()
+        .map(
+            |Counted {
+                 key: k, count: c, ..
+             }| (**k, *c),
+        )
+        .collect();
     (core::mem::size_of_val(&*top), list)
 }
 
@@ -95,7 +107,7 @@ fn space_saving_lists_the_true_top_10_in_3_kb() {
         for key in &stream {
             ss.increment(key);
         }
-        assert_eq!(core::mem::size_of_val(&ss), 3_096);
+        assert_eq!(core::mem::size_of_val(&ss), 3_104);
         let sorted = ss.sorted();
         for c in &sorted {
             let t = truth[*c.key as usize];
@@ -144,7 +156,7 @@ fn merged_summaries_list_the_true_top_10() {
         (top.total(), ss.total()),
         (SPEC_EVENTS as u64, SPEC_EVENTS as u64)
     );
-    let list: Vec<(u32, u64)> = top.sorted().iter().map(|(k, c)| (**k, *c)).collect();
+    let list: Vec<(u32, u64)> = top.sorted().iter().map(|c| (*c.key, c.count)).collect();
     assert_meets(
         "merged TopK<u32, 10, 512, 4>",
         SPEC_SEED,

@@ -5,11 +5,16 @@
 //! `wire::FORMAT_VERSION` and keep a decoder for the old version, then add goldens for the new one.
 //! The keys are fixed, so the sketches' contents are too (hashing is pinned by the foundation).
 //!
-//! Every sketch has two goldens: its encoding in the current format (version 2), checked byte for
-//! byte, and the bytes the version-1 encoder wrote for the same keys, which must still decode to the
-//! same sketch. The two differ only in the version byte, except for sparse HyperLogLog bodies
-//! (version 1 kept 26-bit coupons, version 2 keeps `P + 7` bits): those decode, by the exact
-//! conversion, to the sketch the same keys build now.
+//! Every sketch has two goldens: its encoding in the current format, checked byte for byte, and the
+//! bytes an older encoder wrote for the same keys.
+//!
+//! * Count-min and top-k write version 3 (a key's columns moved, so that rows collide
+//!   independently); the bytes versions 2 and 1 wrote for the same keys must be refused with the
+//!   version error, since their counters sit in the columns the keys had then.
+//! * Every other kind still writes version 2, byte for byte as before, and the version-1 bytes must
+//!   still decode to the same sketch. The two differ only in the version byte, except for sparse
+//!   HyperLogLog bodies (version 1 kept 26-bit coupons, version 2 keeps `P + 7` bits): those decode,
+//!   by the exact conversion, to the sketch the same keys build now.
 
 use sketch_nostd::countmin::{Conservative, Standard};
 use sketch_nostd::heapless::String as HString;
@@ -57,7 +62,7 @@ fn golden_v2<T: Wire + PartialEq + core::fmt::Debug>(name: &str, sketch: &T, exp
         "{name}: the encoding changed (see this file's header before touching the hex)"
     );
     assert!(bytes.len() <= T::MAX_ENCODED_LEN, "{name}");
-    assert_eq!(wire::peek(bytes).unwrap().version, wire::FORMAT_VERSION);
+    assert_eq!(wire::peek(bytes).unwrap().version, T::KIND.format_version());
     assert_eq!(&wire::decode::<T>(bytes).unwrap(), sketch, "{name}");
     assert_eq!(&postcard::from_bytes::<T>(bytes).unwrap(), sketch, "{name}");
 }
@@ -104,6 +109,64 @@ fn golden_canonical<T: Wire>(name: &str, sketch: &T, expected: &str, v1: &str) {
         "{name} v1"
     );
     assert!(postcard::from_bytes::<T>(&v1).is_ok(), "{name} v1");
+}
+
+/// The golden of a kind whose body changed in format version 3 (count-min and top-k: a key's columns
+/// moved): the current bytes as [`golden_v2`] checks them, and the bytes versions 2 and 1 wrote for
+/// the same keys (`v2`; the version-1 bytes differ only in the version byte), which are refused with
+/// the version error: their counters sit in the columns the keys had then.
+fn golden_refusing_old<T: Wire + PartialEq + core::fmt::Debug>(
+    name: &str,
+    sketch: &T,
+    expected: &str,
+    v2: &str,
+) {
+    golden_v2(name, sketch, expected);
+    refused_old::<T>(name, v2);
+}
+
+/// [`golden_refusing_old`] with [`golden_canonical`]'s check of the current bytes.
+fn golden_canonical_refusing_old<T: Wire>(name: &str, sketch: &T, expected: &str, v2: &str) {
+    let expected: String = expected.split_whitespace().collect();
+    let mut buf = vec![0u8; T::MAX_ENCODED_LEN];
+    let bytes = wire::encode(sketch, &mut buf)
+        .expect("MAX_ENCODED_LEN is enough")
+        .to_vec();
+    assert_eq!(
+        hex(&bytes),
+        expected,
+        "{name}: the encoding changed (see this file's header)"
+    );
+    assert_eq!(wire::peek(&bytes).unwrap().version, wire::FORMAT_VERSION);
+    let back = wire::decode::<T>(&bytes).unwrap();
+    let mut again = vec![0u8; T::MAX_ENCODED_LEN];
+    assert_eq!(
+        wire::encode(&back, &mut again).unwrap(),
+        &bytes[..],
+        "{name}"
+    );
+    assert!(postcard::from_bytes::<T>(&bytes).is_ok(), "{name}");
+    refused_old::<T>(name, v2);
+}
+
+/// The version-2 bytes `v2`, and the same with version byte 1, are refused with
+/// [`WireError::UnsupportedVersion`](sketch_nostd::WireError::UnsupportedVersion), by every decoder.
+fn refused_old<T: Wire>(name: &str, v2: &str) {
+    let mut old = unhex(v2);
+    for version in [2, 1] {
+        old[2] = version;
+        let expected = sketch_nostd::WireError::UnsupportedVersion { found: version };
+        assert_eq!(
+            wire::decode::<T>(&old).err(),
+            Some(expected),
+            "{name} v{version}"
+        );
+        assert!(
+            postcard::from_bytes::<T>(&old).is_err(),
+            "{name} v{version}"
+        );
+        assert_eq!(wire::peek(&old).err(), Some(expected), "{name} v{version}");
+    }
 }
 
 /// Version-1 bytes of a dense single-stream [`Hll10`] (seed 7) with the registers of `sketch`.
@@ -261,43 +324,43 @@ fn micro_bloom32_empty_small_dense() {
 
 #[test]
 fn count_min_empty_small_dense() {
-    type Cm = CountMin<16, 3, u16>;
-    golden(
+    type Cm = CountMin<16, 3, u16, Standard>;
+    golden_refusing_old(
         "count-min empty",
         &Cm::with_seed(7),
+        "534b0305100302000700013000",
         "534b0205100302000700013000",
-        "534b0105100302000700013000",
     );
     let mut cm = Cm::with_seed(7);
     for k in ["a", "b", "b", "c", "c", "c"] {
         cm.increment(k);
     }
-    golden(
+    golden_refusing_old(
         "count-min small",
         &cm,
         "
-            534b020510030200070601000103030102070101050103030101040102040101
-            020202030b00
+            534b030510030200070601050203030f01020101030301010402020303010109
+            00
         ",
         "
-            534b010510030200070601000103030102070101050103030101040102040101
+            534b020510030200070601000103030102070101050103030101040102040101
             020202030b00
         ",
     );
     for k in 0..500u32 {
         cm.add(&k, u64::from(k % 7) * 100);
     }
-    golden(
+    golden_refusing_old(
         "count-min dense",
         &cm,
         "
-            534b020510030200079e8f0900b72d0019ec2c8c2382256022f82a3c28d4179c
-            31cc293421851cdc1e60222823302aac264b26302a141e1027512d5c2b703034
-            2100192e1af41aa41ff0231c25591b9821d8278a2ce73ec819c8328c23982148
-            26ec13581bc4229c310820bc1b
+            534b030510030200079e8f0900c02be81c1c25dc1e6c397727b31d0429342140
+            1f802548265c2bbc1b841c8c23d0204c1dac26841cec2c08205624c8324b2654
+            249821581b7d2e3c28781e8025f41a262ceb1cf433a82f6c20211c8c23901a00
+            19982100192035783724130032
         ",
         "
-            534b010510030200079e8f0900b72d0019ec2c8c2382256022f82a3c28d4179c
+            534b020510030200079e8f0900b72d0019ec2c8c2382256022f82a3c28d4179c
             31cc293421851cdc1e60222823302aac264b26302a141e1027512d5c2b703034
             2100192e1af41aa41ff0231c25591b9821d8278a2ce73ec819c8328c23982148
             26ec13581bc4229c310820bc1b
@@ -307,11 +370,11 @@ fn count_min_empty_small_dense() {
     for k in 0..20u32 {
         conservative.add(&k, 3);
     }
-    golden(
+    golden_refusing_old(
         "count-min u8 conservative",
         &conservative,
+        "534b030508020101003c0009060000060609090909060306060600",
         "534b020508020101003c0009060609030606000309060900030900",
-        "534b010508020101003c0009060609030606000309060900030900",
     );
 }
 
@@ -586,40 +649,40 @@ fn cuckoo_empty_small_dense() {
 #[test]
 fn top_k_empty_small_dense() {
     type Top = TopK<u32, 4, 16, 2, u16>;
-    golden_canonical(
+    golden_canonical_refusing_old(
         "topk empty",
         &Top::with_seed(7),
+        "534b03060410020201848080801007000120000000",
         "534b02060410020201848080801007000120000000",
-        "534b01060410020201848080801007000120000000",
     );
     let mut top = Top::with_seed(7);
     for k in [1u32, 2, 2, 3, 3, 3] {
         top.increment(&k);
     }
-    golden_canonical(
+    golden_canonical_refusing_old(
         "topk small",
         &top,
         "
-            534b020604100202018480808010070601030101020203020901010501020601
-            0301000003030302020101
+            534b0306041002020184808080100706010001030301020601010b0103040102
+            01010101000003030302020101
         ",
         "
-            534b010604100202018480808010070601030101020203020901010501020601
+            534b020604100202018480808010070601030101020203020901010501020601
             0301000003030302020101
         ",
     );
     for k in 0..300u32 {
         top.add(&(k % 37), u64::from(k % 5));
     }
-    golden_canonical(
+    golden_canonical_refusing_old(
         "topk dense",
         &top,
         "
-            534b02060410020201848080801007de040101071112231f1c221601131e0e1f
-            1b1d1f201f211c201f1f23161f12111d01031b221e00042323032201211d20
+            534b03060410020201848080801007de040100032222240117201e20230e2011
+            1410110e20201c1110221424212022230104220f112000040e241d2314222022
         ",
         "
-            534b01060410020201848080801007de040101071112231f1c221601131e0e1f
+            534b02060410020201848080801007de040101071112231f1c221601131e0e1f
             1b1d1f201f211c201f1f23161f12111d01031b221e00042323032201211d20
         ",
     );
@@ -627,15 +690,15 @@ fn top_k_empty_small_dense() {
     for w in ["GET", "PUT", "GET", "a long line"] {
         words.increment(w);
     }
-    golden_canonical(
+    golden_canonical_refusing_old(
         "topk strings",
         &words,
         "
-            534b020602080201008680808060000401020101040103020101020201020100
-            000203474554020350555401
+            534b030602080201008680808060000400020001000001000000000102000100
+            00000203474554020350555401
         ",
         "
-            534b010602080201008680808060000401020101040103020101020201020100
+            534b020602080201008680808060000401020101040103020101020201020100
             000203474554020350555401
         ",
     );

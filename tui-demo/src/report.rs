@@ -112,7 +112,10 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     // REDIS HOOK (issue 16): the final state, written before the report (a bounded wait); how it
     // went goes to stderr, beside the report.
     let redis_status = redis.as_mut().map(|r| {
-        r.flush(device_mode.then_some(&fleet), std::time::Duration::from_secs(5));
+        r.flush(
+            device_mode.then_some(&fleet),
+            std::time::Duration::from_secs(5),
+        );
         r.status()
     });
     if let Some(status) = &redis_status {

@@ -24,7 +24,7 @@
 //!   a few hundred are almost always exact and a thousand is off by a key or two at most). When the
 //!   coupons fill up, the sketch converts itself to dense registers in place, losing nothing (a coupon
 //!   determines the register it updates).
-//! * **Estimators.** [`estimate`](HyperLogLog::estimate) uses, in this order of preference:
+//! * **Estimators.** [`cardinality`](HyperLogLog::cardinality) uses, in this order of preference:
 //!   [`Estimator::Sparse`] while sparse; [`Estimator::Martingale`] (HIP, Ting 2014 / Cohen 2015) for a
 //!   sketch fed by a single stream, updated on every register change and about 20% more accurate; and
 //!   [`Estimator::Histogram`], Ertl's improved estimator ("New cardinality estimation algorithms for
@@ -112,7 +112,7 @@ pub enum Estimator {
 /// for word in "the quick brown fox jumps over the lazy dog".split(' ') {
 ///     h.insert(word);
 /// }
-/// assert_eq!(h.estimate().round(), 8.0); // "the" twice: exact while sparse
+/// assert_eq!(h.cardinality().round(), 8.0); // "the" twice: exact while sparse
 /// ```
 ///
 /// Parameters that do not fit are compile errors:
@@ -219,7 +219,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     ///
     /// ```
     /// let h = sketch_nostd::Hll14::new();
-    /// assert_eq!(h.estimate(), 0.0);
+    /// assert_eq!(h.cardinality(), 0.0);
     /// assert!(h.is_sparse() && h.is_empty());
     /// ```
     #[must_use]
@@ -263,7 +263,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// assert!(h.insert("alice"));
     /// assert!(!h.insert("alice"));
     /// h.insert(&42u64);
-    /// assert_eq!(h.estimate().round(), 2.0);
+    /// assert_eq!(h.cardinality().round(), 2.0);
     /// ```
     #[inline]
     pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
@@ -339,7 +339,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// assert!(h.dense_registers().is_none());
     /// h.to_dense();
     /// assert!(h.dense_registers().is_some());
-    /// assert_eq!(h.estimate().round(), 1.0);
+    /// assert_eq!(h.cardinality().round(), 1.0);
     /// ```
     pub fn to_dense(&mut self) {
         if self.dense {
@@ -447,7 +447,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         self.single_stream
     }
 
-    /// The estimator [`estimate`](Self::estimate) uses now: [`Estimator::Sparse`] while sparse, then
+    /// The estimator [`cardinality`](Self::cardinality) uses now: [`Estimator::Sparse`] while sparse, then
     /// [`Estimator::Martingale`] for a single stream or [`Estimator::Histogram`] after a merge.
     ///
     /// ```
@@ -478,18 +478,18 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     /// let mut h = sketch_nostd::Hll14::new();
     /// for i in 0..1_000_000u32 { h.insert(&i); }
-    /// let e = h.estimate();
+    /// let e = h.cardinality();
     /// assert!((e - 1e6).abs() < 3.0 * 0.0066 * 1e6, "{e}");
     /// ```
     #[must_use]
-    pub fn estimate(&self) -> f64 {
+    pub fn cardinality(&self) -> f64 {
         match self.estimator() {
             Estimator::Martingale => self.hip, // kept as an f64, already in range
             _ => self.estimate_num().to_f64(),
         }
     }
 
-    /// [`estimate`](Self::estimate) before its conversion to `f64`.
+    /// [`cardinality`](Self::cardinality) before its conversion to `f64`.
     fn estimate_num(&self) -> Num {
         match self.estimator() {
             Estimator::Sparse => self.sparse_estimate(),
@@ -532,7 +532,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     /// let mut h = sketch_nostd::Hll10::new();
     /// for i in 0..3_000u32 { h.insert(&i); }
-    /// assert_eq!(h.martingale_estimate(), Some(h.estimate()));
+    /// assert_eq!(h.martingale_estimate(), Some(h.cardinality()));
     /// h.merge(&h.clone())?;
     /// assert_eq!(h.martingale_estimate(), None);
     /// # Ok::<(), sketch_nostd::MergeError>(())
@@ -546,7 +546,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         }
     }
 
-    /// The relative standard error of [`estimate`](Self::estimate) with the estimator in use:
+    /// The relative standard error of [`cardinality`](Self::cardinality) with the estimator in use:
     /// sqrt(ln 2)/√m ≈ 0.83/√m for the martingale estimator, sqrt(3 ln 2 − 1)/√m ≈ 1.04/√m for the
     /// histogram estimator (less while many registers are zero: it then behaves like linear counting),
     /// and the linear-counting error over 2^(P+7) virtual registers while sparse (about
@@ -591,7 +591,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     /// let mut h = sketch_nostd::Hll14::new();
     /// for i in 0..500_000u32 { h.insert(&i); }
-    /// assert!(h.lower_bound(1) < h.estimate() && h.lower_bound(3) < h.lower_bound(2));
+    /// assert!(h.lower_bound(1) < h.cardinality() && h.lower_bound(3) < h.lower_bound(2));
     /// assert!(h.lower_bound(3) < 500_000.0);
     /// ```
     #[must_use]
@@ -608,7 +608,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     /// let mut h = sketch_nostd::Hll14::new();
     /// for i in 0..500_000u32 { h.insert(&i); }
-    /// assert!(h.upper_bound(1) > h.estimate() && h.upper_bound(3) > h.upper_bound(2));
+    /// assert!(h.upper_bound(1) > h.cardinality() && h.upper_bound(3) > h.upper_bound(2));
     /// assert!(h.upper_bound(3) > 500_000.0);
     /// ```
     #[must_use]
@@ -644,7 +644,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// for i in 0..600u32 { a.insert(&i); }
     /// for i in 400..1_000u32 { b.insert(&i); }
     /// a.merge(&b)?;
-    /// assert_eq!(a.estimate().round(), 1_000.0); // still sparse: exact here (no shared coupon)
+    /// assert_eq!(a.cardinality().round(), 1_000.0); // still sparse: exact here (no shared coupon)
     /// assert!(a.merge(&Hll14::with_seed(2)).is_err());
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
@@ -668,7 +668,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     ///     .collect();
     /// let mut week = Hll12::new();
     /// week.merge_all(&days)?;
-    /// assert!((week.estimate() - 40_000.0).abs() < 3.0 * 0.0163 * 40_000.0);
+    /// assert!((week.cardinality() - 40_000.0).abs() < 3.0 * 0.0163 * 40_000.0);
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
     pub fn merge_all<'a, I>(&mut self, others: I) -> Result<(), MergeError>
@@ -893,7 +893,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// straight into the sketch's storage (zeroed first) and checked there, so that not even the
     /// registers are copied (a refusal is turned into `E` by `invalid`). On any error the sketch is
     /// left empty with its own seed. Crate-internal: for decoders on small stacks.
-    #[cfg(feature = "serde")]
+    #[cfg(feature = "wire")]
     pub(crate) fn load_dense<E>(
         &mut self,
         seed: u64,
@@ -1009,7 +1009,7 @@ impl<const P: u8, const BYTES: usize> fmt::Debug for HyperLogLog<P, BYTES> {
             .field("seed", &self.seed)
             .field("sparse_coupons", &(!self.dense).then_some(self.coupons))
             .field("estimator", &self.estimator())
-            .field("estimate", &self.estimate())
+            .field("cardinality", &self.cardinality())
             .finish_non_exhaustive()
     }
 }
@@ -1085,7 +1085,7 @@ mod tests {
         assert!(h.registers().eq(dense_only.registers()));
         assert_eq!(h.dense_registers(), dense_only.dense_registers());
         // The martingale estimate starts from the sparse count, which is exact here.
-        let e = h.estimate();
+        let e = h.cardinality();
         assert!((e - f64::from(i)).abs() < 2.0, "{e}");
     }
 

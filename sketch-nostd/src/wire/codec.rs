@@ -253,13 +253,22 @@ pub fn read_into_new<T: Codec, R: Source>(
     Ok(sketch)
 }
 
-/// Reads the format version byte, refusing versions this library does not read.
+/// Reads the format version byte, refusing versions this library does not read for any kind.
 fn read_version<R: Source>(r: &mut R) -> Result<u8, WireError> {
     let version = r.byte()?;
     if (MIN_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
         Ok(version)
     } else {
         Err(WireError::UnsupportedVersion { found: version })
+    }
+}
+
+/// Refuses a version older than the kind reads (see [`SketchKind::min_format_version`]).
+fn check_kind_version(kind: SketchKind, version: u8) -> Result<(), WireError> {
+    if version < kind.min_format_version() {
+        Err(WireError::UnsupportedVersion { found: version })
+    } else {
+        Ok(())
     }
 }
 
@@ -291,7 +300,7 @@ pub const fn envelope_max_len(params: &[(&str, u64)]) -> usize {
 /// Writes the envelope and the body of `v`.
 pub fn write_sketch<T: Wire, S: Sink>(v: &T, s: &mut S) -> Result<(), S::Error> {
     s.bytes(&MAGIC)?;
-    s.byte(FORMAT_VERSION)?;
+    s.byte(T::KIND.format_version())?;
     s.byte(T::KIND as u8)?;
     for &(_, p) in T::PARAMS {
         s.varint(p)?;
@@ -318,6 +327,7 @@ pub fn read_header<R: Source>(r: &mut R) -> Result<RawHeader, WireError> {
     let version = read_version(r)?;
     let found = r.byte()?;
     let kind = SketchKind::from_u8(found).ok_or(WireError::UnknownKind { found })?;
+    check_kind_version(kind, version)?;
     let mut params = [0; super::MAX_PARAMS];
     for p in params.iter_mut().take(kind.param_names().len()) {
         *p = r.varint()?;
@@ -347,6 +357,7 @@ fn read_envelope<T: Wire, R: Source>(r: &mut R) -> Result<(u64, u8), WireError> 
             found,
         });
     }
+    check_kind_version(T::KIND, version)?;
     for &(name, expected) in T::PARAMS {
         let found = r.varint()?;
         if found != expected {

@@ -328,7 +328,7 @@ serde_via_wire!(impl[T: WireKey, const K: usize, const W: usize, const D: usize,
 
 impl<T: WireKey, const K: usize, C: Counter> Codec for SpaceSaving<T, K, C> {
     fn wire_seed(&self) -> u64 {
-        0
+        self.seed()
     }
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
@@ -349,20 +349,11 @@ impl<T: WireKey, const K: usize, C: Counter> Codec for SpaceSaving<T, K, C> {
         Ok(())
     }
 
-    const FIXED_SEED: Option<u64> = Some(0);
-
-    fn clear_with_seed(&mut self, _: u64) {
-        self.clear();
+    fn clear_with_seed(&mut self, seed: u64) {
+        *self = Self::with_seed(seed);
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        if seed != 0 {
-            return Err(WireError::WrongParameter {
-                name: "SEED",
-                expected: 0,
-                found: seed,
-            });
-        }
         let total = r.varint()?;
         let overlong = r.varint()?;
         let mut err = None;
@@ -371,7 +362,12 @@ impl<T: WireKey, const K: usize, C: Counter> Codec for SpaceSaving<T, K, C> {
             let count = read_count::<R, C>(r, i)?;
             Ok((key, count, read_count::<R, C>(r, i)?))
         };
-        let summary = Self::from_parts(entries::<K, _, _>(r, &mut err, read)?, total, overlong);
+        let summary = Self::from_parts(
+            entries::<K, _, _>(r, &mut err, read)?,
+            seed,
+            total,
+            overlong,
+        );
         finish(err, summary)
     }
 }

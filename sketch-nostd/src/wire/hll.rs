@@ -649,7 +649,7 @@ mod tests {
         assert_eq!(bytes.len(), encoded_len(h));
         let back = decode::<HyperLogLog<P, BYTES>>(bytes).unwrap();
         assert!(back == *h);
-        assert_eq!(back.estimate().to_bits(), h.estimate().to_bits());
+        assert_eq!(back.cardinality().to_bits(), h.cardinality().to_bits());
         bytes.len()
     }
 

@@ -1,5 +1,5 @@
 //! The wire format: every sketch as compact, versioned, validated bytes, and frames for serial and
-//! radio links (feature `serde`, on by default).
+//! radio links (feature `wire`, on by default).
 //!
 //! Sketches are built on devices and merged on a host, so their bytes are a public interface. Every
 //! sketch type implements serde's `Serialize` and `Deserialize` by hand (decoding validates
@@ -23,12 +23,12 @@
 //!
 //! // On the host.
 //! let mut host = Seen::with_seed(7);
-//! host.union(&wire::decode::<Seen>(bytes)?)?;
+//! host.merge(&wire::decode::<Seen>(bytes)?)?;
 //! assert!(host.contains("GET /a"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # Format, version 2
+//! # Format, version 3
 //!
 //! A sketch is one postcard tuple of bytes (`u8`, written raw) and unsigned integers (written as
 //! LEB128 varints, 7 bits per byte, least significant first, as postcard writes `u64`):
@@ -36,7 +36,7 @@
 //! | field | encoding |
 //! | --- | --- |
 //! | magic | the two bytes [`MAGIC`], `"SK"` (`53 4b`) |
-//! | format version | one byte, [`FORMAT_VERSION`] (2) when writing; decoders accept 1 and 2 |
+//! | format version | one byte: the version the kind's body last changed in ([`SketchKind::format_version`]: 3 for count-min and top-k, 2 for the others); decoders accept [`SketchKind::min_format_version`] to [`FORMAT_VERSION`] |
 //! | kind | one byte, a [`SketchKind`] |
 //! | parameters | one varint each, in the order of [`SketchKind::param_names`] (for example `WORDS`, `K`) |
 //! | seed | varint |
@@ -126,10 +126,16 @@
 //! tests in `tests/tests/wire_golden.rs` pin every byte, and keep the bytes of older versions as
 //! decoding tests.
 //!
-//! # Format version 1
+//! # Format versions 1 and 2
 //!
-//! Written by releases before version 2 and still decoded ([`MIN_FORMAT_VERSION`]). Everything is as
-//! above except the sparse [`HyperLogLog`](crate::HyperLogLog) body, whose coupons have 26 index bits
+//! Version 2 differs from version 3 only in where count-min and top-k bodies put a key's counters
+//! (its column in row `i` was probe `i` of double hashing, unmixed): those bytes are refused with
+//! [`WireError::UnsupportedVersion`], since no decoder can move counts to the columns their keys have
+//! now. Every other kind reads as in version 3.
+//!
+//! Version 1 was written by releases before version 2 and is still decoded
+//! ([`MIN_FORMAT_VERSION`]) for every kind but count-min and top-k. Everything is as above except
+//! the sparse [`HyperLogLog`](crate::HyperLogLog) body, whose coupons have 26 index bits
 //! at every precision and ranks in `1..=39`. Decoding converts them exactly to this library's
 //! sparse form: a version-1 coupon's index loses its low `d = 26 − (P + 7)` bits, and its rank
 //! becomes (leading zeros of those `d` bits) + 1 if any is set, else `d` + its rank: the coupon the
@@ -162,26 +168,35 @@ use codec::{read_header, Counter, SketchVisitor, SliceSource};
 /// The first two bytes of every encoded sketch: `"SK"`.
 pub const MAGIC: [u8; 2] = *b"SK";
 
-/// The version of the format this library writes, and the newest it reads.
+/// The newest version of the format, the one this library writes for kinds whose body changed last
+/// in it ([`CountMin`](crate::CountMin) and [`TopK`](crate::TopK)); every kind writes
+/// [`SketchKind::format_version`], the version its body last changed in.
 ///
-/// Version 2 changed only the sparse [`HyperLogLog`](crate::HyperLogLog) body (coupons with `P + 7`
-/// index bits instead of 26); see the [module documentation](self#format-version-2).
+/// Version 3 changed how count-min rows pick their columns (each probe is mixed, so that the rows
+/// collide independently): the same key has other columns, so count-min and top-k bytes of earlier
+/// versions cannot be read into a sketch of this version and are refused with
+/// [`WireError::UnsupportedVersion`]. Version 2 changed only the sparse
+/// [`HyperLogLog`](crate::HyperLogLog) body (coupons with `P + 7` index bits instead of 26); see the
+/// [module documentation](self#format-version-1).
 ///
 /// ```
-/// use sketch_nostd::{wire, MicroBloom};
-/// let mut buf = [0u8; 32];
-/// let bytes = wire::encode(&MicroBloom::<3>::new(), &mut buf)?;
+/// use sketch_nostd::{wire, CountMin, MicroBloom};
+/// let mut buf = [0u8; 64];
+/// let bytes = wire::encode(&CountMin::<4, 2>::new(), &mut buf)?;
 /// assert_eq!(wire::peek(bytes)?.version, wire::FORMAT_VERSION);
+/// let bytes = wire::encode(&MicroBloom::<3>::new(), &mut buf)?;
+/// assert_eq!(wire::peek(bytes)?.version, 2); // unchanged since version 2
 /// # Ok::<(), sketch_nostd::WireError>(())
 /// ```
-pub const FORMAT_VERSION: u8 = 2;
+pub const FORMAT_VERSION: u8 = 3;
 
-/// The oldest format version this library reads. Every version from this one to
-/// [`FORMAT_VERSION`] decodes, into the sketch the same keys build with this library.
+/// The oldest format version this library reads for any kind. Every version from a kind's
+/// [`SketchKind::min_format_version`] to [`FORMAT_VERSION`] decodes, into the sketch the same keys
+/// build with this library.
 ///
 /// ```
 /// use sketch_nostd::{wire, MicroBloom};
-/// // A MicroBloom written by a version-1 device (the body is the same in both versions).
+/// // A MicroBloom written by a version-1 device (the body is the same in every version).
 /// let v1 = [0x53, 0x4b, 1, 2, 3, 0, 2, 1, 0, 0, 0, 0, 0, 0];
 /// assert_eq!(wire::peek(&v1)?.version, wire::MIN_FORMAT_VERSION);
 /// assert_eq!(wire::decode::<MicroBloom<3>>(&v1)?.bits(), 0x0102);
@@ -222,7 +237,7 @@ pub enum SketchKind {
     /// (the key type, [`WireKey::KEY_TYPE`]).
     TopK = 6,
     /// [`SpaceSaving`](crate::SpaceSaving): parameters `K`, `COUNTER_BYTES` and `KEY`; the seed is
-    /// always 0.
+    /// the index hash's.
     SpaceSaving = 7,
     /// [`BlockedBloom`](crate::BlockedBloom): parameters `BLOCKS`, `K`.
     BlockedBloom = 10,
@@ -284,6 +299,40 @@ impl SketchKind {
             Self::QuantileSketch => "QuantileSketch",
             Self::BinaryFuse8 => "BinaryFuse8",
             Self::BinaryFuse16 => "BinaryFuse16",
+        }
+    }
+
+    /// The format version this library writes for this kind: the version its body last changed in.
+    /// Kinds keep writing their version when another kind's body changes, so that their bytes stay
+    /// the same from release to release.
+    ///
+    /// ```
+    /// use sketch_nostd::wire::{SketchKind, FORMAT_VERSION};
+    /// assert_eq!(SketchKind::CountMin.format_version(), FORMAT_VERSION);
+    /// assert_eq!(SketchKind::Bloom.format_version(), 2);
+    /// ```
+    #[must_use]
+    pub const fn format_version(self) -> u8 {
+        match self {
+            Self::CountMin | Self::TopK => 3,
+            _ => 2,
+        }
+    }
+
+    /// The oldest format version this library reads for this kind: 3 for count-min and top-k (whose
+    /// earlier bytes put keys in other columns, see [`FORMAT_VERSION`]), else
+    /// [`MIN_FORMAT_VERSION`]. Older bytes are refused with [`WireError::UnsupportedVersion`].
+    ///
+    /// ```
+    /// use sketch_nostd::wire::SketchKind;
+    /// assert_eq!(SketchKind::TopK.min_format_version(), 3);
+    /// assert_eq!(SketchKind::HyperLogLog.min_format_version(), 1);
+    /// ```
+    #[must_use]
+    pub const fn min_format_version(self) -> u8 {
+        match self {
+            Self::CountMin | Self::TopK => 3,
+            _ => MIN_FORMAT_VERSION,
         }
     }
 
@@ -424,7 +473,7 @@ pub fn take<T: Wire>(bytes: &[u8]) -> Result<(T, &[u8]), WireError> {
 ///
 /// * an error in the envelope — [`WireError::BadMagic`], [`WireError::UnsupportedVersion`],
 ///   [`WireError::WrongKind`], [`WireError::WrongParameter`] (a parameter, or the seed of a type that
-///   fixes it: [`MicroBloom`](crate::MicroBloom)'s `SEED`, [`SpaceSaving`](crate::SpaceSaving)'s 0),
+///   fixes it: [`MicroBloom`](crate::MicroBloom)'s `SEED`),
 ///   or the input ending or a varint overflowing before the envelope's end — leaves it **unchanged**;
 /// * an error after the envelope — in the body, or [`WireError::TrailingBytes`] — leaves it
 ///   **empty, keeping its own seed** (as after its `clear`): the body may have been partly written
@@ -509,7 +558,8 @@ pub fn take_into<'a, T: Wire>(bytes: &'a [u8], sketch: &mut T) -> Result<&'a [u8
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
-    /// The format version the bytes were written in ([`MIN_FORMAT_VERSION`]`..=`[`FORMAT_VERSION`]).
+    /// The format version the bytes were written in (from the kind's
+    /// [`min_format_version`](SketchKind::min_format_version) to [`FORMAT_VERSION`]).
     pub version: u8,
     /// The kind of sketch.
     pub kind: SketchKind,

@@ -162,7 +162,7 @@ pub fn run() -> Result<(), &'static str> {
         black_box(wire::encode_frame(u64::from(k & 63), 1, &micro, &mut buf).is_ok());
     });
     segment(0, |_| {
-        black_box(hll.estimate());
+        black_box(hll.cardinality());
     });
     // After a merge: Ertl's estimator, in the integer arithmetic of `hll/num.rs`.
     let mut other = Hll10::new();
@@ -171,7 +171,7 @@ pub fn run() -> Result<(), &'static str> {
         return Err("cost: the merged HLL is still a single stream");
     }
     segment(0, |_| {
-        black_box(hll.estimate());
+        black_box(hll.cardinality());
     });
     segment(0, |_| {
         black_box((hll.lower_bound(3), hll.upper_bound(3)));

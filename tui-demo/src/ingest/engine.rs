@@ -435,7 +435,7 @@ impl Engine {
             bits: DedupeFilter::BITS as u64,
             hashes: DedupeFilter::HASHES,
             bytes: std::mem::size_of::<DedupeFilter>() as u64,
-            held: self.dedupe.estimated_len(),
+            held: self.dedupe.cardinality(),
             recent: self
                 .recent
                 .iter()
@@ -540,7 +540,7 @@ pub fn hll_stats<const P: u8, const BYTES: usize>(
     h: &HyperLogLog<P, BYTES>,
 ) -> (DistinctStats, RegisterStats) {
     let distinct = DistinctStats {
-        estimate: h.estimate(),
+        estimate: h.cardinality(),
         rse: h.relative_standard_error(),
         lower: h.lower_bound(2),
         upper: h.upper_bound(2),

@@ -258,11 +258,11 @@ impl Fleet {
         let mut merged_top: Option<DeviceTop> = None;
         let mut rows = Vec::with_capacity(self.devices.len());
         for (&id, d) in &self.devices {
-            let held = d.seen.as_ref().map(|s| s.estimated_len());
+            let held = d.seen.as_ref().map(|s| s.cardinality());
             // Bloom union, cell-wise saturating count-min sums, register-wise HLL max: seeds are
             // checked when decoding. Space-Saving merges any two summaries of one type.
             if let Some(s) = d.seen.as_deref() {
-                merge_into(&mut merged, s, DeviceSeen::union);
+                merge_into(&mut merged, s, DeviceSeen::merge);
             }
             if let Some(f) = d.freq.as_deref() {
                 merge_into(&mut merged_freq, f, DeviceFreq::merge);
@@ -283,7 +283,7 @@ impl Fleet {
                 bytes: d.bytes,
                 held,
                 lines: d.freq.as_ref().map(|f| f.total()),
-                distinct: d.distinct.as_ref().map(|h| h.estimate()),
+                distinct: d.distinct.as_ref().map(|h| h.cardinality()),
             });
         }
         FleetStats {
@@ -298,7 +298,7 @@ impl Fleet {
                 .map(|(k, v)| ((*k).to_string(), *v))
                 .collect(),
             held_sum: rows.iter().filter_map(|r| r.held).sum(),
-            held_merged: merged.as_ref().map_or(0.0, DeviceSeen::estimated_len),
+            held_merged: merged.as_ref().map_or(0.0, DeviceSeen::cardinality),
             merged_fill: merged.as_ref().map_or(0.0, DeviceSeen::fill_ratio),
             seen_bytes: std::mem::size_of::<DeviceSeen>() as u64,
             lines_merged: merged_freq.as_ref().map_or(0, DeviceFreq::total),

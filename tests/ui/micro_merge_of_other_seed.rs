@@ -1,5 +1,5 @@
 fn main() {
     let mut a = sketch_nostd::MicroBloom::<3, 1>::new();
     let b = sketch_nostd::MicroBloom::<3, 2>::new();
-    a.union(&b);
+    a.merge(&b);
 }

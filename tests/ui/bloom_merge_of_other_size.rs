@@ -1,5 +1,5 @@
 fn main() {
     let mut a = sketch_nostd::Bloom::<4, 3>::new();
     let b = sketch_nostd::Bloom::<8, 3>::new();
-    let _ = a.union(&b);
+    let _ = a.merge(&b);
 }

@@ -94,8 +94,6 @@ pub use bloom::Bloom;
 pub use counting::CountingBloom;
 pub use countmin::CountMin;
 pub use cuckoo::CuckooFilter;
-#[cfg(feature = "wire")]
-pub use error::WireError;
 pub use error::{CapacityError, MergeError, PartsError, RemoveError};
 pub use hash::Key;
 pub use hll::{
@@ -107,6 +105,8 @@ pub use owned::{Counted, OwnedKey};
 pub use sketch::Sketch;
 pub use spacesaving::SpaceSaving;
 pub use topk::TopK;
+#[cfg(feature = "wire")]
+pub use wire::WireError;
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -5,8 +5,8 @@ use crc::{Crc, CRC_32_ISO_HDLC};
 use postcard::ser_flavors::{crc::CrcModifier, Cobs, Slice};
 
 use super::codec::{from_postcard, VARINT_MAX};
+use super::WireError;
 use super::{decode, decode_into, peek, Header, Wire};
-use crate::error::WireError;
 
 /// CRC-32/ISO-HDLC (the zlib, Ethernet and PNG CRC), table-driven from the `crc` crate.
 static CRC32: Crc<u32> = Crc::<u32>::new(&CRC_32_ISO_HDLC);

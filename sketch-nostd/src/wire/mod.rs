@@ -138,6 +138,7 @@ pub(crate) mod codec;
 mod counting;
 mod countmin;
 mod cuckoo;
+mod error;
 mod frame;
 mod heavy;
 mod hll;
@@ -145,8 +146,8 @@ mod hll;
 pub use frame::{Frame, FrameDecoder, RawFrame};
 pub use heavy::WireKey;
 
-use crate::error::WireError;
 use codec::{read_header, Counter, SketchVisitor, SliceSource};
+pub use error::WireError;
 
 /// The first two bytes of every encoded sketch: `"SK"`.
 pub const MAGIC: [u8; 2] = *b"SK";

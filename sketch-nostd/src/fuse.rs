@@ -54,7 +54,7 @@
 
 use core::marker::PhantomData;
 
-use crate::error::WireError;
+use crate::wire::WireError;
 use crate::hash::{hash64, mix64, Key};
 use crate::wire::codec::{read_header, SliceSource};
 use crate::wire::SketchKind;
@@ -369,7 +369,8 @@ mod build {
     use core::marker::PhantomData;
 
     use super::{BinaryFuseRef, Fingerprint, Layout, MAX_SEGMENT_LENGTH};
-    use crate::error::{BuildError, WireError};
+    use crate::error::BuildError;
+    use crate::wire::WireError;
     use crate::hash::{hash64, Key};
     use crate::wire::codec::{varint_len, Sink};
     use crate::wire::{FORMAT_VERSION, MAGIC};
@@ -728,7 +729,7 @@ mod build {
     #[cfg(test)]
     mod tests {
         use super::*;
-        use crate::error::WireError;
+        use crate::wire::WireError;
 
         #[test]
         fn first_position_is_the_high_word_of_the_product() {

@@ -104,8 +104,6 @@ pub use countmin::CountMin;
 pub use cuckoo::CuckooFilter;
 #[cfg(feature = "alloc")]
 pub use error::BuildError;
-#[cfg(feature = "wire")]
-pub use error::WireError;
 pub use error::{CapacityError, MergeError, PartsError, RedisError, RemoveError};
 pub use hash::Key;
 pub use hll::DeviceHll;
@@ -120,6 +118,8 @@ pub use redis::RedisHll;
 pub use sketch::Sketch;
 pub use spacesaving::SpaceSaving;
 pub use topk::TopK;
+#[cfg(feature = "wire")]
+pub use wire::WireError;
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

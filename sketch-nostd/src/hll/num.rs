@@ -1,16 +1,18 @@
 //! Arithmetic for the estimators, in integer instructions only.
 //!
-//! On a part without a double-precision FPU (Cortex-M0/M3/M4F, RISC-V `imac`), `f64` arithmetic
-//! links the compiler's soft-float routines and `libm` (with them, the firmware test's HyperLogLog
-//! family was 14.9 KB of Cortex-M0 code; without, 11.5 KB). The estimators compute with [`Num`]
-//! instead, a non-negative binary floating-point number with a 64-bit mantissa (11 bits more than
-//! `f64`) built from integer operations, so they link no float routine and return the same bits on
-//! every target; `f64` appears only at the public API, converted once (correctly rounded).
+//! The gain is code size. On a part without a double-precision FPU (Cortex-M0/M3/M4F, RISC-V
+//! `imac`), `f64` arithmetic links the compiler's soft-float routines and `libm` (with them, the
+//! firmware test's HyperLogLog family was 14.9 KB of Cortex-M0 code; without, 11.5 KB). The
+//! estimators compute with [`Num`] instead, a non-negative binary floating-point number with a
+//! 64-bit mantissa (11 bits more than `f64`) built from integer operations; `f64` appears only at the
+//! public API, converted once (correctly rounded). Identical results on every target do not depend
+//! on it: soft-float is correctly rounded IEEE 754 arithmetic too, and gives the bits a hardware FPU
+//! gives.
 //!
 //! The one `f64` that is part of a sketch's state is the martingale estimate, which the wire format
-//! carries. [`martingale_step`] updates it with exactly the rounding of IEEE 754 double arithmetic, in
-//! integer code where there is no double-precision FPU, so encoded sketches are the same bytes on
-//! every target (and the same as those of earlier versions).
+//! carries. [`martingale_step`] updates it with exactly the rounding of IEEE 754 double arithmetic,
+//! in integer code, for the same reason: no float routine in the image. Encoded sketches are the same
+//! bytes on every target (and the same as those of earlier versions).
 
 /// A non-negative number `m·2^e`, with the top bit of `m` set unless the number is 0. Operations
 /// truncate (round toward zero) to 64 bits: a relative error below 2^−63 each.

@@ -4,7 +4,7 @@
 //! values.
 
 use super::codec::{Sink, Source};
-use crate::error::WireError;
+use super::WireError;
 
 /// The largest Rice parameter a list may use.
 pub const MAX_RICE_K: u32 = 31;

@@ -4,9 +4,9 @@ use super::codec::{
     envelope_max_len, read_into_new, serde_via_wire, varint_len, Codec, Counter, Sink, Source,
 };
 use super::counting::{read_two_bit, two_bit_len, write_two_bit, TWO_BIT};
+use super::WireError;
 use super::{SketchKind, Wire};
 use crate::blocked::Block;
-use crate::error::WireError;
 use crate::{BlockedBloom, Bloom, CountingBloom, MicroBloom, MicroBloom32};
 
 /// Body tag: every word as 8 little-endian bytes.

@@ -13,8 +13,9 @@ use core::marker::PhantomData;
 use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::{self, SerializeTuple};
 
+use super::WireError;
 use super::{SketchKind, Wire, FORMAT_VERSION, MAGIC, MIN_FORMAT_VERSION};
-use crate::error::{PartsError, WireError};
+use crate::error::PartsError;
 
 /// Where an encoder writes its elements.
 pub trait Sink {

@@ -11,7 +11,7 @@
 //! strictly smaller than all three Bloom bodies.
 
 use super::codec::{Sink, Source};
-use crate::error::WireError;
+use super::WireError;
 
 /// Body tag of the two-bit encoding (0, 1, 2 are the Bloom bodies).
 pub(super) const TWO_BIT: u8 = 3;

@@ -3,9 +3,9 @@
 use super::codec::{
     envelope_max_len, parts_error, read_into_new, serde_via_wire, varint_len, Codec, Sink, Source,
 };
+use super::WireError;
 use super::{SketchKind, Wire};
 use crate::countmin::{Counter, UpdatePolicy, UpdateRule};
-use crate::error::WireError;
 use crate::CountMin;
 
 /// Body tag: every counter in its fixed width, little-endian, row-major.

@@ -5,9 +5,9 @@ use super::codec::{
     envelope_max_len, parts_error, read_into_new, serde_via_wire, varint_len, Codec, Sink, Source,
     VARINT_MAX,
 };
+use super::WireError;
 use super::{SketchKind, Wire};
 use crate::cuckoo::{Fingerprint, SLOTS};
-use crate::error::WireError;
 use crate::CuckooFilter;
 
 /// Body tag: every slot's fingerprint, `BITS / 8` little-endian bytes each, bucket after bucket.

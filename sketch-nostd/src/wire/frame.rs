@@ -3,8 +3,8 @@
 
 use super::codec::{from_postcard, VARINT_MAX};
 use super::send::encode_frame;
+use super::WireError;
 use super::{decode, decode_into, peek, Header, Wire};
-use crate::error::WireError;
 
 /// The frame checksum: CRC-32/ISO-HDLC (the zlib, Ethernet and PNG CRC), computed byte by byte as a
 /// frame is written, and over a whole payload when one is checked.

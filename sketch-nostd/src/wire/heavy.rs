@@ -7,9 +7,10 @@
 use core::cmp::Ordering;
 
 use super::codec::{envelope_max_len, serde_via_wire, Codec, Sink, Source, VARINT_MAX};
+use super::WireError;
 use super::{SketchKind, Wire};
 use crate::countmin::{Counter, UpdatePolicy, UpdateRule};
-use crate::error::{PartsError, WireError};
+use crate::error::PartsError;
 use crate::{CountMin, Key, OwnedKey, SpaceSaving, TopK};
 
 /// An owned key type with a wire encoding: every [`OwnedKey`] the crate implements. Its

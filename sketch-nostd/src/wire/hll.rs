@@ -13,8 +13,9 @@ use super::bits::{
 use super::codec::{
     envelope_max_len, parts_error, serde_via_wire, varint_len, Codec, Sink, Source,
 };
+use super::WireError;
 use super::{SketchKind, Wire};
-use crate::error::{PartsError, WireError};
+use crate::error::PartsError;
 use crate::hll::{DeviceHll, HyperLogLog};
 
 /// State bit: the sketch is dense (registers), not sparse (coupons).

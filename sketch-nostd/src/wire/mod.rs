@@ -150,6 +150,7 @@ pub(crate) mod codec;
 mod counting;
 mod countmin;
 mod cuckoo;
+mod error;
 mod frame;
 mod heavy;
 mod hll;
@@ -162,8 +163,8 @@ pub use heavy::WireKey;
 pub use send::encode_frame;
 pub use view::{encode_view, BlockedBloomRef, BloomRef, Viewable};
 
-use crate::error::WireError;
 use codec::{read_header, Counter, SketchVisitor, SliceSource};
+pub use error::WireError;
 
 /// The first two bytes of every encoded sketch: `"SK"`.
 pub const MAGIC: [u8; 2] = *b"SK";

@@ -5,7 +5,7 @@ use super::codec::{
 };
 use super::countmin::{read_counters, write_counters};
 use super::{SketchKind, Wire};
-use crate::error::WireError;
+use crate::wire::WireError;
 use crate::quantile::{Counter, NO_FLOOR};
 use crate::QuantileSketch;
 

@@ -11,7 +11,7 @@
 use super::codec::{write_sketch, Sink};
 use super::frame::crc32;
 use super::Wire;
-use crate::error::WireError;
+use crate::wire::WireError;
 
 /// The one way writing can fail: the buffer is full. A unit error keeps every `Result` on the send
 /// path in a register (a `WireError` is returned through memory, and linked `memcpy` on Cortex-M0);

@@ -33,7 +33,7 @@
 use super::codec::{read_header, Sink, SliceSource};
 use super::{SketchKind, Wire, FORMAT_VERSION, MAGIC};
 use crate::blocked::{bit_in_word, SALT};
-use crate::error::WireError;
+use crate::wire::WireError;
 use crate::hash::{hash64, reduce, Key, Probe};
 use crate::{BlockedBloom, Bloom};
 

@@ -54,10 +54,10 @@
 
 use core::marker::PhantomData;
 
-use crate::wire::WireError;
 use crate::hash::{hash64, mix64, Key};
 use crate::wire::codec::{read_header, SliceSource};
 use crate::wire::SketchKind;
+use crate::wire::WireError;
 
 /// The longest segment, as in the reference implementation.
 pub const MAX_SEGMENT_LENGTH: u32 = 1 << 18;
@@ -370,9 +370,9 @@ mod build {
 
     use super::{BinaryFuseRef, Fingerprint, Layout, MAX_SEGMENT_LENGTH};
     use crate::error::BuildError;
-    use crate::wire::WireError;
     use crate::hash::{hash64, Key};
     use crate::wire::codec::{varint_len, Sink};
+    use crate::wire::WireError;
     use crate::wire::{FORMAT_VERSION, MAGIC};
 
     /// Construction attempts before giving up. One attempt fails with a probability well below

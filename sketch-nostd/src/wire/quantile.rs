@@ -5,8 +5,8 @@ use super::codec::{
 };
 use super::countmin::{read_counters, write_counters};
 use super::{SketchKind, Wire};
-use crate::wire::WireError;
 use crate::quantile::{Counter, NO_FLOOR};
+use crate::wire::WireError;
 use crate::QuantileSketch;
 
 /// State bit: a counter reached its maximum.

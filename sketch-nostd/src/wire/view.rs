@@ -33,8 +33,8 @@
 use super::codec::{read_header, Sink, SliceSource};
 use super::{SketchKind, Wire, FORMAT_VERSION, MAGIC};
 use crate::blocked::{bit_in_word, SALT};
-use crate::wire::WireError;
 use crate::hash::{hash64, reduce, Key, Probe};
+use crate::wire::WireError;
 use crate::{BlockedBloom, Bloom};
 
 /// The dense body tag (as in `wire/bloom.rs`).

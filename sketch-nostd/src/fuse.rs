@@ -373,7 +373,7 @@ mod build {
     use crate::hash::{hash64, Key};
     use crate::wire::codec::{varint_len, Sink};
     use crate::wire::WireError;
-    use crate::wire::{FORMAT_VERSION, MAGIC};
+    use crate::wire::MAGIC;
 
     /// Construction attempts before giving up. One attempt fails with a probability well below
     /// 1% beyond a few thousand keys (and about 10–20% for tiny sets), so 100 failures in a row
@@ -564,7 +564,7 @@ mod build {
             let mut s = VecSink(&mut bytes);
             let Ok(()) = (|| {
                 s.bytes(&MAGIC)?;
-                s.byte(FORMAT_VERSION)?;
+                s.byte(F::KIND.format_version())?;
                 s.byte(F::KIND as u8)?;
                 s.varint(u64::from(layout.segment_length))?;
                 s.varint(u64::from(

@@ -435,9 +435,11 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     };
 
     /// The largest key magnitude (that of +∞).
+    #[cfg(feature = "wire")]
     pub(crate) const MAX_KEY: i64 = INF_OCTAVE as i64 * SUB as i64;
 
     /// The key of a value (`None` for NaN).
+    #[cfg(feature = "wire")]
     pub(crate) fn key_of_value<V: Value>(v: V) -> Option<i64> {
         v.split().map(Self::key)
     }

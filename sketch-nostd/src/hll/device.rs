@@ -45,7 +45,7 @@ use crate::hash::{hash64, Key};
 /// let mut other = Hll10::with_seed(7);
 /// for id in 4_000..6_000u32 { other.insert(&id); }
 /// host.merge(&other)?;
-/// assert!((host.estimate() - 6_000.0).abs() < 3.0 * 0.0325 * 6_000.0);
+/// assert!((host.cardinality() - 6_000.0).abs() < 3.0 * 0.0325 * 6_000.0);
 /// # Ok::<(), sketch_nostd::MergeError>(())
 /// ```
 ///
@@ -334,7 +334,7 @@ impl<const P: u8, const BYTES: usize> fmt::Debug for DeviceHll<P, BYTES> {
 /// for i in 0..500u32 { d.insert(&i); }
 /// let h = Hll10::from(&d);
 /// assert!(h.registers().eq(d.registers()) && h.seed() == 3 && !h.is_single_stream());
-/// assert_eq!(h.estimate(), d.cardinality());
+/// assert_eq!(h.cardinality(), d.cardinality());
 /// ```
 impl<const P: u8, const BYTES: usize> From<&DeviceHll<P, BYTES>> for HyperLogLog<P, BYTES> {
     fn from(device: &DeviceHll<P, BYTES>) -> Self {

@@ -31,7 +31,7 @@
 //! ```
 
 use super::codec::{read_header, Sink, SliceSource};
-use super::{SketchKind, Wire, FORMAT_VERSION, MAGIC};
+use super::{SketchKind, Wire, MAGIC};
 use crate::blocked::{bit_in_word, SALT};
 use crate::hash::{hash64, reduce, Key, Probe};
 use crate::wire::WireError;
@@ -108,7 +108,7 @@ impl Sink for SliceSink<'_> {
 pub fn encode_view<'a, T: Viewable>(sketch: &T, buf: &'a mut [u8]) -> Result<&'a [u8], WireError> {
     let mut s = SliceSink { buf, len: 0 };
     s.bytes(&MAGIC)?;
-    s.byte(FORMAT_VERSION)?;
+    s.byte(T::KIND.format_version())?;
     s.byte(T::KIND as u8)?;
     for &(_, p) in T::PARAMS {
         s.varint(p)?;

@@ -1,0 +1,72 @@
+//! The register values of a sketch in order, whether it is sparse or dense.
+
+use super::{registers, sparse, HyperLogLog};
+
+impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
+    /// Every register value in order, `m` of them, whether the sketch is sparse or dense (while
+    /// sparse, the values the coupons would set). Two sketches fed the same keys in any grouping and
+    /// order, and merged in any way, yield the same registers.
+    ///
+    /// ```
+    /// let mut h = sketch_nostd::Hll4::new();
+    /// h.insert_hash(0x3200_0000_0000_0000); // register 3, rank 3
+    /// let regs: Vec<u8> = h.registers().collect();
+    /// assert_eq!(regs.len(), 16);
+    /// assert_eq!(regs[3], 3);
+    /// assert_eq!(regs.iter().filter(|&&r| r != 0).count(), 1);
+    /// ```
+    #[must_use]
+    pub fn registers(&self) -> Registers<'_> {
+        Registers {
+            bytes: &self.data,
+            p: Self::P32,
+            next: 0,
+            sparse: if self.dense {
+                None
+            } else {
+                Some(sparse::Cursor::new(BYTES, true))
+            },
+        }
+    }
+}
+
+/// Iterator over the register values of a [`HyperLogLog`], from [`HyperLogLog::registers`].
+#[derive(Clone, Debug)]
+pub struct Registers<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) p: u32,
+    pub(super) next: usize,
+    pub(super) sparse: Option<sparse::Cursor>,
+}
+
+impl Iterator for Registers<'_> {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        let i = self.next;
+        if i >= 1 << self.p {
+            return None;
+        }
+        self.next += 1;
+        let Some(cursor) = &mut self.sparse else {
+            return Some(registers::get(self.bytes, i));
+        };
+        let mut value = 0;
+        while let Some(coupon) = cursor.peek(self.bytes) {
+            let (j, rank) = sparse::register_of(coupon, self.p);
+            if j > i {
+                break;
+            }
+            value = value.max(rank);
+            cursor.advance();
+        }
+        Some(value)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = (1usize << self.p).saturating_sub(self.next);
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for Registers<'_> {}

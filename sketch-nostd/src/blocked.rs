@@ -25,8 +25,8 @@
 
 use core::fmt;
 
-use crate::bloom::combine;
 use crate::error::MergeError;
+use crate::filter::combine;
 use crate::hash::{hash64, reduce, Key};
 
 /// One 512-bit block: eight 64-bit words, aligned to a 64-byte cache line.
@@ -166,7 +166,7 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
         seed: u64,
         fill: impl FnOnce(&mut [Block; BLOCKS]) -> Result<(), E>,
     ) -> Result<(), E> {
-        crate::bloom::load_zeroed(
+        crate::filter::load_zeroed(
             &mut self.blocks,
             Block([0; 8]),
             (&mut self.seed, seed),

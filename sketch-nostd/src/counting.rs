@@ -13,8 +13,8 @@
 
 use core::fmt;
 
-use crate::bloom::{cardinality_from_fill, combine, fp_rate_from_fill};
 use crate::error::{MergeError, RemoveError};
+use crate::filter::{cardinality_from_fill, combine, fp_rate_from_fill};
 use crate::hash::{hash64, reduce, Key, Probe};
 
 /// The lowest bit of every 4-bit counter in a word.
@@ -148,7 +148,7 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
         seed: u64,
         fill: impl FnOnce(&mut [u64; WORDS]) -> Result<(), E>,
     ) -> Result<(), E> {
-        crate::bloom::load_zeroed(&mut self.words, 0, (&mut self.seed, seed), fill)
+        crate::filter::load_zeroed(&mut self.words, 0, (&mut self.seed, seed), fill)
     }
 
     /// The seed this filter hashes with.

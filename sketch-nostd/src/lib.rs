@@ -32,9 +32,9 @@
 //! | raw parts | the storage, then the seed, then any totals: `from_parts(storage, seed, …)` (for [`TopK`], the sketch, which holds the seed); the accessors of the same names give them back |
 //! | `Debug` | parameters, seed and a summary (bits set, keys listed, `N`), never every cell |
 //!
-//! The update rule of count-min and top-k is one type parameter, [`countmin::Conservative`] by
+//! The update rule of count-min and top-k is one type parameter, [`counter::Conservative`] by
 //! default for both (much smaller overestimates; heavy keys are counted nearly exactly), or
-//! [`countmin::Standard`] (whose merges equal the sketch of both streams exactly).
+//! [`counter::Standard`] (whose merges equal the sketch of both streams exactly).
 //!
 //! Hashing ([`hash`]) is xxh3-64 over a canonical byte encoding of each key ([`Key`]), so a sketch
 //! built on a 32-bit Cortex-M0 and one built on a 64-bit host hash identically and can be merged.
@@ -71,10 +71,12 @@ extern crate alloc;
 
 pub mod blocked;
 pub mod bloom;
+pub mod counter;
 pub mod counting;
 pub mod countmin;
 pub mod cuckoo;
 pub mod error;
+mod filter;
 #[cfg(feature = "wire")]
 pub mod fuse;
 pub mod hash;

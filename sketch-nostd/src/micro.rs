@@ -9,8 +9,8 @@
 //! The seed is a const parameter (default 0): the filter is exactly one word, and filters with
 //! different seeds are different types, so combining them does not compile.
 
-use crate::bloom::{cardinality_from_fill, fp_rate_from_fill};
 use crate::error::MergeError;
+use crate::filter::{cardinality_from_fill, fp_rate_from_fill};
 use crate::hash::{hash64, Key};
 
 macro_rules! micro_bloom {

@@ -56,7 +56,7 @@
 
 use core::fmt;
 
-pub use crate::countmin::Counter;
+pub use crate::counter::Counter;
 use crate::error::MergeError;
 
 /// The largest number of buckets per octave (`SUB`): α ≈ 0.0085%.

@@ -1,7 +1,7 @@
 //! [`Sketch`]: what every sketch of the crate does the same way, for code generic over sketches (a
 //! host merging what a fleet of devices sends, a benchmark driving every sketch alike).
 
-use crate::countmin::{Counter, UpdatePolicy};
+use crate::counter::{Counter, UpdatePolicy};
 use crate::error::MergeError;
 use crate::owned::OwnedKey;
 use crate::{

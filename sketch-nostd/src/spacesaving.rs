@@ -13,7 +13,7 @@
 
 use core::fmt;
 
-use crate::countmin::Counter;
+use crate::counter::Counter;
 use crate::error::{check_seeds, MergeError, PartsError};
 use crate::hash::hash64;
 use crate::owned::{Counted, OwnedKey};

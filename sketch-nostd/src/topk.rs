@@ -9,7 +9,8 @@
 
 use core::fmt;
 
-use crate::countmin::{Conservative, CountMin, Counter, UpdatePolicy};
+use crate::counter::{Conservative, Counter, UpdatePolicy};
+use crate::countmin::CountMin;
 use crate::error::{check_seeds, MergeError, PartsError};
 use crate::hash::hash64;
 use crate::owned::{Counted, OwnedKey};
@@ -530,7 +531,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::countmin::Standard;
+    use crate::counter::Standard;
     use core::mem::size_of;
 
     #[test]

@@ -19,7 +19,7 @@
 //! [`TopK`]: crate::TopK
 //! [`SpaceSaving`]: crate::SpaceSaving
 
-use crate::countmin::Counter;
+use crate::counter::Counter;
 use crate::hash::reduce;
 use crate::owned::OwnedKey;
 

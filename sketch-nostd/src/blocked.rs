@@ -23,11 +23,9 @@
 //! exact formula, and [`sizing::blocked_fp_rate`](crate::sizing::blocked_fp_rate) gives the rate:
 //! FP = Σ_j Pois(j; n/B) · (1 − (63/64)^j)^K for `B` blocks and `n` keys.
 
-use core::fmt;
-
-use crate::error::MergeError;
-use crate::filter::combine;
-use crate::hash::{hash64, reduce, Key};
+#[cfg(doc)]
+use crate::hash::hash64;
+use crate::hash::reduce;
 
 /// One 512-bit block: eight 64-bit words, aligned to a 64-byte cache line.
 ///
@@ -88,10 +86,42 @@ pub(crate) const fn bit_in_word(low: u32, salt: u32) -> u32 {
 /// ```compile_fail,E0080
 /// let _ = sketch_nostd::BlockedBloom::<16, 9>::new(); // at most 8 bits per key: one per word
 /// ```
+///
+/// # Compile-time construction
+///
+/// A filter can also be built by the compiler from a list of keys, to place in a
+/// `static` (flash on a microcontroller), equal to one built by inserting the same keys at run time
+/// ([`const_hash64`](crate::hash::const_hash64) equals [`hash64`]).
+///
+/// ```
+/// use sketch_nostd::BlockedBloom;
+///
+/// static PREFIXES: BlockedBloom<4, 8> =
+///     BlockedBloom::from_keys(&["https://ads.example/", "https://cdn.bad.example/js/"], 0);
+///
+/// assert!(PREFIXES.contains("https://ads.example/"));
+/// let mut runtime = BlockedBloom::<4, 8>::new();
+/// runtime.insert("https://ads.example/");
+/// runtime.insert("https://cdn.bad.example/js/");
+/// assert_eq!(PREFIXES, runtime);
+/// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct BlockedBloom<const BLOCKS: usize, const K: u32> {
     blocks: [Block; BLOCKS],
     seed: u64,
+}
+
+crate::filter::bit_filter_shell! {
+    BlockedBloom<BLOCKS, K> { blocks: [Block; _] = Block([0; 8]), check B }
+    example: "4, 8",
+    storage:
+    /// The filter's blocks.
+    ///
+    /// ```
+    /// let f = sketch_nostd::BlockedBloom::<2, 8>::new();
+    /// assert_eq!(f.as_blocks().len(), 2);
+    /// ```
+    fn as_blocks;
 }
 
 impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
@@ -121,80 +151,6 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
         BLOCKS as u32
     };
 
-    /// An empty filter with seed 0.
-    ///
-    /// ```
-    /// assert!(sketch_nostd::BlockedBloom::<4, 8>::new().is_empty());
-    /// ```
-    #[must_use]
-    pub const fn new() -> Self {
-        Self::with_seed(0)
-    }
-
-    /// An empty filter whose hashes use `seed`. Only filters with equal seeds can be combined.
-    ///
-    /// ```
-    /// assert_eq!(sketch_nostd::BlockedBloom::<4, 8>::with_seed(5).seed(), 5);
-    /// ```
-    #[must_use]
-    pub const fn with_seed(seed: u64) -> Self {
-        Self::from_parts([Block([0; 8]); BLOCKS], seed)
-    }
-
-    /// A filter from its raw blocks and seed, as given by [`as_blocks`](Self::as_blocks) and
-    /// [`seed`](Self::seed). Every bit pattern is a valid filter.
-    ///
-    /// ```
-    /// use sketch_nostd::BlockedBloom;
-    /// let mut a = BlockedBloom::<4, 8>::with_seed(3);
-    /// a.insert("x");
-    /// assert_eq!(BlockedBloom::from_parts(*a.as_blocks(), a.seed()), a);
-    /// ```
-    #[must_use]
-    pub const fn from_parts(blocks: [Block; BLOCKS], seed: u64) -> Self {
-        let _ = Self::B; // evaluates the parameter checks at compile time
-        Self { blocks, seed }
-    }
-
-    /// Replaces the blocks, in place, by what `fill` writes into them (zeroed first), and the seed by
-    /// `seed` if `fill` succeeds; if it fails, the filter is left empty with its own seed. Every bit
-    /// pattern is a valid filter. Crate-internal: for decoders that must not make a second
-    /// filter-sized value (a Cortex-M0 has 16 KB of RAM).
-    #[cfg(feature = "wire")]
-    pub(crate) fn load<E>(
-        &mut self,
-        seed: u64,
-        fill: impl FnOnce(&mut [Block; BLOCKS]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        crate::filter::load_zeroed(
-            &mut self.blocks,
-            Block([0; 8]),
-            (&mut self.seed, seed),
-            fill,
-        )
-    }
-
-    /// The seed this filter hashes with.
-    ///
-    /// ```
-    /// assert_eq!(sketch_nostd::BlockedBloom::<1, 1>::new().seed(), 0);
-    /// ```
-    #[must_use]
-    pub const fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// The filter's blocks.
-    ///
-    /// ```
-    /// let f = sketch_nostd::BlockedBloom::<2, 8>::new();
-    /// assert_eq!(f.as_blocks().len(), 2);
-    /// ```
-    #[must_use]
-    pub const fn as_blocks(&self) -> &[Block; BLOCKS] {
-        &self.blocks
-    }
-
     /// Every word of every block, in order.
     fn words(&self) -> impl Iterator<Item = &u64> {
         self.blocks.iter().flat_map(|b| &b.0)
@@ -216,18 +172,6 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     #[inline(always)]
     const fn bit_in_word(low: u32, salt: u32) -> u32 {
         bit_in_word(low, salt)
-    }
-
-    /// Inserts a key. Returns `true` if the key was definitely new (one of its bits was clear).
-    ///
-    /// ```
-    /// let mut f = sketch_nostd::BlockedBloom::<4, 8>::new();
-    /// assert!(f.insert(&1u64));
-    /// assert!(!f.insert(&1u64));
-    /// ```
-    #[inline]
-    pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
-        self.insert_hash(hash64(key, self.seed))
     }
 
     /// Inserts a key by its 64-bit hash ([`hash64`] with this filter's seed gives the same result as
@@ -255,19 +199,6 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
         changed != 0
     }
 
-    /// `false` if the key was definitely never inserted, `true` if it may have been.
-    ///
-    /// ```
-    /// let mut f = sketch_nostd::BlockedBloom::<4, 8>::new();
-    /// f.insert("a");
-    /// assert!(f.contains("a"));
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
-        self.contains_hash(hash64(key, self.seed))
-    }
-
     /// [`contains`](Self::contains) for a hash computed by the caller.
     ///
     /// ```
@@ -293,92 +224,6 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
         })
     }
 
-    /// Clears every bit, keeping the seed.
-    ///
-    /// ```
-    /// let mut f = sketch_nostd::BlockedBloom::<4, 8>::new();
-    /// f.insert("a");
-    /// f.clear();
-    /// assert!(f.is_empty());
-    /// ```
-    pub fn clear(&mut self) {
-        self.blocks = [Block([0; 8]); BLOCKS];
-    }
-
-    /// `true` if no bit is set.
-    ///
-    /// ```
-    /// assert!(sketch_nostd::BlockedBloom::<4, 8>::new().is_empty());
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.blocks.iter().all(|b| b.0 == [0; 8])
-    }
-
-    /// Adds every key of `other` (bitwise OR). Fails, leaving `self` unchanged, if the seeds differ.
-    ///
-    /// ```
-    /// use sketch_nostd::BlockedBloom;
-    /// let (mut a, mut b) = (BlockedBloom::<4, 8>::new(), BlockedBloom::<4, 8>::new());
-    /// a.insert("left");
-    /// b.insert("right");
-    /// a.merge(&b)?;
-    /// assert!(a.contains("left") && a.contains("right"));
-    /// # Ok::<(), sketch_nostd::MergeError>(())
-    /// ```
-    pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
-        combine(
-            (self.seed, other.seed),
-            self.words_mut(),
-            other.words(),
-            |a, b| a | b,
-        )
-    }
-
-    /// Keeps only the bits set in both filters (bitwise AND): it still answers "maybe" for every key
-    /// inserted into both. Fails, leaving `self` unchanged, if the seeds differ.
-    ///
-    /// ```
-    /// use sketch_nostd::BlockedBloom;
-    /// let (mut a, mut b) = (BlockedBloom::<4, 8>::new(), BlockedBloom::<4, 8>::new());
-    /// a.insert("both");
-    /// b.insert("both");
-    /// a.insert("only a");
-    /// a.intersect(&b)?;
-    /// assert!(a.contains("both"));
-    /// # Ok::<(), sketch_nostd::MergeError>(())
-    /// ```
-    pub fn intersect(&mut self, other: &Self) -> Result<(), MergeError> {
-        combine(
-            (self.seed, other.seed),
-            self.words_mut(),
-            other.words(),
-            |a, b| a & b,
-        )
-    }
-
-    /// Number of bits set.
-    ///
-    /// ```
-    /// let mut f = sketch_nostd::BlockedBloom::<4, 8>::new();
-    /// f.insert("a");
-    /// assert!((1..=8).contains(&f.count_ones()));
-    /// ```
-    #[must_use]
-    pub fn count_ones(&self) -> u32 {
-        self.words().map(|w| w.count_ones()).sum()
-    }
-
-    /// Fraction of bits set, in `0.0..=1.0`.
-    ///
-    /// ```
-    /// assert_eq!(sketch_nostd::BlockedBloom::<4, 8>::new().fill_ratio(), 0.0);
-    /// ```
-    #[must_use]
-    pub fn fill_ratio(&self) -> f64 {
-        f64::from(self.count_ones()) / Self::BITS as f64
-    }
-
     /// The false-positive rate this filter has now, exactly: the mean over blocks of the product of the
     /// fill of each of the `K` words a key probes, (1/B)·Σ_b Π_{i<K} ones(b, i)/64.
     ///
@@ -402,93 +247,6 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
             .sum();
         sum / BLOCKS as f64
     }
-}
-
-/// Compile-time construction: a filter built by the compiler from a list of keys, to place in a
-/// `static` (flash on a microcontroller), equal to one built by inserting the same keys at run time
-/// ([`const_hash64`](crate::hash::const_hash64) equals [`hash64`]).
-///
-/// ```
-/// use sketch_nostd::BlockedBloom;
-///
-/// static PREFIXES: BlockedBloom<4, 8> =
-///     BlockedBloom::from_keys(&["https://ads.example/", "https://cdn.bad.example/js/"], 0);
-///
-/// assert!(PREFIXES.contains("https://ads.example/"));
-/// let mut runtime = BlockedBloom::<4, 8>::new();
-/// runtime.insert("https://ads.example/");
-/// runtime.insert("https://cdn.bad.example/js/");
-/// assert_eq!(PREFIXES, runtime);
-/// ```
-impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
-    /// A filter holding the string keys `keys`, hashed with `seed`; a `const fn`.
-    ///
-    /// ```
-    /// const F: sketch_nostd::BlockedBloom<2, 8> = sketch_nostd::BlockedBloom::from_keys(&["a"], 3);
-    /// assert!(F.contains("a"));
-    /// ```
-    #[must_use]
-    pub const fn from_keys(keys: &[&str], seed: u64) -> Self {
-        let mut f = Self::with_seed(seed);
-        let mut i = 0;
-        while i < keys.len() {
-            f.const_insert_hash(crate::hash::const_hash64(keys[i].as_bytes(), seed));
-            i += 1;
-        }
-        f
-    }
-
-    /// A filter holding the byte-string keys `keys`, hashed with `seed`; a `const fn`.
-    ///
-    /// ```
-    /// const F: sketch_nostd::BlockedBloom<2, 8> = sketch_nostd::BlockedBloom::from_byte_keys(&[b"ab"], 0);
-    /// assert!(F.contains("ab"));
-    /// ```
-    #[must_use]
-    pub const fn from_byte_keys(keys: &[&[u8]], seed: u64) -> Self {
-        let mut f = Self::with_seed(seed);
-        let mut i = 0;
-        while i < keys.len() {
-            f.const_insert_hash(crate::hash::const_hash64(keys[i], seed));
-            i += 1;
-        }
-        f
-    }
-
-    /// A filter holding the `u64` keys `keys`, hashed with `seed`; a `const fn`.
-    ///
-    /// ```
-    /// const F: sketch_nostd::BlockedBloom<2, 8> = sketch_nostd::BlockedBloom::from_u64_keys(&[22, 80], 0);
-    /// assert!(F.contains(&80u64));
-    /// ```
-    #[must_use]
-    pub const fn from_u64_keys(keys: &[u64], seed: u64) -> Self {
-        let mut f = Self::with_seed(seed);
-        let mut i = 0;
-        while i < keys.len() {
-            f.const_insert_hash(crate::hash::const_hash64_u64(keys[i], seed));
-            i += 1;
-        }
-        f
-    }
-
-    /// A filter holding the keys whose hashes ([`hash64`] with `seed`) are `hashes`; a `const fn`.
-    ///
-    /// ```
-    /// use sketch_nostd::{hash::const_hash64_u64, BlockedBloom};
-    /// const F: BlockedBloom<2, 8> = BlockedBloom::from_hashes(&[const_hash64_u64(9, 0)], 0);
-    /// assert!(F.contains(&9u64));
-    /// ```
-    #[must_use]
-    pub const fn from_hashes(hashes: &[u64], seed: u64) -> Self {
-        let mut f = Self::with_seed(seed);
-        let mut i = 0;
-        while i < hashes.len() {
-            f.const_insert_hash(hashes[i]);
-            i += 1;
-        }
-        f
-    }
 
     /// [`insert_hash`](Self::insert_hash) as a `const fn` (the same bits).
     const fn const_insert_hash(&mut self, hash: u64) {
@@ -500,9 +258,7 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
             i += 1;
         }
     }
-}
 
-impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     /// Estimated number of distinct keys inserted, from the bits set: each block is a small Bloom
     /// filter of `K` words in which a key sets one bit per word, so a block's fill gives its keys
     /// (Swamidass–Baldi on the block's `64·K` probed bits with one bit per word), and the estimate is
@@ -526,29 +282,6 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
                 libm::log(1.0 - fill) / libm::log(1.0 - 1.0 / 64.0)
             })
             .sum()
-    }
-}
-
-/// Shows the shape, the seed and the bits set, not the blocks.
-///
-/// ```
-/// let f = sketch_nostd::BlockedBloom::<4, 8>::with_seed(3);
-/// assert_eq!(format!("{f:?}"), "BlockedBloom { blocks: 4, k: 8, seed: 3, ones: 0, .. }");
-/// ```
-impl<const BLOCKS: usize, const K: u32> fmt::Debug for BlockedBloom<BLOCKS, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BlockedBloom")
-            .field("blocks", &BLOCKS)
-            .field("k", &K)
-            .field("seed", &self.seed)
-            .field("ones", &self.count_ones())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<const BLOCKS: usize, const K: u32> Default for BlockedBloom<BLOCKS, K> {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

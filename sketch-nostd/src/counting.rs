@@ -11,10 +11,10 @@
 //! ever reaches 16 is at most about 1.37·10⁻¹⁵ × the number of counters (Fan et al., section V.C). A
 //! counter that does reach 15 stays there ([`CountingBloom::insert`] explains why).
 
-use core::fmt;
-
-use crate::error::{MergeError, RemoveError};
-use crate::filter::{cardinality_from_fill, combine, fp_rate_from_fill};
+#[cfg(doc)]
+use crate::error::MergeError;
+use crate::error::RemoveError;
+use crate::filter::{cardinality_from_fill, fp_rate_from_fill};
 use crate::hash::{hash64, reduce, Key, Probe};
 
 /// The lowest bit of every 4-bit counter in a word.
@@ -69,6 +69,60 @@ pub struct CountingBloom<const WORDS: usize, const K: u32> {
     seed: u64,
 }
 
+crate::filter::filter_shell! {
+    CountingBloom<WORDS, K> { words: [u64; _] = 0, check M }
+    example: "16, 4",
+    storage:
+    /// The counters, 16 to a word: counter `i` is bits `4·(i % 16)..4·(i % 16) + 4` of word `i / 16`.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::CountingBloom::<1, 1>::new();
+    /// f.insert("a");
+    /// f.insert("a");
+    /// // One counter holds 2, the others 0.
+    /// assert_eq!(f.as_words()[0].count_ones(), 1);
+    /// ```
+    fn as_words;
+    set: count_nonzero of COUNTERS, "nonzero", "non-zero counters";
+    insert:
+    /// Inserts a key: increments its `K` counters. Returns `true` if the key was definitely not in the
+    /// filter before (one of its counters was 0), `false` if it may have been.
+    ///
+    /// A counter at 15 stays at 15 (it **saturates**), and a saturated counter is never decremented
+    /// again: once it has overflowed, the filter no longer knows how many keys it stands for, so any
+    /// decrement could bring it to 0 while a key that uses it is still in the filter — a false
+    /// negative. Keeping it at 15 keeps "never a false negative" for every key still present, at the
+    /// price of a counter that can never return to 0 (a slightly higher false-positive rate until
+    /// [`clear`](Self::clear)). [`saturated_counters`](Self::saturated_counters) reports how many there are.
+    ///
+    /// ```
+    /// let mut f = sketch_nostd::CountingBloom::<16, 4>::new();
+    /// assert!(f.insert(&7u32));
+    /// assert!(!f.insert(&7u32)); // now counted twice
+    /// assert_eq!(f.estimate(&7u32), 2);
+    /// ```
+    ;
+    merge: saturating_add_nibbles;
+    /// Adds the counts of `other` to this filter, counter by counter, saturating at 15: afterwards it
+    /// holds the keys of both (as a multiset), and removing a key inserted into either works. Fails,
+    /// leaving `self` unchanged, if the seeds differ.
+    ///
+    /// ```
+    /// use sketch_nostd::CountingBloom;
+    /// let (mut a, mut b) = (CountingBloom::<16, 4>::with_seed(1), CountingBloom::<16, 4>::with_seed(1));
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.merge(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// a.remove("right").unwrap();
+    /// assert!(a.contains("left"));
+    /// # Ok::<(), sketch_nostd::MergeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`MergeError::SeedMismatch`] if the filters hash with different seeds.
+}
+
 impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     /// Number of counters, `m = 16·WORDS`.
     pub const COUNTERS: usize = 16 * WORDS;
@@ -99,80 +153,14 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
         (16 * WORDS) as u32
     };
 
-    /// An empty filter with seed 0.
-    ///
-    /// ```
-    /// let f = sketch_nostd::CountingBloom::<4, 3>::new();
-    /// assert!(f.is_empty());
-    /// assert_eq!(f.seed(), 0);
-    /// ```
-    #[must_use]
-    pub const fn new() -> Self {
-        Self::with_seed(0)
+    /// The filter's words (16 counters each), for the shared shell.
+    fn words(&self) -> core::slice::Iter<'_, u64> {
+        self.words.iter()
     }
 
-    /// An empty filter whose hashes use `seed`. Only filters with equal seeds can be combined.
-    ///
-    /// ```
-    /// let f = sketch_nostd::CountingBloom::<4, 3>::with_seed(0xfeed);
-    /// assert_eq!(f.seed(), 0xfeed);
-    /// ```
-    #[must_use]
-    pub const fn with_seed(seed: u64) -> Self {
-        Self::from_parts([0; WORDS], seed)
-    }
-
-    /// A filter from its raw words and seed, as produced by [`as_words`](Self::as_words) and
-    /// [`seed`](Self::seed). Every bit pattern is a valid filter (every nibble is a count in `0..=15`).
-    ///
-    /// ```
-    /// use sketch_nostd::CountingBloom;
-    /// let mut a = CountingBloom::<2, 3>::with_seed(9);
-    /// a.insert("x");
-    /// let b = CountingBloom::<2, 3>::from_parts(*a.as_words(), a.seed());
-    /// assert_eq!(a, b);
-    /// ```
-    #[must_use]
-    pub const fn from_parts(words: [u64; WORDS], seed: u64) -> Self {
-        let _ = Self::M; // evaluates the parameter checks at compile time
-        Self { words, seed }
-    }
-
-    /// Replaces the words (16 four-bit counters each), in place, by what `fill` writes into them
-    /// (zeroed first), and the seed by `seed` if `fill` succeeds; if it fails, the filter is left
-    /// empty with its own seed. Every bit pattern is a valid filter. Crate-internal: for decoders that must not make a second
-    /// filter-sized value (a Cortex-M0 has 16 KB of RAM).
-    #[cfg(feature = "wire")]
-    pub(crate) fn load<E>(
-        &mut self,
-        seed: u64,
-        fill: impl FnOnce(&mut [u64; WORDS]) -> Result<(), E>,
-    ) -> Result<(), E> {
-        crate::filter::load_zeroed(&mut self.words, 0, (&mut self.seed, seed), fill)
-    }
-
-    /// The seed this filter hashes with.
-    ///
-    /// ```
-    /// assert_eq!(sketch_nostd::CountingBloom::<1, 1>::with_seed(3).seed(), 3);
-    /// ```
-    #[must_use]
-    pub const fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// The counters, 16 to a word: counter `i` is bits `4·(i % 16)..4·(i % 16) + 4` of word `i / 16`.
-    ///
-    /// ```
-    /// let mut f = sketch_nostd::CountingBloom::<1, 1>::new();
-    /// f.insert("a");
-    /// f.insert("a");
-    /// // One counter holds 2, the others 0.
-    /// assert_eq!(f.as_words()[0].count_ones(), 1);
-    /// ```
-    #[must_use]
-    pub const fn as_words(&self) -> &[u64; WORDS] {
-        &self.words
+    /// [`words`](Self::words), to write.
+    fn words_mut(&mut self) -> core::slice::IterMut<'_, u64> {
+        self.words.iter_mut()
     }
 
     /// The value of counter `index`, or `None` past the last counter.
@@ -186,27 +174,6 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     pub fn counter(&self, index: usize) -> Option<u8> {
         let word = self.words.get(index / 16)?;
         Some(((word >> (4 * (index % 16))) & 0xF) as u8)
-    }
-
-    /// Inserts a key: increments its `K` counters. Returns `true` if the key was definitely not in the
-    /// filter before (one of its counters was 0), `false` if it may have been.
-    ///
-    /// A counter at 15 stays at 15 (it **saturates**), and a saturated counter is never decremented
-    /// again: once it has overflowed, the filter no longer knows how many keys it stands for, so any
-    /// decrement could bring it to 0 while a key that uses it is still in the filter — a false
-    /// negative. Keeping it at 15 keeps "never a false negative" for every key still present, at the
-    /// price of a counter that can never return to 0 (a slightly higher false-positive rate until
-    /// [`clear`](Self::clear)). [`saturated_counters`](Self::saturated_counters) reports how many there are.
-    ///
-    /// ```
-    /// let mut f = sketch_nostd::CountingBloom::<16, 4>::new();
-    /// assert!(f.insert(&7u32));
-    /// assert!(!f.insert(&7u32)); // now counted twice
-    /// assert_eq!(f.estimate(&7u32), 2);
-    /// ```
-    #[inline]
-    pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
-        self.insert_hash(hash64(key, self.seed))
     }
 
     /// Inserts a key by its 64-bit hash ([`hash64`] with this filter's seed gives the same result as
@@ -298,19 +265,6 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
         Ok(())
     }
 
-    /// `false` if the key is definitely not in the filter, `true` if it may be.
-    ///
-    /// ```
-    /// let mut f = sketch_nostd::CountingBloom::<16, 4>::new();
-    /// f.insert("a");
-    /// assert!(f.contains("a"));
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
-        self.contains_hash(hash64(key, self.seed))
-    }
-
     /// [`contains`](Self::contains) for a hash computed by the caller.
     ///
     /// ```
@@ -376,56 +330,9 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     #[inline(always)]
     const fn locate(g: u32) -> (usize, u32) {
         let counter = reduce(g, Self::M);
+        // Every caller skips a word past the end; reduction never gives one.
+        debug_assert!(counter < Self::M, "reduce stays below m");
         ((counter / 16) as usize, 4 * (counter % 16))
-    }
-
-    /// Sets every counter to 0, keeping the seed.
-    ///
-    /// ```
-    /// let mut f = sketch_nostd::CountingBloom::<16, 4>::new();
-    /// f.insert("a");
-    /// f.clear();
-    /// assert!(f.is_empty());
-    /// ```
-    pub fn clear(&mut self) {
-        self.words = [0; WORDS];
-    }
-
-    /// `true` if every counter is 0.
-    ///
-    /// ```
-    /// assert!(sketch_nostd::CountingBloom::<4, 2>::new().is_empty());
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.words.iter().all(|&w| w == 0)
-    }
-
-    /// Adds the counts of `other` to this filter, counter by counter, saturating at 15: afterwards it
-    /// holds the keys of both (as a multiset), and removing a key inserted into either works. Fails,
-    /// leaving `self` unchanged, if the seeds differ.
-    ///
-    /// ```
-    /// use sketch_nostd::CountingBloom;
-    /// let (mut a, mut b) = (CountingBloom::<16, 4>::with_seed(1), CountingBloom::<16, 4>::with_seed(1));
-    /// a.insert("left");
-    /// b.insert("right");
-    /// a.merge(&b)?;
-    /// assert!(a.contains("left") && a.contains("right"));
-    /// a.remove("right").unwrap();
-    /// assert!(a.contains("left"));
-    /// # Ok::<(), sketch_nostd::MergeError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`MergeError::SeedMismatch`] if the filters hash with different seeds.
-    pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
-        combine(
-            (self.seed, other.seed),
-            &mut self.words,
-            &other.words,
-            saturating_add_nibbles,
-        )
     }
 
     /// Number of non-zero counters.
@@ -472,16 +379,6 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
             .any(|&w| w & w >> 1 & w >> 2 & w >> 3 & LOW_BITS != 0)
     }
 
-    /// Fraction of non-zero counters, in `0.0..=1.0` (the fill of the equivalent Bloom filter).
-    ///
-    /// ```
-    /// assert_eq!(sketch_nostd::CountingBloom::<16, 4>::new().fill_ratio(), 0.0);
-    /// ```
-    #[must_use]
-    pub fn fill_ratio(&self) -> f64 {
-        f64::from(self.count_nonzero()) / f64::from(Self::M)
-    }
-
     /// The false-positive rate this filter has now: (non-zero counters / m)^k.
     ///
     /// ```
@@ -509,29 +406,6 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     #[must_use]
     pub fn cardinality(&self) -> f64 {
         cardinality_from_fill(self.count_nonzero(), Self::M, K)
-    }
-}
-
-/// Shows the shape, the seed and the non-zero counters, not the words.
-///
-/// ```
-/// let f = sketch_nostd::CountingBloom::<16, 4>::with_seed(3);
-/// assert_eq!(format!("{f:?}"), "CountingBloom { words: 16, k: 4, seed: 3, nonzero: 0, .. }");
-/// ```
-impl<const WORDS: usize, const K: u32> fmt::Debug for CountingBloom<WORDS, K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CountingBloom")
-            .field("words", &WORDS)
-            .field("k", &K)
-            .field("seed", &self.seed)
-            .field("nonzero", &self.count_nonzero())
-            .finish_non_exhaustive()
-    }
-}
-
-impl<const WORDS: usize, const K: u32> Default for CountingBloom<WORDS, K> {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

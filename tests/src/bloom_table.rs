@@ -1,14 +1,11 @@
-//! Reproduces SPEC.md's Bloom reference table: n = 10,000 keys in m ≈ 100,000 bits, 100,000 probes
-//! that were never inserted, for k = 1, 2, 4, 7, 10 and 14, next to the formula (1 − e^(−kn/m))^k.
-//!
-//! `cargo run --release -p sketch-nostd --example bloom_table`
-//!
-//! The statistical test `tests/tests/bloom_stats.rs` includes this file and asserts on the same rows.
-#![allow(dead_code)] // `measure` is also used by the statistical tests, which have their own `main`
+//! The Bloom reference table: n = 10,000 keys in m ≈ 100,000 bits, 100,000 probes that were never
+//! inserted, for k = 1, 2, 4, 7, 10 and 14, next to the formula (1 − e^(−kn/m))^k. The example
+//! `bloom_table` prints it (`cargo run --release -p sketch-tests --example bloom_table`) and the
+//! statistical test `tests/tests/bloom_stats.rs` asserts on the same rows.
 
 use sketch_nostd::{sizing::fp_rate, Bloom};
 
-/// Keys inserted (as in SPEC.md).
+/// Keys inserted.
 pub const N: u64 = 10_000;
 /// Never-inserted probes.
 pub const PROBES: u64 = 100_000;
@@ -68,28 +65,4 @@ pub fn table(seed: u64) -> [Row; 6] {
         measure::<10>(seed),
         measure::<14>(seed),
     ]
-}
-
-/// SPEC.md's measured column (its own simulator: FNV-1a + fmix32), for comparison.
-const SPEC_MEASURED: [f64; 6] = [0.09521, 0.03370, 0.01203, 0.00853, 0.01054, 0.01851];
-
-fn main() {
-    println!(
-        "n = {N} keys, m = {} bits, {PROBES} never-inserted probes, seed 0",
-        WORDS * 64
-    );
-    println!();
-    println!("|  k | measured FP | formula | fill^k  | SPEC.md measured | members missed |");
-    println!("| -: | ----------: | ------: | ------: | ---------------: | -------------: |");
-    for (row, spec) in table(0).iter().zip(SPEC_MEASURED) {
-        println!(
-            "| {:>2} | {:>10.3}% | {:>6.3}% | {:>6.3}% | {:>15.3}% | {:>14} |",
-            row.k,
-            100.0 * row.measured(),
-            100.0 * row.formula,
-            100.0 * row.fill.powi(row.k as i32),
-            100.0 * spec,
-            row.missed
-        );
-    }
 }

@@ -1,23 +1,16 @@
-//! SPEC.md's count-min table: true counts against estimates on a Zipf stream (weights 1/r over
+//! The count-min reference table: true counts against estimates on a Zipf stream (weights 1/r over
 //! 50,000 keys, 200,000 events), with ε = 0.001 and δ = 0.01, for standard and conservative update;
 //! then the top 10 as listed by `TopK` (count-min + heap) and `SpaceSaving`, with the bytes each used.
 //!
 //! The tests `tests/tests/countmin_targets.rs` and `tests/tests/topk_targets.rs` assert on the same
-//! stream (from `tests/src/zipf.rs`, included here).
+//! stream (`sketch_tests::zipf`).
 //!
-//! `cargo run --release -p sketch-nostd --example countmin_table`
-
-#[allow(dead_code)] // the example uses part of the shared test helpers
-#[path = "../../tests/src/rng.rs"]
-mod rng;
-#[allow(dead_code)]
-#[path = "../../tests/src/zipf.rs"]
-mod zipf;
+//! `cargo run --release -p sketch-tests --example countmin_table`
 
 use sketch_nostd::countmin::{Conservative, Standard, UpdatePolicy};
 use sketch_nostd::sizing::{cm_depth, cm_width};
 use sketch_nostd::{CountMin, SpaceSaving, TopK};
-use zipf::{
+use sketch_tests::zipf::{
     exact_counts, true_top, zipf_stream, Overestimates, TopCheck, SPEC_EVENTS, SPEC_KEYS, SPEC_SEED,
 };
 

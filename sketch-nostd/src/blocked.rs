@@ -127,8 +127,6 @@ crate::filter::bit_filter_shell! {
 impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     /// Number of bits, `512·BLOCKS`.
     pub const BITS: usize = 512 * BLOCKS;
-    /// Bits set per key, `K`.
-    pub const HASHES: u32 = K;
 
     /// `BLOCKS` as the `u32` that block selection reduces into; the checks run at compile time.
     const B: u32 = {

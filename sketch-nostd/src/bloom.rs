@@ -79,8 +79,6 @@ crate::filter::bit_filter_shell! {
 impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     /// Number of bits, `m = 64·WORDS`.
     pub const BITS: usize = 64 * WORDS;
-    /// Number of hash functions, `k`.
-    pub const HASHES: u32 = K;
 
     /// `m` as the `u32` that index reduction works with; `WORDS < 2^26` guarantees it fits.
     const M: u32 = {

@@ -126,8 +126,6 @@ crate::filter::filter_shell! {
 impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     /// Number of counters, `m = 16·WORDS`.
     pub const COUNTERS: usize = 16 * WORDS;
-    /// Number of hash functions, `k`.
-    pub const HASHES: u32 = K;
     /// The largest value a counter holds. A counter at this value is saturated and never changes again
     /// (until [`clear`](Self::clear)).
     pub const MAX_COUNT: u8 = SATURATED as u8;

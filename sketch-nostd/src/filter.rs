@@ -74,6 +74,9 @@ macro_rules! filter_shell {
         merge: $op:expr; $(#[$merge_doc:meta])*
     ) => {
         impl<const $N: usize, const K: u32> $Name<$N, K> {
+            /// Number of hash functions, `k`: the bits or counters a key sets.
+            pub const HASHES: u32 = K;
+
             /// An empty filter with seed 0.
             ///
             /// ```

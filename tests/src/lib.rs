@@ -3,6 +3,7 @@
 //! The tests themselves live in `tests/tests/`; this library holds what several of them use, so that
 //! every test draws its keys the same reproducible way.
 
+pub mod bloom_table;
 pub mod dists;
 pub mod prefilter;
 pub mod qemu;

@@ -1,6 +1,6 @@
-//! The seeded Zipf stream of SPEC.md (weights 1/r over the ranks) and the overestimate statistics of
-//! its tables. Shared by the `sketch-tests` crate and the library's examples and benches, which
-//! include this file (and its sibling `rng.rs`) by path, so all of them see the same events.
+//! The seeded reference Zipf stream (weights 1/r over the ranks) and the overestimate statistics of
+//! its tables. The one copy: the tests, the `countmin_table` example and the benches (through their
+//! dependency on `sketch-tests`) all draw the same events from it.
 
 use super::rng::SplitMix64;
 
@@ -42,7 +42,7 @@ impl Zipf {
     }
 }
 
-/// SPEC.md's stream: `events` draws from Zipf over `keys` ranks, seeded. Each event is the rank.
+/// The reference stream: `events` draws from Zipf over `keys` ranks, seeded. Each event is the rank.
 pub fn zipf_stream(keys: u32, events: usize, seed: u64) -> Vec<u32> {
     let zipf = Zipf::new(keys);
     let mut rng = SplitMix64(seed);
@@ -59,11 +59,11 @@ pub fn exact_counts(stream: &[u32], keys: u32) -> Vec<u64> {
     counts
 }
 
-/// SPEC.md's parameters: 50,000 keys, 200,000 events.
+/// The reference stream's parameters: 50,000 keys, 200,000 events.
 pub const SPEC_KEYS: u32 = 50_000;
-/// SPEC.md's parameters: 50,000 keys, 200,000 events.
+/// The reference stream's parameters: 50,000 keys, 200,000 events.
 pub const SPEC_EVENTS: usize = 200_000;
-/// The seed the tests and the example use for SPEC.md's stream.
+/// The seed the tests and the example use for the reference stream.
 pub const SPEC_SEED: u64 = 2004;
 
 /// How a frequency estimator's answers compare with the exact counts, over every key of a universe.

@@ -1,13 +1,9 @@
-//! SPEC.md's Bloom reference table, reproduced with tolerances from the binomial distribution.
+//! The Bloom reference table, reproduced with tolerances from the binomial distribution.
 //!
-//! The rows are measured by the `bloom_table` example (included below), so the example and this test
-//! cannot drift apart.
+//! The rows are measured by `sketch_tests::bloom_table`, which the `bloom_table` example prints, so
+//! the example and this test cannot drift apart.
 
-#[allow(missing_docs)]
-#[path = "../../sketch-nostd/examples/bloom_table.rs"]
-mod bloom_table;
-
-use bloom_table::{table, Row, N, PROBES};
+use sketch_tests::bloom_table::{table, Row, N, PROBES};
 
 /// How many standard deviations a measurement may stray: a 4σ two-sided normal band is left with
 /// probability 6·10⁻⁵, so with fixed seeds a failure means the hashing or the filter is wrong, not luck.

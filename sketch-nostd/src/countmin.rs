@@ -456,6 +456,8 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
         let mut columns = [0; D];
         for (i, column) in (0u32..).zip(columns.iter_mut()) {
             *column = reduce(probe.nth_mixed(i), Self::W32) as usize;
+            // Every caller skips a column past the end; reduction never gives one.
+            debug_assert!(*column < W, "reduce stays below W");
         }
         columns
     }

@@ -492,12 +492,14 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
 
     #[inline(always)]
     fn bucket(&self, i: u32) -> F::Bucket {
+        debug_assert!((i as usize) < BUCKETS, "bucket {i} out of range");
         self.buckets.get(i as usize).copied().unwrap_or(F::EMPTY)
     }
 
     /// Puts `fp` in a free slot of bucket `i`; `false` if the bucket is full.
     #[inline(always)]
     fn place(&mut self, i: u32, fp: u32) -> bool {
+        debug_assert!((i as usize) < BUCKETS, "bucket {i} out of range");
         if let Some(bucket) = self.buckets.get_mut(i as usize) {
             if let Some(slot) = F::find(*bucket, 0) {
                 *bucket = F::with_slot(*bucket, slot, fp);
@@ -566,6 +568,7 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
         for _ in 0..MAX_KICKS {
             next = xorshift32(&mut rng);
             let slot = next >> 30; // 0..4
+            debug_assert!((i as usize) < BUCKETS, "bucket {i} out of range");
             let Some(bucket) = self.buckets.get_mut(i as usize) else {
                 break;
             };
@@ -672,6 +675,7 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
     /// Empties the first slot of bucket `i` holding `fp`; `false` if none does.
     #[inline(always)]
     fn take(&mut self, i: u32, fp: u32) -> bool {
+        debug_assert!((i as usize) < BUCKETS, "bucket {i} out of range");
         if let Some(bucket) = self.buckets.get_mut(i as usize) {
             if let Some(slot) = F::find(*bucket, fp) {
                 *bucket = F::with_slot(*bucket, slot, 0);

@@ -602,6 +602,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
 
     /// Adds up to `n` to a counter, stopping at its maximum; returns what was added.
     fn add_slot(&mut self, slot: usize, n: u64) -> u64 {
+        debug_assert!(slot < self.counts.len(), "slot {slot} out of range");
         let Some(c) = self.counts.get_mut(slot) else {
             return 0;
         };
@@ -1062,6 +1063,7 @@ fn before(a: f64, b: f64) -> bool {
 /// Moves `len` counters from `src` to `dst` (the block given as `(src, len, dst)`), correctly when
 /// the ranges overlap; out-of-range parts are skipped (never reached: the layouts fit).
 fn move_block<C: Counter>(counts: &mut [C], (src, len, dst): (usize, usize, usize)) {
+    debug_assert!(src.max(dst) + len <= counts.len(), "block out of range");
     let mut copy = |i: usize| {
         if let (Some(&v), true) = (counts.get(src + i), dst + i < counts.len()) {
             if let Some(d) = counts.get_mut(dst + i) {

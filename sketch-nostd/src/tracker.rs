@@ -147,6 +147,10 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
     /// Sets a slot's count and payload; the count must not be below the old one.
     #[inline]
     pub(crate) fn raise(&mut self, slot: u16, count: C, extra: X) {
+        debug_assert!(
+            usize::from(slot) < self.slots.len(),
+            "slot {slot} not in use"
+        );
         if let Some(e) = self.slots.get_mut(usize::from(slot)) {
             e.count = count;
             e.extra = extra;
@@ -227,6 +231,10 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
 
     /// Removes `slot` from its bucket's chain (the slot itself stays in place).
     fn unlink(&mut self, slot: u16) {
+        debug_assert!(
+            usize::from(slot) < self.slots.len(),
+            "slot {slot} not in use"
+        );
         let Some(entry) = self.slots.get(usize::from(slot)) else {
             return;
         };

@@ -8,4 +8,5 @@ pub mod dists;
 pub mod prefilter;
 pub mod qemu;
 pub mod rng;
+pub mod wire;
 pub mod zipf;

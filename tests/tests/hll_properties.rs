@@ -8,6 +8,7 @@ use sketch_nostd::{
     wire::{self, Wire},
     Hll10, Hll14, Hll4, Hll6, PartsError,
 };
+use sketch_tests::wire::pack;
 
 /// A stream of hashes. Half of the streams are short enough for Hll10's sparse form (144 coupons),
 /// the others overflow it; some hashes have many leading zeros so high ranks occur.
@@ -37,21 +38,6 @@ fn sketch(hashes: &[u64], dense: bool) -> Hll10 {
 fn merged(a: &Hll10, b: &Hll10) -> Hll10 {
     let mut out = a.clone();
     out.merge(b).expect("same seed");
-    out
-}
-
-/// Packs register values LSB-first at 6 bits each, independently of the library (register `i` at
-/// bits `6i..6i+6`), so the tests also pin the documented layout.
-fn pack<const BYTES: usize>(values: &[u8]) -> [u8; BYTES] {
-    let mut out = [0u8; BYTES];
-    for (i, &v) in values.iter().enumerate() {
-        for bit in 0..6 {
-            if v >> bit & 1 == 1 {
-                let at = 6 * i + bit;
-                out[at / 8] |= 1 << (at % 8);
-            }
-        }
-    }
     out
 }
 

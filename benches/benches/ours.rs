@@ -3,11 +3,13 @@
 //! runs them alone.
 //!
 //! - `ours/heavy`: the heavy-hitter summaries (`TopK` on a count-min, `SpaceSaving`) and a 1 KB
-//!   count-min (256 × 4 u8), per event of SPEC.md's Zipf stream;
+//!   count-min (256 × 4 u8), per event of the reference Zipf stream;
 //! - `ours/countmin rows`: the count-min sketch against its former unmixed row probes (the cost of
 //!   rows that collide independently), same shape as the `countmin/` tables;
 //! - `ours/hll14`: HyperLogLog at p = 14 (12 KB): insert into the dense and the sparse form,
 //!   `estimate()` with each estimator, bounds, and merge;
+//! - `ours/merge`: one merge of each mergeable sketch of ours at its benchmark size, through the
+//!   sealed `Sketch` trait (generic: the same code for every family);
 //! - `ours/deletable`: the deletable filters of `deletable` with short string keys, and the cuckoo
 //!   filter with 16-bit fingerprints (0.012% FP at 95% load, against 2.9% for 8-bit ones).
 
@@ -16,11 +18,11 @@ use crate::deletable::{time, OPS};
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, BatchSize, BenchmarkGroup, Criterion, Throughput};
 use sketch_benches::adapters::{self, BenchKey, CM_D, CM_W, SEED};
-use sketch_benches::keys::zipf::{zipf_stream, SPEC_KEYS, SPEC_SEED};
+use sketch_benches::keys::zipf::{zipf_stream, REFERENCE_KEYS, REFERENCE_SEED};
 use sketch_benches::keys::{as_strs, string_keys, u64_keys, ABSENT_SEED, MEMBER_SEED, SMALL};
 use sketch_nostd::countmin::{Conservative, Standard};
 use sketch_nostd::hash::hash64;
-use sketch_nostd::{CountMin, CuckooFilter, Hll14, SpaceSaving, TopK};
+use sketch_nostd::{CountMin, CuckooFilter, Hll14, Sketch, SpaceSaving, TopK};
 use std::hint::black_box;
 
 /// Times `add` over every event.
@@ -40,7 +42,7 @@ fn per_event(
 }
 
 fn heavy(c: &mut Criterion) {
-    let events = zipf_stream(SPEC_KEYS, EVENTS, SPEC_SEED);
+    let events = zipf_stream(REFERENCE_KEYS, EVENTS, REFERENCE_SEED);
     let mut g = c.benchmark_group("ours/heavy/zipf u32/add");
     g.throughput(Throughput::Elements(events.len() as u64));
     crate::xxh3_floor(&mut g, &events);
@@ -72,7 +74,7 @@ fn heavy(c: &mut Criterion) {
 /// Count-min with mixed row probes (the sketch) against the former unmixed probes, same stream,
 /// same shape (ε = 0.001, δ = 0.01): what independent row collisions cost per event.
 fn countmin_rows(c: &mut Criterion) {
-    let events = zipf_stream(SPEC_KEYS, EVENTS, SPEC_SEED);
+    let events = zipf_stream(REFERENCE_KEYS, EVENTS, REFERENCE_SEED);
     let mut mixed = fed(adapters::our_cm::<Standard>(), &events);
     let mut mixed_c = fed(adapters::our_cm::<Conservative>(), &events);
     let mut unmixed = fed(adapters::UnmixedCm::<CM_W, CM_D>::new(SEED, false), &events);
@@ -213,6 +215,62 @@ fn hll_merge(c: &mut Criterion) {
     g.finish();
 }
 
+/// Times [`adapters::merge_into`] of `other` into a copy of `a`, for any sketch of ours.
+fn merge_one<S: Sketch + Clone>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    a: &S,
+    other: &S,
+) {
+    g.bench_function(name, |b| {
+        b.iter_batched_ref(
+            || a.clone(),
+            |target| adapters::merge_into(target, black_box(other)),
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+/// Two halves of [`SMALL`] keys in each family, merged through the `Sketch` trait.
+fn merge(c: &mut Criterion) {
+    use adapters::{Distinct, Filter, Frequency};
+    let keys = u64_keys(SMALL, MEMBER_SEED);
+    let (left, right) = keys.split_at(SMALL / 2);
+    let mut g = c.benchmark_group("ours/merge");
+    let (mut bloom_a, mut blocked_a) = adapters::our_blooms_small();
+    let (mut bloom_b, mut blocked_b) = adapters::our_blooms_small();
+    let mut counting_a = adapters::our_counting::<{ adapters::counting_words(SMALL) }>();
+    let mut counting_b = adapters::our_counting::<{ adapters::counting_words(SMALL) }>();
+    let (mut cm_a, mut cm_b) = (
+        adapters::our_cm::<Standard>(),
+        adapters::our_cm::<Standard>(),
+    );
+    let (mut hll_a, mut hll_b) = (adapters::our_hll(), adapters::our_hll());
+    for (half, a) in [(left, true), (right, false)] {
+        for k in half {
+            if a {
+                Filter::insert(&mut bloom_a, k);
+                Filter::insert(&mut blocked_a, k);
+                adapters::Deletable::insert(&mut counting_a, k);
+                Frequency::add(&mut cm_a, k);
+                Distinct::insert(&mut hll_a, k);
+            } else {
+                Filter::insert(&mut bloom_b, k);
+                Filter::insert(&mut blocked_b, k);
+                adapters::Deletable::insert(&mut counting_b, k);
+                Frequency::add(&mut cm_b, k);
+                Distinct::insert(&mut hll_b, k);
+            }
+        }
+    }
+    merge_one(&mut g, "bloom", &*bloom_a, &*bloom_b);
+    merge_one(&mut g, "blocked", &*blocked_a, &*blocked_b);
+    merge_one(&mut g, "counting", &*counting_a, &*counting_b);
+    merge_one(&mut g, "countmin", &*cm_a, &*cm_b);
+    merge_one(&mut g, "hll14", &*hll_a, &*hll_b);
+    g.finish();
+}
+
 /// Buckets of a cuckoo filter for [`SMALL`] keys at 95% load.
 const BUCKETS: usize = adapters::cuckoo_buckets(SMALL);
 
@@ -258,5 +316,6 @@ criterion_group!(
     hll_insert,
     hll_estimate,
     hll_merge,
+    merge,
     deletable
 );

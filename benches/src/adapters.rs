@@ -9,7 +9,7 @@ use sketch_nostd::countmin::{Conservative, Counter, Standard, UpdatePolicy};
 use sketch_nostd::cuckoo::Fingerprint;
 use sketch_nostd::hash::{hash64, Key};
 use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
-use sketch_nostd::{Bloom, CountMin, CuckooFilter};
+use sketch_nostd::{Bloom, CountMin, CuckooFilter, MergeError, Sketch};
 use std::collections::hash_map::DefaultHasher as SipHasher13;
 use std::hash::{BuildHasherDefault, Hash};
 
@@ -724,4 +724,15 @@ impl<K: BenchKey> Deletable<K> for CountingBloom {
     fn bytes(&self) -> usize {
         (self.counters * COUNTING_BITS).div_ceil(8)
     }
+}
+
+/// The merge adapter of every sketch of ours: the sealed [`Sketch`] trait itself, under which every
+/// sketch merges, reports its seed and clears with the same names, so one generic function serves
+/// them all (no peer crate has merges in this form, so there is no per-crate trait to implement).
+///
+/// # Errors
+/// [`MergeError`] if the two sketches' seeds differ.
+pub fn merge_into<S: Sketch>(target: &mut S, other: &S) -> Result<(), MergeError> {
+    debug_assert_eq!(target.seed(), other.seed(), "benchmark sketches share SEED");
+    target.merge(other)
 }

@@ -1,10 +1,10 @@
-//! Count-min at ε = 0.001, δ = 0.01 on SPEC.md's Zipf stream (weights 1/r over 50,000 keys): update
+//! Count-min at ε = 0.001, δ = 0.01 on the reference Zipf stream (weights 1/r over 50,000 keys): update
 //! (standard and conservative) and estimate, per event.
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, BenchmarkGroup, Criterion, Throughput};
 use sketch_benches::adapters::{self, Frequency};
-use sketch_benches::keys::zipf::{zipf_stream, SPEC_KEYS, SPEC_SEED};
+use sketch_benches::keys::zipf::{zipf_stream, REFERENCE_KEYS, REFERENCE_SEED};
 use sketch_nostd::countmin::{Conservative, Standard};
 use std::hint::black_box;
 
@@ -49,7 +49,7 @@ pub(crate) fn fed<F: Frequency<u32>>(mut f: F, events: &[u32]) -> F {
 }
 
 fn countmin(c: &mut Criterion) {
-    let events = zipf_stream(SPEC_KEYS, EVENTS, SPEC_SEED);
+    let events = zipf_stream(REFERENCE_KEYS, EVENTS, REFERENCE_SEED);
     let mut ours = fed(adapters::our_cm::<Standard>(), &events);
     let mut ours_c = fed(adapters::our_cm::<Conservative>(), &events);
     let mut datasketches = fed(adapters::datasketches_cm(), &events);

@@ -1,4 +1,4 @@
-//! Prefilters on the hot path (issue 18): `cargo bench -p sketch-benches --bench main -- prefilter/`.
+//! Prefilters on the hot path: `cargo bench -p sketch-benches --bench main -- prefilter/`.
 //!
 //! * `prefilter/{n} u64/blocked …`: `BlockedBloom` (and its zero-copy view) against `sbbf-rs-safe`
 //!   (a split-block filter that picks AVX2 at run time), both fed the same xxh3-64 hashes of the

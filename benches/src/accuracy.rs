@@ -5,7 +5,7 @@ use crate::adapters::{
     self, counting_words, cuckoo_buckets, BenchKey, Deletable, Distinct, Filter, Frequency, FuseKey,
 };
 use crate::keys::zipf::{
-    exact_counts, zipf_stream, Overestimates, SPEC_EVENTS, SPEC_KEYS, SPEC_SEED,
+    exact_counts, zipf_stream, Overestimates, REFERENCE_EVENTS, REFERENCE_KEYS, REFERENCE_SEED,
 };
 use crate::keys::{as_strs, string_keys, u64_keys, ABSENT_SEED, HUGE, LARGE, MEMBER_SEED, SMALL};
 use sketch_nostd::countmin::{Conservative, Standard};
@@ -232,14 +232,14 @@ pub fn hll(out: &mut Vec<Cell>) {
     );
 }
 
-/// Count-min on SPEC.md's Zipf stream: worst and mean overestimate over every key, and bytes.
+/// Count-min on the reference Zipf stream: worst and mean overestimate over every key, and bytes.
 pub fn countmin(out: &mut Vec<Cell>) {
     let mut cells = Cells {
         family: "countmin",
         out,
     };
-    let stream = zipf_stream(SPEC_KEYS, SPEC_EVENTS, SPEC_SEED);
-    let truth = exact_counts(&stream, SPEC_KEYS);
+    let stream = zipf_stream(REFERENCE_KEYS, REFERENCE_EVENTS, REFERENCE_SEED);
+    let truth = exact_counts(&stream, REFERENCE_KEYS);
     let bound = (adapters::CM_EPSILON * stream.len() as f64) as u64;
     let mut row = |name: &str, f: &dyn Fn(u32) -> u64, size: usize| {
         let o = Overestimates::measure(&truth, bound, f);

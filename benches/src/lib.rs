@@ -5,7 +5,7 @@
 //! tool share, so all three build the same configurations over the same keys:
 //!
 //! - [`keys`]: the pre-generated keys (SplitMix64 from `sketch-tests`, u64 and short strings, and
-//!   SPEC.md's Zipf stream);
+//!   the reference Zipf stream);
 //! - [`adapters`]: one small trait per family ([`adapters::Filter`], [`adapters::Distinct`],
 //!   [`adapters::Frequency`], [`adapters::Deletable`]) implemented for our sketches and each peer, with
 //!   the constructors that size them for the same target error;

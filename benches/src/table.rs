@@ -173,7 +173,7 @@ pub const FAMILIES: [Family; 4] = [
     },
     Family {
         key: "countmin",
-        title: "Count-min, ε = 0.001, δ = 0.01, SPEC.md's Zipf stream",
+        title: "Count-min, ε = 0.001, δ = 0.01, the reference Zipf stream",
         columns: &[
             "sketch-nostd",
             "sketch-nostd conservative",

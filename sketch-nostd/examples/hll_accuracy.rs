@@ -6,7 +6,7 @@
 //! `cargo run --release -p sketch-nostd --example hll_accuracy` (a few minutes: about 3·10^10
 //! inserts, spread over the available cores).
 //!
-//! Targets from issue 3 (p = 14, scaled by √m for p = 10 and 12): single stream RMS ≤ 0.85/√m;
+//! Targets (p = 14, scaled by √m for p = 10 and 12): single stream RMS ≤ 0.85/√m;
 //! after merges RMS ≤ 1.04/√m with |bias| ≤ 0.2%; error ≤ 0.1% for n ≤ 1,000 at p = 14.
 //!
 //! Theory: the martingale estimator's relative standard error is sqrt(ln 2/m) ≈ 0.833/√m (0.651% at

@@ -387,9 +387,9 @@ impl<const W: usize, const D: usize, C: Counter, U: UpdatePolicy> CountMin<W, D,
                 min.to_u64()
             }
             UpdateRule::Conservative => {
-                // Raise the key's counters that are below `min + count` to it. Storing only the
-                // counters that change measured 1.5–3× faster than an unconditional `max` store
-                // (whose stores to unchanged cells stall the next events' loads).
+                // Raise the key's counters that are below `min + count` to it, storing only the
+                // counters that change: an unconditional `max` store to unchanged cells would stall
+                // the next events' loads of them.
                 let new = C::from_u64(self.min_at(&columns).to_u64().saturating_add(count));
                 for (row, &column) in self.cells.iter_mut().zip(&columns) {
                     if let Some(cell) = row.get_mut(column) {

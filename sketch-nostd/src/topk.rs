@@ -2,7 +2,7 @@
 //! highest, in fixed memory.
 //!
 //! On every event [`TopK`] updates its sketch, reads the key's new estimate, and replaces the
-//! heap's smallest entry if the estimate is larger (SPEC.md): O(D + log K) per event, with an O(1)
+//! heap's smallest entry if the estimate is larger: O(D + log K) per event, with an O(1)
 //! expected hash-index lookup to find a key already in the heap. Keys are stored owned, without a
 //! heap allocation ([`OwnedKey`]). For the same memory, [`SpaceSaving`](crate::SpaceSaving) often
 //! lists the top keys with tighter counts; see its docs for the comparison.

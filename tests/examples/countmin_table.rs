@@ -11,7 +11,8 @@ use sketch_nostd::countmin::{Conservative, Standard, UpdatePolicy};
 use sketch_nostd::sizing::{cm_depth, cm_width};
 use sketch_nostd::{CountMin, SpaceSaving, TopK};
 use sketch_tests::zipf::{
-    exact_counts, true_top, zipf_stream, Overestimates, TopCheck, SPEC_EVENTS, SPEC_KEYS, SPEC_SEED,
+    exact_counts, true_top, zipf_stream, Overestimates, TopCheck, REFERENCE_EVENTS, REFERENCE_KEYS,
+    REFERENCE_SEED,
 };
 
 const W: usize = cm_width(0.001);
@@ -27,14 +28,14 @@ fn feed<U: UpdatePolicy>(stream: &[u32]) -> Box<CountMin<W, D, u32, U>> {
 }
 
 fn main() {
-    let stream = zipf_stream(SPEC_KEYS, SPEC_EVENTS, SPEC_SEED);
-    let truth = exact_counts(&stream, SPEC_KEYS);
+    let stream = zipf_stream(REFERENCE_KEYS, REFERENCE_EVENTS, REFERENCE_SEED);
+    let truth = exact_counts(&stream, REFERENCE_KEYS);
     let standard = feed::<Standard>(&stream);
     let conservative = feed::<Conservative>(&stream);
     let n = standard.total();
 
     println!(
-        "Zipf stream: weights 1/r over {SPEC_KEYS} keys, {n} events (stream seed {SPEC_SEED})"
+        "Zipf stream: weights 1/r over {REFERENCE_KEYS} keys, {n} events (stream seed {REFERENCE_SEED})"
     );
     println!(
         "CountMin<{W}, {D}, u32>: ε = {:.6}, δ = {:.4}, {} bytes; ε·N = {:.2}, error_bound() = {}",
@@ -60,7 +61,7 @@ fn main() {
     let es = Overestimates::measure(&truth, bound, |k| standard.estimate(&k));
     let ec = Overestimates::measure(&truth, bound, |k| conservative.estimate(&k));
     println!();
-    println!("| over all {SPEC_KEYS} keys | standard | conservative |");
+    println!("| over all {REFERENCE_KEYS} keys | standard | conservative |");
     println!("| --- | ---: | ---: |");
     println!(
         "| worst overestimate (bound ε·N = {}) | {} | {} |",

@@ -1,6 +1,6 @@
 //! Seeded value distributions for the quantile sketch's accuracy tests, its accuracy table
 //! (`examples/quantile_accuracy.rs`) and its benchmark: latencies in microseconds, all within
-//! 1 … 10^9, the range the 1%-sketch of issue 17 is sized for.
+//! 1 … 10^9, the range the 1% quantile sketch is sized for.
 
 use crate::rng::SplitMix64;
 

@@ -60,11 +60,11 @@ pub fn exact_counts(stream: &[u32], keys: u32) -> Vec<u64> {
 }
 
 /// The reference stream's parameters: 50,000 keys, 200,000 events.
-pub const SPEC_KEYS: u32 = 50_000;
+pub const REFERENCE_KEYS: u32 = 50_000;
 /// The reference stream's parameters: 50,000 keys, 200,000 events.
-pub const SPEC_EVENTS: usize = 200_000;
+pub const REFERENCE_EVENTS: usize = 200_000;
 /// The seed the tests and the example use for the reference stream.
-pub const SPEC_SEED: u64 = 2004;
+pub const REFERENCE_SEED: u64 = 2004;
 
 /// How a frequency estimator's answers compare with the exact counts, over every key of a universe.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -158,7 +158,7 @@ impl TopCheck {
         check
     }
 
-    /// All of issue 4's top-k targets: full recall, true order, never under, within `tolerance`.
+    /// All of the top-k targets: full recall, true order, never under, within `tolerance`.
     pub fn meets(&self, n: usize, tolerance: f64) -> bool {
         self.recall == n
             && self.in_order

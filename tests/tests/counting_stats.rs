@@ -10,7 +10,7 @@ use sketch_nostd::{
 /// probability 6·10⁻⁵, so with fixed seeds a failure means the filter is wrong, not unlucky.
 const Z: f64 = 4.0;
 
-/// Keys inserted, probes never inserted, counters (as SPEC.md's Bloom table: n = 10,000, m ≈ 100,000).
+/// Keys inserted, probes never inserted, counters (as the Bloom reference table: n = 10,000, m ≈ 100,000).
 const N: u64 = 10_000;
 const PROBES: u64 = 100_000;
 const WORDS: usize = 6_252; // 100,032 counters, as the 1,563-word Bloom table has 100,032 bits

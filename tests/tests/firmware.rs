@@ -457,7 +457,7 @@ impl Budgets {
     }
 }
 
-/// The device paths' targets (issue 13), on thumbv6m: the whole path's code (inserts, encoding,
+/// The device paths' targets, on thumbv6m: the whole path's code (inserts, encoding,
 /// frame; a firmware with it minus an empty one), if the path has one.
 const DEVICE_PATH_TOTAL: &[(&str, u64)] = &[("device-hll", 2048), ("device-micro", 1228)];
 

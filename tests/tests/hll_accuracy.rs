@@ -1,5 +1,5 @@
-//! Seeded statistical tests of the HyperLogLog accuracy targets of issue 3, with fewer trials than the
-//! `hll_accuracy` example (which prints the full table), and the merge example of SPEC.md.
+//! Seeded statistical tests of the HyperLogLog accuracy targets, with fewer trials than the
+//! `hll_accuracy` example (which prints the full table), and the reference merge example.
 //!
 //! # How the tolerances are derived
 //! Each trial counts an independent key set (the trial number sits in the high bits of the keys), so
@@ -261,7 +261,7 @@ fn martingale_beats_histogram_and_no_bump_at_p10() {
     }
 }
 
-/// SPEC.md: A = ids 0..600,000, B = 400,000..1,000,000 ("salt:i"), p = 14; the union's estimate lands
+/// The reference merge example: A = ids 0..600,000, B = 400,000..1,000,000 ("salt:i"), p = 14; the union's estimate lands
 /// within 2σ of 1,000,000 (σ = the sketch's own relative standard error, 0.81% with the histogram
 /// estimator), and the 2σ bounds contain the truth.
 #[test]

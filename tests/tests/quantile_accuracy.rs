@@ -1,4 +1,4 @@
-//! Accuracy of the quantile sketch (issue 17's targets at test sizes): α = 1% over 1 … 10^9 in 1,047
+//! Accuracy of the quantile sketch (its targets at test sizes): α = 1% over 1 … 10^9 in 1,047
 //! buckets; p50, p90, p99 and p999 of uniform, log-normal, Pareto and bimodal values, 10^3 to 10^5 of
 //! them (seeded), from one sketch and from a merge of 16, each within α of the exact quantile.
 //!

@@ -1,4 +1,4 @@
-//! Issue 4's top-k targets on SPEC.md's Zipf stream (weights 1/r over 50,000 keys, 200,000 events):
+//! The top-k targets on the reference Zipf stream (weights 1/r over 50,000 keys, 200,000 events):
 //! the true top 10, all of them, in the true order, with counts within 0.5% — and the bytes it took.
 //!
 //! Why these summaries can be held to it (expected counts f_r ≈ 17,550 / r):
@@ -17,11 +17,13 @@ use sketch_nostd::countmin::{Conservative, Standard, UpdatePolicy};
 use sketch_nostd::sizing::{cm_depth, cm_width};
 use sketch_nostd::Counted;
 use sketch_nostd::{SpaceSaving, TopK};
-use sketch_tests::zipf::{exact_counts, zipf_stream, TopCheck, SPEC_EVENTS, SPEC_KEYS, SPEC_SEED};
+use sketch_tests::zipf::{
+    exact_counts, zipf_stream, TopCheck, REFERENCE_EVENTS, REFERENCE_KEYS, REFERENCE_SEED,
+};
 
 const W: usize = cm_width(0.001);
 const D: usize = cm_depth(0.01);
-const SEEDS: [u64; 3] = [SPEC_SEED, 1, 2];
+const SEEDS: [u64; 3] = [REFERENCE_SEED, 1, 2];
 const TOLERANCE: f64 = 0.005;
 
 /// Feeds a `TopK` with 10 slots and returns its size and its list, largest first.
@@ -65,8 +67,8 @@ fn assert_meets(name: &str, stream_seed: u64, bytes: usize, truth: &[u64], list:
 #[test]
 fn topk_with_the_spec_sketch_lists_the_true_top_10() {
     for seed in SEEDS {
-        let stream = zipf_stream(SPEC_KEYS, SPEC_EVENTS, seed);
-        let truth = exact_counts(&stream, SPEC_KEYS);
+        let stream = zipf_stream(REFERENCE_KEYS, REFERENCE_EVENTS, seed);
+        let truth = exact_counts(&stream, REFERENCE_KEYS);
         let (bytes, list) = top_k::<W, D, Conservative>(&stream, 1);
         assert_eq!(bytes, 54_616);
         assert_meets("TopK<u32, 10, 2719, 5>", seed, bytes, &truth, &list);
@@ -76,8 +78,8 @@ fn topk_with_the_spec_sketch_lists_the_true_top_10() {
 #[test]
 fn topk_with_an_8_kb_sketch_lists_the_true_top_10() {
     for seed in SEEDS {
-        let stream = zipf_stream(SPEC_KEYS, SPEC_EVENTS, seed);
-        let truth = exact_counts(&stream, SPEC_KEYS);
+        let stream = zipf_stream(REFERENCE_KEYS, REFERENCE_EVENTS, seed);
+        let truth = exact_counts(&stream, REFERENCE_KEYS);
         let (bytes, list) = top_k::<512, 4, Conservative>(&stream, 1);
         assert_eq!(bytes, 8_424);
         assert_meets("TopK<u32, 10, 512, 4>", seed, bytes, &truth, &list);
@@ -89,8 +91,8 @@ fn topk_with_an_8_kb_sketch_lists_the_true_top_10() {
 /// reason `TopK` defaults to conservative update.
 #[test]
 fn standard_update_misses_the_count_tolerance() {
-    let stream = zipf_stream(SPEC_KEYS, SPEC_EVENTS, SPEC_SEED);
-    let truth = exact_counts(&stream, SPEC_KEYS);
+    let stream = zipf_stream(REFERENCE_KEYS, REFERENCE_EVENTS, REFERENCE_SEED);
+    let truth = exact_counts(&stream, REFERENCE_KEYS);
     let (_, list) = top_k::<W, D, Standard>(&stream, 1);
     let check = TopCheck::measure(&truth, &list, 10);
     assert_eq!((check.recall, check.in_order, check.under), (10, true, 0));
@@ -101,8 +103,8 @@ fn standard_update_misses_the_count_tolerance() {
 #[test]
 fn space_saving_lists_the_true_top_10_in_3_kb() {
     for seed in SEEDS {
-        let stream = zipf_stream(SPEC_KEYS, SPEC_EVENTS, seed);
-        let truth = exact_counts(&stream, SPEC_KEYS);
+        let stream = zipf_stream(REFERENCE_KEYS, REFERENCE_EVENTS, seed);
+        let truth = exact_counts(&stream, REFERENCE_KEYS);
         let mut ss = SpaceSaving::<u32, 128>::new();
         for key in &stream {
             ss.increment(key);
@@ -121,7 +123,7 @@ fn space_saving_lists_the_true_top_10_in_3_kb() {
         assert_meets("SpaceSaving<u32, 128>", seed, 3_096, &truth, &list);
         // The guarantee behind it: every key counted more than error_bound() ≤ N/K is listed.
         let bound = ss.error_bound();
-        assert!(bound <= SPEC_EVENTS as u64 / 128);
+        assert!(bound <= REFERENCE_EVENTS as u64 / 128);
         for (k, &t) in truth.iter().enumerate().skip(1) {
             if t > bound {
                 assert!(
@@ -136,9 +138,9 @@ fn space_saving_lists_the_true_top_10_in_3_kb() {
 /// Devices summarise parts of the stream; the host merges. The merged lists still meet the targets.
 #[test]
 fn merged_summaries_list_the_true_top_10() {
-    let stream = zipf_stream(SPEC_KEYS, SPEC_EVENTS, SPEC_SEED);
-    let truth = exact_counts(&stream, SPEC_KEYS);
-    let parts: Vec<&[u32]> = stream.chunks(SPEC_EVENTS / 4).collect();
+    let stream = zipf_stream(REFERENCE_KEYS, REFERENCE_EVENTS, REFERENCE_SEED);
+    let truth = exact_counts(&stream, REFERENCE_KEYS);
+    let parts: Vec<&[u32]> = stream.chunks(REFERENCE_EVENTS / 4).collect();
 
     let mut top = Box::new(TopK::<u32, 10, 512, 4>::with_seed(3));
     let mut ss = SpaceSaving::<u32, 128>::new();
@@ -154,12 +156,12 @@ fn merged_summaries_list_the_true_top_10() {
     }
     assert_eq!(
         (top.total(), ss.total()),
-        (SPEC_EVENTS as u64, SPEC_EVENTS as u64)
+        (REFERENCE_EVENTS as u64, REFERENCE_EVENTS as u64)
     );
     let list: Vec<(u32, u64)> = top.sorted().iter().map(|c| (*c.key, c.count)).collect();
     assert_meets(
         "merged TopK<u32, 10, 512, 4>",
-        SPEC_SEED,
+        REFERENCE_SEED,
         8_424,
         &truth,
         &list,
@@ -167,7 +169,7 @@ fn merged_summaries_list_the_true_top_10() {
     let list: Vec<(u32, u64)> = ss.sorted().iter().map(|c| (*c.key, c.count)).collect();
     assert_meets(
         "merged SpaceSaving<u32, 128>",
-        SPEC_SEED,
+        REFERENCE_SEED,
         3_096,
         &truth,
         &list,

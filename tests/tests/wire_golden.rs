@@ -492,7 +492,7 @@ fn hyperloglog_empty_small_dense() {
     );
 }
 
-/// Sparse HyperLogLogs at p = 14 (the precision of issue 5's size targets: 21-bit coupons now, 26
+/// Sparse HyperLogLogs at p = 14 (the precision of the sparse form's size targets: 21-bit coupons now, 26
 /// in version 1, so 5 bits dropped) and p = 4 (11 bits now, 15 dropped), single stream and merged.
 /// The version-1 bytes were written by the version-1 encoder (commit 4c6ab18).
 #[test]

@@ -58,7 +58,7 @@
 mod device;
 mod estimator;
 mod num;
-mod registers;
+pub(crate) mod registers;
 mod sparse;
 
 use core::fmt;

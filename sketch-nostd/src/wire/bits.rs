@@ -182,26 +182,34 @@ const fn log2_of_ratio(span: u32, count: u32) -> u32 {
     j
 }
 
-/// The Rice parameter giving the shortest list of `items` (`count` of them, indices below `span`),
-/// and that list's bits: near log2 of the mean gap, checked on both sides (the first of equals).
-/// Each candidate is sized by [`write_list`] itself, writing nothing.
-pub fn best_list<S: Sink, I: Iterator<Item = (u32, u32)>>(
-    items: impl Fn() -> I,
+/// The Rice parameter giving the shortest list (`count` items, indices below `span`), and that
+/// list's bits: near log2 of the mean gap, checked on both sides (the first of equals). `bits(k)`
+/// sizes the list with parameter `k`, by writing it dry ([`BitWriter::dry`]).
+pub fn best_list<E>(
     count: u32,
     span: u32,
-) -> Result<(u32, u32), S::Error> {
+    mut bits: impl FnMut(u32) -> Result<u32, E>,
+) -> Result<(u32, u32), E> {
     // `guess < 32`: `count·2^guess ≤ span < 2^32`.
     let guess = log2_of_ratio(span, count);
     let mut best = (u32::MAX, guess);
     for k in guess.saturating_sub(1)..(guess + 2).min(MAX_RICE_K + 1) {
-        let mut dry = BitWriter::<S>::dry();
-        write_list(&mut dry, k, items())?;
-        let bits = dry.finish()?;
-        if bits < best.0 {
-            best = (bits, k);
+        let b = bits(k)?;
+        if b < best.0 {
+            best = (b, k);
         }
     }
     Ok((best.1, best.0))
+}
+
+/// The bits of the list of `items` with Rice parameter `k` ([`write_list`], dry).
+pub fn list_size<S: Sink>(
+    k: u32,
+    items: impl Iterator<Item = (u32, u32)>,
+) -> Result<u32, S::Error> {
+    let mut dry = BitWriter::<S>::dry();
+    write_list(&mut dry, k, items)?;
+    dry.finish()
 }
 
 /// Writes a sorted list (strictly increasing indices, values ≥ 1): each index's gap from the one
@@ -399,7 +407,8 @@ mod tests {
     #[test]
     fn lists_round_trip_and_size_as_counted() {
         let items = [(0u32, 1u32), (5, 3), (6, 1), (1_000, 39)];
-        let (k, bits) = best_list::<Bytes, _>(|| items.iter().copied(), 4, 1_001).unwrap();
+        let (k, bits) =
+            best_list(4, 1_001, |k| list_size::<Bytes>(k, items.iter().copied())).unwrap();
         // The sizes of one pass are those of each candidate alone, and the best is the first of
         // the smallest.
         let sizes: Vec<u32> = (0..=31)

@@ -7,7 +7,7 @@
 //! [`SPARSE_INDEX_BITS`](HyperLogLog::SPARSE_INDEX_BITS)). A version-1 sparse body is converted
 //! exactly to the sketch the same keys build now (see [`WireCoupons`]).
 
-use super::bits::{best_list, bytes_for, write_list, BitReader, BitWriter, ListReader};
+use super::bits::{best_list, bytes_for, list_size, write_list, BitReader, BitWriter, ListReader};
 use super::codec::{
     envelope_max_len, parts_error, serde_via_wire, varint_len, Codec, Sink, Source,
 };
@@ -197,14 +197,6 @@ fn reg(packed: &[u8], i: u32) -> u32 {
     u32::from(registers::get(packed, i as usize))
 }
 
-/// The non-zero registers of `n` as a list's items, `(index, value)`.
-fn nonzero(packed: &[u8], n: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-    (0..n).filter_map(move |i| {
-        let v = reg(packed, i);
-        (v != 0).then_some((i, v))
-    })
-}
-
 /// The compact form's best base and Rice parameter for `n` registers (values at most
 /// `max_rank`), the first of the smallest in the order (base, k), from a histogram of the register
 /// values: for base `b` and parameter `k` the form takes `Σ_v count(v)·((zigzag(v − b) >> k) + 1 + k)`
@@ -234,6 +226,32 @@ fn compact_size<C: Count>(packed: &[u8], n: u32, max_rank: u32) -> [u32; 4] {
     best
 }
 
+/// Writes the bits of a dense body of `n` registers (or only counts them, [`BitWriter::dry`]): as
+/// a list, each non-zero register's gap from the one after the previous (Rice, parameter `k`) and
+/// its value − 1 (unary), the bits of [`write_list`]; else every register's zigzagged distance
+/// from `base` (Rice, parameter `k`). One loop over the registers for sizing and writing both.
+fn dense_bits<S: Sink>(
+    w: &mut BitWriter<'_, S>,
+    packed: &[u8],
+    n: u32,
+    list: bool,
+    k: u32,
+    base: u32,
+) -> Result<(), S::Error> {
+    let mut next = 0;
+    for i in 0..n {
+        let v = reg(packed, i);
+        if !list {
+            w.rice(zigzag(v, base), k)?;
+        } else if v != 0 {
+            w.rice(i - next, k)?;
+            w.rice(v - 1, 0)?;
+            next = i + 1;
+        }
+    }
+    Ok(())
+}
+
 /// [`write_registers`] for `n` registers. Every size is counted before anything is written, in
 /// `u32` arithmetic: the compact form's from a histogram ([`compact_size`]), the list's by writing
 /// it dry ([`best_list`]). Then only the chosen form is written, straight into the sink.
@@ -246,30 +264,29 @@ fn write_dense<C: Count, S: Sink>(
     let [count, compact_bits, base, compact_k] = compact_size::<C>(packed, n, max_rank);
     let compact = 2 + bytes_for(compact_bits);
     // The non-zero registers as a list: tag, count (a varint: `count < 2^21`), k, the bits.
-    let (list_k, list_bits) = best_list::<S, _>(|| nonzero(packed, n), count, n)?;
+    let (list_k, list_bits) = best_list(count, n, |k| {
+        let mut dry = BitWriter::<S>::dry();
+        dense_bits(&mut dry, packed, n, true, k, 0)?;
+        dry.finish()
+    })?;
     let list = 2 + u32::from(count >= 1 << 7) + u32::from(count >= 1 << 14) + bytes_for(list_bits);
     let packed_len = packed.len() as u32;
     if packed_len <= list && packed_len <= compact {
         s.byte(PACKED)?;
         return s.bytes(packed);
     }
-    let w = if list <= compact {
+    let (k, base) = if list <= compact {
         s.byte(REGISTER_LIST)?;
         s.varint(u64::from(count))?;
-        s.byte(list_k as u8)?;
-        let mut w = BitWriter::new(s);
-        write_list(&mut w, list_k, nonzero(packed, n))?;
-        w
+        (list_k, 0)
     } else {
         s.byte(COMPACT)?;
         s.byte(base as u8)?;
-        s.byte(compact_k as u8)?;
-        let mut w = BitWriter::new(s);
-        for i in 0..n {
-            w.rice(zigzag(reg(packed, i), base), compact_k)?;
-        }
-        w
+        (compact_k, base)
     };
+    s.byte(k as u8)?;
+    let mut w = BitWriter::new(s);
+    dense_bits(&mut w, packed, n, list <= compact, k, base)?;
     w.finish().map(drop)
 }
 
@@ -330,7 +347,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     fn write_coupons<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         let count = self.coupon_count() as u32;
         let items = || self.coupons().map(coupon_item);
-        let (k, bits) = best_list::<S, _>(items, count, 1 << Self::SPARSE_INDEX_BITS)?;
+        let span = 1 << Self::SPARSE_INDEX_BITS;
+        let (k, bits) = best_list(count, span, |k| list_size::<S>(k, items()))?;
         let rice = 1 + bytes_for(bits);
         let raw = 4 * count;
         if rice <= raw {
@@ -776,7 +794,8 @@ mod tests {
                     }
                 } else {
                     let items = || v1.iter().map(|&c| coupon_item(c));
-                    let (k, _) = best_list::<VecSink, _>(items, v1.len() as u32, 1 << 26).unwrap();
+                    let size = |k| list_size::<VecSink>(k, items());
+                    let (k, _) = best_list(v1.len() as u32, 1 << 26, size).unwrap();
                     sink.byte(COUPONS_RICE).unwrap();
                     sink.varint(v1.len() as u64).unwrap();
                     sink.byte(k as u8).unwrap();

@@ -174,21 +174,7 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     /// ```
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let index = (hash >> (64 - Self::P32)) as usize;
-        let rest = hash << Self::P32;
-        let high = (rest >> 32) as u32;
-        let rank = if high != 0 {
-            // All but 2^−32 of hashes: count the leading zeros by shifting (about two steps on
-            // average), cheaper than a Cortex-M0's software `clz`.
-            let (mut bits, mut rank) = (high, 1);
-            while bits & 1 << 31 == 0 {
-                bits <<= 1;
-                rank += 1;
-            }
-            rank
-        } else {
-            (rest | 1 << (Self::P32 - 1)).leading_zeros() as u8 + 1
-        };
+        let (index, rank) = registers::index_rank(hash, Self::P32);
         registers::raise(&mut self.data, index, rank).is_some()
     }
 

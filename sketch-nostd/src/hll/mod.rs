@@ -61,7 +61,7 @@ mod estimator;
 mod iter;
 mod num;
 mod parts;
-mod registers;
+pub(crate) mod registers;
 mod sparse;
 
 use core::fmt;
@@ -288,8 +288,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
         if self.dense {
-            let index = (hash >> (64 - Self::P32)) as usize;
-            let rank = (hash << Self::P32 | 1 << (Self::P32 - 1)).leading_zeros() as u8 + 1;
+            let (index, rank) = registers::index_rank(hash, Self::P32);
             self.raise(index, rank)
         } else {
             self.insert_coupon(sparse::coupon(hash, Self::P32))

@@ -42,6 +42,30 @@ fn locate(i: usize) -> (usize, u32) {
     (bit >> 3, (bit & 7) as u32)
 }
 
+/// The register a 64-bit hash goes to at precision `p` (its top `p` bits) and the rank it offers
+/// there: the leading zeros of the other bits, plus one (at most `65 − p`). One place for
+/// [`HyperLogLog`](super::HyperLogLog)'s dense insert and [`DeviceHll`](super::DeviceHll)'s.
+///
+/// All but 2^−32 of hashes have a one in the 32 bits below the index: their zeros are counted by
+/// shifting (about two steps on average), cheaper than a Cortex-M0's software `clz` of 64 bits.
+#[inline]
+pub(crate) fn index_rank(hash: u64, p: u32) -> (usize, u8) {
+    let index = (hash >> (64 - p)) as usize;
+    let rest = hash << p;
+    let high = (rest >> 32) as u32;
+    let rank = if high != 0 {
+        let (mut bits, mut rank) = (high, 1);
+        while bits & 1 << 31 == 0 {
+            bits <<= 1;
+            rank += 1;
+        }
+        rank
+    } else {
+        (rest | 1 << (p - 1)).leading_zeros() as u8 + 1
+    };
+    (index, rank)
+}
+
 /// The value of register `i` (0 if `i` is past the end).
 #[inline]
 pub(crate) fn get(bytes: &[u8], i: usize) -> u8 {
@@ -209,6 +233,37 @@ mod tests {
         assert_eq!(get(&bytes, 8), 0); // past the end
         assert_eq!(raise(&mut bytes, 8, 5), None);
         assert_eq!(raise(&mut bytes, usize::MAX, 5), None);
+    }
+
+    #[test]
+    fn index_and_rank_are_the_top_bits_and_the_leading_zeros_below() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut hashes = vec![
+            0,
+            1,
+            u64::MAX,
+            1 << 63,
+            (1 << 46) - 1,
+            1 << 31,
+            1 << 32,
+            3 << 20,
+        ];
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            hashes.extend([x, x >> (x & 63), x & ((1 << (x % 40)) - 1)]);
+        }
+        for p in [4u32, 10, 14, 18] {
+            for &h in &hashes {
+                let rank = (h << p | 1 << (p - 1)).leading_zeros() as u8 + 1;
+                assert_eq!(
+                    index_rank(h, p),
+                    ((h >> (64 - p)) as usize, rank),
+                    "{h:#x} p {p}"
+                );
+            }
+        }
     }
 
     #[test]

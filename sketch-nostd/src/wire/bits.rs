@@ -17,62 +17,81 @@ const fn mask(k: u32) -> u64 {
     }
 }
 
-/// Writes bits into a [`Sink`], one byte element per 8 bits.
+/// Writes bits into a [`Sink`], one byte element per 8 bits, or only counts them.
+///
+/// A bit at a time in `u32` arithmetic: the smallest code for a Cortex-M0 (which has no 64-bit
+/// shifts; each is a call to a helper), and one copy serves both sizing an encoding ([`dry`](Self::dry))
+/// and writing it, so a size and the bytes written cannot disagree.
 pub struct BitWriter<'a, S: Sink> {
-    sink: &'a mut S,
-    acc: u64,
-    n: u32,
+    /// `None`: only count.
+    sink: Option<&'a mut S>,
+    /// The bits of the current byte not written yet.
+    acc: u8,
+    /// Bits so far (the current byte holds `bits % 8` of them).
+    bits: u32,
 }
 
 impl<'a, S: Sink> BitWriter<'a, S> {
     pub fn new(sink: &'a mut S) -> Self {
-        Self { sink, acc: 0, n: 0 }
+        Self {
+            sink: Some(sink),
+            acc: 0,
+            bits: 0,
+        }
     }
 
-    /// The low `k ≤ 32` bits of `v`.
-    pub fn bits(&mut self, v: u64, k: u32) -> Result<(), S::Error> {
-        self.acc |= (v & mask(k)) << self.n;
-        self.n += k;
-        while self.n >= 8 {
-            self.sink.byte(self.acc as u8)?;
-            self.acc >>= 8;
-            self.n -= 8;
+    /// A writer that writes nothing and counts the bits it would write.
+    pub fn dry() -> Self {
+        Self {
+            sink: None,
+            acc: 0,
+            bits: 0,
+        }
+    }
+
+    /// `v < 2^31` as a Rice code with parameter `k`: `v >> k` in unary (that many ones, then a
+    /// zero), then the low `k` bits of `v`, least significant first. The one code the encoders
+    /// write (unary `q` is the Rice code of `q` with `k = 0`), one bit at a time: one small loop.
+    pub fn rice(&mut self, v: u32, k: u32) -> Result<(), S::Error> {
+        let q = v >> k;
+        for i in 0..q + 1 + k {
+            let one = match i.cmp(&q) {
+                core::cmp::Ordering::Less => true,
+                core::cmp::Ordering::Equal => false,
+                core::cmp::Ordering::Greater => v >> (i - q - 1) & 1 != 0,
+            };
+            let at = self.bits % 8;
+            self.bits += 1;
+            if let Some(sink) = &mut self.sink {
+                self.acc |= u8::from(one) << at;
+                if at == 7 {
+                    sink.byte(self.acc)?;
+                    self.acc = 0;
+                }
+            }
         }
         Ok(())
     }
 
-    /// `q` one bits, then a zero.
-    pub fn unary(&mut self, mut q: u64) -> Result<(), S::Error> {
-        while q >= 32 {
-            self.bits(u64::from(u32::MAX), 32)?;
-            q -= 32;
+    /// Flushes the last partial byte, padded with zeros, and returns the bits written (or counted).
+    pub fn finish(self) -> Result<u32, S::Error> {
+        if let Some(sink) = self.sink {
+            if !self.bits.is_multiple_of(8) {
+                sink.byte(self.acc)?;
+            }
         }
-        self.bits(mask(q as u32), q as u32)?;
-        self.bits(0, 1)
-    }
-
-    /// `v` as a Rice code with parameter `k`: `v >> k` in unary, then the low `k` bits.
-    pub fn rice(&mut self, v: u64, k: u32) -> Result<(), S::Error> {
-        self.unary(v >> k)?;
-        self.bits(v, k)
-    }
-
-    /// Flushes the last partial byte, padded with zeros.
-    pub fn finish(self) -> Result<(), S::Error> {
-        if self.n > 0 {
-            self.sink.byte(self.acc as u8)?;
-        }
-        Ok(())
+        Ok(self.bits)
     }
 }
 
 /// Bits of `v` as a Rice code with parameter `k`.
-pub const fn rice_len(v: u64, k: u32) -> u64 {
-    (v >> k) + 1 + k as u64
+#[cfg(test)]
+pub const fn rice_len(v: u32, k: u32) -> u32 {
+    (v >> k) + 1 + k
 }
 
 /// Bytes of a bit stream of `bits` bits.
-pub const fn bytes_for(bits: u64) -> u64 {
+pub const fn bytes_for(bits: u32) -> u32 {
     bits.div_ceil(8)
 }
 
@@ -139,7 +158,8 @@ impl<'a, R: Source> BitReader<'a, R> {
 }
 
 /// Bits of a sorted list coded with Rice parameter `k` for the gaps and unary for `value − 1`.
-pub fn list_bits(items: impl Iterator<Item = (u64, u64)>, k: u32) -> u64 {
+#[cfg(test)]
+pub fn list_bits(items: impl Iterator<Item = (u32, u32)>, k: u32) -> u32 {
     let mut next = 0;
     let mut bits = 0;
     for (index, value) in items {
@@ -149,52 +169,63 @@ pub fn list_bits(items: impl Iterator<Item = (u64, u64)>, k: u32) -> u64 {
     bits
 }
 
-/// ⌊log2(⌊span / count⌋)⌋ (0 when the ratio is below 2), without a 64-bit division: the largest `j`
-/// with `count·2^j ≤ span`. A `u64 /` would link `__aeabi_uldivmod` (~900 bytes) on Cortex-M0/M3.
-const fn log2_of_ratio(span: u64, count: u64) -> u32 {
-    let count = if count == 0 { 1 } else { count };
+/// ⌊log2(⌊span / count⌋)⌋ (0 when the ratio is below 2), without a division: the largest `j` with
+/// `count·2^j ≤ span`.
+const fn log2_of_ratio(span: u32, count: u32) -> u32 {
+    let mut c = if count == 0 { 1 } else { count };
     let mut j = 0;
-    while j < 63 {
-        let next = count << (j + 1);
-        if next >> (j + 1) != count || next > span {
-            break;
-        }
+    // `c·2 ≤ span` exactly when `c ≤ ⌊span / 2⌋`; `c` stays below `2^31`.
+    while c <= span >> 1 {
+        c <<= 1;
         j += 1;
     }
     j
 }
 
-/// The Rice parameter giving the shortest list: near log2 of the mean gap, checked on both sides.
-pub fn best_list_k<I: Iterator<Item = (u64, u64)>>(
-    items: impl Fn() -> I,
-    count: u64,
-    span: u64,
-) -> u32 {
-    let guess = log2_of_ratio(span, count).min(MAX_RICE_K);
-    let mut best = (u64::MAX, guess);
-    for k in guess.saturating_sub(1)..=(guess + 1).min(MAX_RICE_K) {
-        let bits = list_bits(items(), k);
-        if bits < best.0 {
-            best = (bits, k);
+/// The Rice parameter giving the shortest list (`count` items, indices below `span`), and that
+/// list's bits: near log2 of the mean gap, checked on both sides (the first of equals). `bits(k)`
+/// sizes the list with parameter `k`, by writing it dry ([`BitWriter::dry`]).
+pub fn best_list<E>(
+    count: u32,
+    span: u32,
+    mut bits: impl FnMut(u32) -> Result<u32, E>,
+) -> Result<(u32, u32), E> {
+    // `guess < 32`: `count·2^guess ≤ span < 2^32`.
+    let guess = log2_of_ratio(span, count);
+    let mut best = (u32::MAX, guess);
+    for k in guess.saturating_sub(1)..(guess + 2).min(MAX_RICE_K + 1) {
+        let b = bits(k)?;
+        if b < best.0 {
+            best = (b, k);
         }
     }
-    best.1
+    Ok((best.1, best.0))
 }
 
-/// Writes a sorted list (strictly increasing indices, values ≥ 1) as a bit stream.
-pub fn write_list<S: Sink>(
-    s: &mut S,
+/// The bits of the list of `items` with Rice parameter `k` ([`write_list`], dry).
+pub fn list_size<S: Sink>(
     k: u32,
-    items: impl Iterator<Item = (u64, u64)>,
+    items: impl Iterator<Item = (u32, u32)>,
+) -> Result<u32, S::Error> {
+    let mut dry = BitWriter::<S>::dry();
+    write_list(&mut dry, k, items)?;
+    dry.finish()
+}
+
+/// Writes a sorted list (strictly increasing indices, values ≥ 1): each index's gap from the one
+/// after the previous as a Rice code with parameter `k`, each `value − 1` in unary.
+pub fn write_list<S: Sink>(
+    w: &mut BitWriter<'_, S>,
+    k: u32,
+    items: impl Iterator<Item = (u32, u32)>,
 ) -> Result<(), S::Error> {
-    let mut w = BitWriter::new(s);
     let mut next = 0;
     for (index, value) in items {
         w.rice(index - next, k)?;
-        w.unary(value - 1)?;
+        w.rice(value - 1, 0)?;
         next = index + 1;
     }
-    w.finish()
+    Ok(())
 }
 
 /// Reads a sorted list written by [`write_list`] item by item: `count` items with indices below
@@ -289,7 +320,7 @@ mod tests {
     #[test]
     fn log2_of_ratio_matches_the_division() {
         let values = [
-            0u64,
+            0u32,
             1,
             2,
             3,
@@ -299,15 +330,15 @@ mod tests {
             100,
             1 << 20,
             (1 << 20) + 1,
-            u64::MAX / 3,
-            u64::MAX,
+            u32::MAX / 3,
+            u32::MAX,
         ];
         for &span in &values {
             for &count in &values {
                 let mean = span / count.max(1);
                 assert_eq!(
                     super::log2_of_ratio(span, count),
-                    63 - (mean | 1).leading_zeros(),
+                    31 - (mean | 1).leading_zeros(),
                     "span {span}, count {count}"
                 );
             }
@@ -357,16 +388,17 @@ mod tests {
     fn codes_round_trip_lsb_first() {
         let mut b = Bytes::default();
         let mut w = BitWriter::new(&mut b);
-        w.bits(0b101, 3).unwrap();
-        w.unary(2).unwrap(); // 1 1 0
-        w.rice(9, 2).unwrap(); // 9 = 2·4 + 1: 1 1 0, then 01
-        w.unary(40).unwrap();
-        w.finish().unwrap();
-        // Bits in order: 1 0 1 | 1 1 0 | 1 1 0 1 0 | 1×40 0; byte 0 holds the first eight, bit 0
+        w.rice(5, 3).unwrap(); // 0, then 1 0 1
+        w.rice(2, 0).unwrap(); // 1 1 0
+        w.rice(9, 2).unwrap(); // 9 = 2·4 + 1: 1 1 0, then 1 0
+        w.rice(40, 0).unwrap();
+        assert_eq!(w.finish(), Ok(4 + 3 + 5 + 41));
+        // Bits in order: 0 1 0 1 | 1 1 0 | 1 1 0 1 0 | 1×40 0; byte 0 holds the first eight, bit 0
         // first.
-        assert_eq!(b.data[0], 0b1101_1101);
+        assert_eq!(b.data[0], 0b1011_1010);
+        assert_eq!(b.len, 7);
         let mut r = BitReader::new(&mut b);
-        assert_eq!(r.bits(3), Ok(0b101));
+        assert_eq!(r.rice(3, 100), Ok(5));
         assert_eq!(r.unary(10), Ok(2));
         assert_eq!(r.rice(2, 100), Ok(9));
         assert!(matches!(r.unary(39), Err(WireError::BadEncoding { .. })));
@@ -374,15 +406,26 @@ mod tests {
 
     #[test]
     fn lists_round_trip_and_size_as_counted() {
-        let items = [(0u64, 1u64), (5, 3), (6, 1), (1_000, 39)];
-        let k = best_list_k(|| items.iter().copied(), 4, 1_001);
+        let items = [(0u32, 1u32), (5, 3), (6, 1), (1_000, 39)];
+        let (k, bits) =
+            best_list(4, 1_001, |k| list_size::<Bytes>(k, items.iter().copied())).unwrap();
+        // The sizes of one pass are those of each candidate alone, and the best is the first of
+        // the smallest.
+        let sizes: Vec<u32> = (0..=31)
+            .map(|k| list_bits(items.iter().copied(), k))
+            .collect();
+        assert_eq!(bits, sizes[k as usize]);
+        assert!((6..=8).contains(&k) && sizes[6..=8].iter().all(|&s| s >= bits));
+        assert!(sizes[6..k as usize].iter().all(|&s| s > bits));
         let mut b = Bytes::default();
-        write_list(&mut b, k, items.iter().copied()).unwrap();
-        assert_eq!(b.len as u64, bytes_for(list_bits(items.iter().copied(), k)));
+        let mut w = BitWriter::new(&mut b);
+        write_list(&mut w, k, items.iter().copied()).unwrap();
+        assert_eq!(w.finish(), Ok(bits));
+        assert_eq!(b.len as u32, bytes_for(bits));
         let mut got = [(0, 0); 4];
         let mut i = 0;
         read_list(&mut b, 4, k, 1_001, 39, |index, value| {
-            got[i] = (index, value);
+            got[i] = (index as u32, value as u32);
             i += 1;
             Ok(())
         })

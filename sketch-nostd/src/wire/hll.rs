@@ -7,16 +7,14 @@
 //! [`SPARSE_INDEX_BITS`](HyperLogLog::SPARSE_INDEX_BITS)). A version-1 sparse body is converted
 //! exactly to the sketch the same keys build now (see [`WireCoupons`]).
 
-use super::bits::{
-    best_list_k, bytes_for, list_bits, rice_len, write_list, BitReader, BitWriter, ListReader,
-};
+use super::bits::{best_list, bytes_for, list_size, write_list, BitReader, BitWriter, ListReader};
 use super::codec::{
     envelope_max_len, parts_error, serde_via_wire, varint_len, Codec, Sink, Source,
 };
 use super::WireError;
 use super::{SketchKind, Wire};
 use crate::error::PartsError;
-use crate::hll::{DeviceHll, HyperLogLog};
+use crate::hll::{registers, DeviceHll, HyperLogLog};
 
 /// State bit: the sketch is dense (registers), not sparse (coupons).
 const DENSE: u8 = 1;
@@ -40,8 +38,8 @@ const V1_INDEX_BITS: u32 = 26;
 /// The largest Rice parameter the compact dense form uses.
 const MAX_COMPACT_K: u32 = 7;
 
-fn coupon_item(c: u32) -> (u64, u64) {
-    (u64::from(c >> 6), u64::from(c & 63))
+fn coupon_item(c: u32) -> (u32, u32) {
+    (c >> 6, c & 63)
 }
 
 /// The largest coupon rank with `bits` index bits: `64 − bits` rank bits, plus one.
@@ -143,31 +141,12 @@ impl<I: Iterator<Item = u32>> Iterator for WireCoupons<I> {
     }
 }
 
-/// Register `i` of packed 6-bit registers (bits `6i..6i + 6`, least significant first).
-fn register(packed: &[u8], i: usize) -> u8 {
-    let (byte, shift) = (6 * i / 8, 6 * i % 8);
-    let lo = u16::from(packed.get(byte).copied().unwrap_or(0));
-    let hi = u16::from(packed.get(byte + 1).copied().unwrap_or(0));
-    ((lo | hi << 8) >> shift) as u8 & 63
-}
-
-/// Sets register `i`, which must be zero, to `v`.
-fn set_register(packed: &mut [u8], i: usize, v: u8) {
-    let (byte, shift) = (6 * i / 8, 6 * i % 8);
-    let w = u16::from(v & 63) << shift;
-    if let Some(b) = packed.get_mut(byte) {
-        *b |= w as u8;
-    }
-    if let Some(b) = packed.get_mut(byte + 1) {
-        *b |= (w >> 8) as u8;
-    }
-}
-
-fn zigzag(d: i64) -> u64 {
-    if d >= 0 {
-        (d as u64) << 1
+/// `v − base` zigzagged (0, −1, 1, −2, … as 0, 1, 2, 3, …) for two register values.
+const fn zigzag(v: u32, base: u32) -> u32 {
+    if v >= base {
+        2 * (v - base)
     } else {
-        ((-d as u64) << 1) - 1
+        2 * (base - v) - 1
     }
 }
 
@@ -181,7 +160,7 @@ fn unzigzag(z: u64) -> i64 {
 
 /// A register-value histogram's counter: `u16` while `m ≤ 2^15` (so a count never overflows and the
 /// histogram takes 128 bytes of a device's stack), `u32` above.
-trait Count: Copy + Default + Into<u64> {
+trait Count: Copy + Default + Into<u32> {
     fn inc(self) -> Self;
 }
 
@@ -206,72 +185,109 @@ fn write_registers<S: Sink, const P: u8, const BYTES: usize>(
     s: &mut S,
 ) -> Result<(), S::Error> {
     if P <= 15 {
-        write_registers_with::<u16, S, BYTES>(packed, 1 << P, max_rank, s)
+        write_dense::<u16, S>(packed, 1 << P, u32::from(max_rank), s)
     } else {
-        write_registers_with::<u32, S, BYTES>(packed, 1 << P, max_rank, s)
+        write_dense::<u32, S>(packed, 1 << P, u32::from(max_rank), s)
     }
 }
 
-fn write_registers_with<C: Count, S: Sink, const BYTES: usize>(
-    packed: &[u8; BYTES],
-    n: usize,
-    max_rank: u8,
-    s: &mut S,
-) -> Result<(), S::Error> {
-    let reg = |i: usize| register(packed, i);
+/// Register `i` as a `u32`: one copy for the encoder's passes.
+#[inline(never)]
+fn reg(packed: &[u8], i: u32) -> u32 {
+    u32::from(registers::get(packed, i as usize))
+}
+
+/// The compact form's best base and Rice parameter for `n` registers (values at most
+/// `max_rank`), the first of the smallest in the order (base, k), from a histogram of the register
+/// values: for base `b` and parameter `k` the form takes `Σ_v count(v)·((zigzag(v − b) >> k) + 1 + k)`
+/// bits, a sum over 64 bins, not `m` registers. Returns `[non-zero registers, bits, base, k]`.
+///
+/// Not inlined: the histogram's frame is gone before anything is written.
+#[inline(never)]
+fn compact_size<C: Count>(packed: &[u8], n: u32, max_rank: u32) -> [u32; 4] {
     let mut hist = [C::default(); 64];
     for i in 0..n {
-        if let Some(h) = hist.get_mut(usize::from(reg(i))) {
+        if let Some(h) = hist.get_mut(reg(packed, i) as usize) {
             *h = h.inc();
         }
     }
-    let hist0: u64 = hist[0].into();
-    // The non-zero registers as a list.
-    let count = n as u64 - hist0;
-    let items = || {
-        (0..n).filter_map(move |i| {
-            let v = reg(i);
-            (v != 0).then_some((i as u64, u64::from(v)))
-        })
-    };
-    let list_k = best_list_k(items, count, n as u64);
-    let list = varint_len(count) as u64 + 1 + bytes_for(list_bits(items(), list_k));
-    // Every register relative to the best base, with the best Rice parameter.
-    let (mut compact_bits, mut base, mut compact_k) = (u64::MAX, 0u8, 0u32);
-    for b in 0..=max_rank {
-        for k in 0..=MAX_COMPACT_K {
-            let bits = hist
-                .iter()
-                .enumerate()
-                .map(|(v, &c)| (v, c.into()))
-                .filter(|&(_, c)| c > 0)
-                .map(|(v, c)| c * rice_len(zigzag(v as i64 - i64::from(b)), k))
-                .sum();
-            if bits < compact_bits {
-                (compact_bits, base, compact_k) = (bits, b, k);
+    let mut best = [n - hist[0].into(), u32::MAX, 0, 0];
+    for b in 0..max_rank + 1 {
+        for k in 0..MAX_COMPACT_K + 1 {
+            let mut bits = n * (1 + k);
+            for v in 0..64 {
+                bits += hist[v as usize].into() * (zigzag(v, b) >> k);
+            }
+            if bits < best[1] {
+                best[1..].copy_from_slice(&[bits, b, k]);
             }
         }
     }
+    best
+}
+
+/// Writes the bits of a dense body of `n` registers (or only counts them, [`BitWriter::dry`]): as
+/// a list, each non-zero register's gap from the one after the previous (Rice, parameter `k`) and
+/// its value − 1 (unary), the bits of [`write_list`]; else every register's zigzagged distance
+/// from `base` (Rice, parameter `k`). One loop over the registers for sizing and writing both.
+fn dense_bits<S: Sink>(
+    w: &mut BitWriter<'_, S>,
+    packed: &[u8],
+    n: u32,
+    list: bool,
+    k: u32,
+    base: u32,
+) -> Result<(), S::Error> {
+    let mut next = 0;
+    for i in 0..n {
+        let v = reg(packed, i);
+        if !list {
+            w.rice(zigzag(v, base), k)?;
+        } else if v != 0 {
+            w.rice(i - next, k)?;
+            w.rice(v - 1, 0)?;
+            next = i + 1;
+        }
+    }
+    Ok(())
+}
+
+/// [`write_registers`] for `n` registers. Every size is counted before anything is written, in
+/// `u32` arithmetic: the compact form's from a histogram ([`compact_size`]), the list's by writing
+/// it dry ([`best_list`]). Then only the chosen form is written, straight into the sink.
+fn write_dense<C: Count, S: Sink>(
+    packed: &[u8],
+    n: u32,
+    max_rank: u32,
+    s: &mut S,
+) -> Result<(), S::Error> {
+    let [count, compact_bits, base, compact_k] = compact_size::<C>(packed, n, max_rank);
     let compact = 2 + bytes_for(compact_bits);
-    let packed_len = BYTES as u64;
+    // The non-zero registers as a list: tag, count (a varint: `count < 2^21`), k, the bits.
+    let (list_k, list_bits) = best_list(count, n, |k| {
+        let mut dry = BitWriter::<S>::dry();
+        dense_bits(&mut dry, packed, n, true, k, 0)?;
+        dry.finish()
+    })?;
+    let list = 2 + u32::from(count >= 1 << 7) + u32::from(count >= 1 << 14) + bytes_for(list_bits);
+    let packed_len = packed.len() as u32;
     if packed_len <= list && packed_len <= compact {
         s.byte(PACKED)?;
-        s.bytes(packed)
-    } else if list <= compact {
+        return s.bytes(packed);
+    }
+    let (k, base) = if list <= compact {
         s.byte(REGISTER_LIST)?;
-        s.varint(count)?;
-        s.byte(list_k as u8)?;
-        write_list(s, list_k, items())
+        s.varint(u64::from(count))?;
+        (list_k, 0)
     } else {
         s.byte(COMPACT)?;
-        s.byte(base)?;
-        s.byte(compact_k as u8)?;
-        let mut w = BitWriter::new(s);
-        for i in 0..n {
-            w.rice(zigzag(i64::from(reg(i)) - i64::from(base)), compact_k)?;
-        }
-        w.finish()
-    }
+        s.byte(base as u8)?;
+        (compact_k, base)
+    };
+    s.byte(k as u8)?;
+    let mut w = BitWriter::new(s);
+    dense_bits(&mut w, packed, n, list <= compact, k, base)?;
+    w.finish().map(drop)
 }
 
 /// Reads a dense body's registers (after the state byte and martingale estimate) into `packed`,
@@ -293,7 +309,7 @@ fn read_registers_into<R: Source>(
             let k = u32::from(r.byte()?);
             let mut list = ListReader::new(r, count, k, n as u64, u64::from(max))?;
             while let Some((i, v)) = list.next_item()? {
-                set_register(packed, i as usize, v as u8);
+                registers::raise(packed, i as usize, v as u8);
             }
             list.finish()?;
         }
@@ -314,7 +330,7 @@ fn read_registers_into<R: Source>(
                         value: v as u64,
                     });
                 }
-                set_register(packed, i, v as u8);
+                registers::raise(packed, i, v as u8);
             }
             bits.finish()?;
         }
@@ -329,19 +345,22 @@ fn read_registers_into<R: Source>(
 
 impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     fn write_coupons<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
-        let count = self.coupon_count() as u64;
+        let count = self.coupon_count() as u32;
         let items = || self.coupons().map(coupon_item);
-        let k = best_list_k(items, count, 1 << Self::SPARSE_INDEX_BITS);
-        let rice = 1 + bytes_for(list_bits(items(), k));
+        let span = 1 << Self::SPARSE_INDEX_BITS;
+        let (k, bits) = best_list(count, span, |k| list_size::<S>(k, items()))?;
+        let rice = 1 + bytes_for(bits);
         let raw = 4 * count;
         if rice <= raw {
             s.byte(COUPONS_RICE)?;
-            s.varint(count)?;
+            s.varint(u64::from(count))?;
             s.byte(k as u8)?;
-            write_list(s, k, items())
+            let mut w = BitWriter::new(s);
+            write_list(&mut w, k, items())?;
+            w.finish().map(drop)
         } else {
             s.byte(COUPONS_RAW)?;
-            s.varint(count)?;
+            s.varint(u64::from(count))?;
             for c in self.coupons() {
                 for b in c.to_le_bytes() {
                     s.byte(b)?;
@@ -775,11 +794,14 @@ mod tests {
                     }
                 } else {
                     let items = || v1.iter().map(|&c| coupon_item(c));
-                    let k = best_list_k(items, v1.len() as u64, 1 << 26);
+                    let size = |k| list_size::<VecSink>(k, items());
+                    let (k, _) = best_list(v1.len() as u32, 1 << 26, size).unwrap();
                     sink.byte(COUPONS_RICE).unwrap();
                     sink.varint(v1.len() as u64).unwrap();
                     sink.byte(k as u8).unwrap();
-                    write_list(&mut sink, k, items()).unwrap();
+                    let mut w = BitWriter::new(&mut sink);
+                    write_list(&mut w, k, items()).unwrap();
+                    w.finish().unwrap();
                 }
                 let back = decode::<Hll14>(&bytes).unwrap();
                 assert!(back == now, "n = {n}, raw = {raw}");
@@ -811,6 +833,151 @@ mod tests {
         }
     }
 
+    /// The dense encoder as first written (every candidate's size by a pass over the registers,
+    /// in 64-bit arithmetic): the reference the histogram encoder must match byte for byte.
+    fn reference_dense(packed: &[u8], n: usize, max_rank: u8) -> Vec<u8> {
+        let reg = |i: usize| u64::from(registers::get(packed, i));
+        let items = || (0..n).filter(|&i| reg(i) != 0).map(|i| (i as u64, reg(i)));
+        let list_bits = |k: u32| {
+            let (mut next, mut bits) = (0, 0);
+            for (index, value) in items() {
+                bits += ((index - next) >> k) + 1 + u64::from(k) + value;
+                next = index + 1;
+            }
+            bits
+        };
+        let count = items().count() as u64;
+        let mut guess = 0u32; // ⌊log2(n / count)⌋
+        while guess < 63 && count.max(1) << (guess + 1) <= n as u64 {
+            guess += 1;
+        }
+        let guess = guess.min(crate::wire::bits::MAX_RICE_K);
+        let mut best = (u64::MAX, guess);
+        for k in guess.saturating_sub(1)..=(guess + 1).min(crate::wire::bits::MAX_RICE_K) {
+            if list_bits(k) < best.0 {
+                best = (list_bits(k), k);
+            }
+        }
+        let list_k = best.1;
+        let list = varint_len(count) as u64 + 1 + list_bits(list_k).div_ceil(8);
+        let zz = |d: i64| {
+            if d >= 0 {
+                (d as u64) << 1
+            } else {
+                ((-d as u64) << 1) - 1
+            }
+        };
+        let (mut compact_bits, mut base, mut compact_k) = (u64::MAX, 0u8, 0u32);
+        for b in 0..=max_rank {
+            for k in 0..=MAX_COMPACT_K {
+                let bits = (0..n)
+                    .map(|i| (zz(reg(i) as i64 - i64::from(b)) >> k) + 1 + u64::from(k))
+                    .sum();
+                if bits < compact_bits {
+                    (compact_bits, base, compact_k) = (bits, b, k);
+                }
+            }
+        }
+        let compact = 2 + compact_bits.div_ceil(8);
+        let mut out = Vec::new();
+        let mut sink = VecSink(&mut out);
+        let packed_len = packed.len() as u64;
+        if packed_len <= list && packed_len <= compact {
+            sink.byte(PACKED).unwrap();
+            sink.bytes(packed).unwrap();
+        } else if list <= compact {
+            sink.byte(REGISTER_LIST).unwrap();
+            sink.varint(count).unwrap();
+            sink.byte(list_k as u8).unwrap();
+            let items = items().map(|(i, v)| (i as u32, v as u32));
+            let mut w = BitWriter::new(&mut sink);
+            write_list(&mut w, list_k, items).unwrap();
+            w.finish().unwrap();
+        } else {
+            sink.byte(COMPACT).unwrap();
+            sink.byte(base).unwrap();
+            sink.byte(compact_k as u8).unwrap();
+            let mut w = BitWriter::new(&mut sink);
+            for i in 0..n {
+                let z = zz(reg(i) as i64 - i64::from(base));
+                w.rice(z as u32, compact_k).unwrap();
+            }
+            w.finish().unwrap();
+        }
+        out
+    }
+
+    #[test]
+    fn dense_bytes_equal_the_exhaustive_searchs() {
+        fn check<const P: u8, const BYTES: usize>(x: &mut u64, tags: &mut [u32; 3]) {
+            let max = 65 - P;
+            let n = 1usize << P;
+            let mut packed = [0u8; BYTES];
+            let mut fills: Vec<usize> =
+                vec![0, 1, 2, 3, n / 64, n / 8, n / 3, n / 2, n, 3 * n, 30 * n];
+            // Large precisions (the reference is slow): the list/compact boundary and a full sketch.
+            fills.retain(|&f| P <= 12 || f == n / 8 || f == 3 * n);
+            for (round, &fill) in fills.iter().enumerate() {
+                packed.fill(0);
+                for _ in 0..fill {
+                    let h = xorshift(x);
+                    let rank = (h << P | 1 << (P - 1)).leading_zeros() as u8 + 1;
+                    registers::raise(&mut packed, (h >> (64 - P)) as usize, rank);
+                }
+                // Equal and near-equal registers: the ties of the base and parameter search.
+                if round % 3 == 2 {
+                    let v = (xorshift(x) % u64::from(max)) as u8 + 1;
+                    for i in 0..n {
+                        let r = registers::get(&packed, i);
+                        let _ = registers::raise(&mut packed, i, v.max(r.min(max)));
+                    }
+                }
+                let mut ours = Vec::new();
+                write_registers::<_, P, BYTES>(&packed, max, &mut VecSink(&mut ours)).unwrap();
+                assert_eq!(
+                    ours,
+                    reference_dense(&packed, n, max),
+                    "P = {P}, fill {fill}, round {round}"
+                );
+                tags[usize::from(ours[0])] += 1;
+            }
+            // Registers of any value (packed wins).
+            packed.fill(0);
+            for i in 0..n {
+                registers::raise(&mut packed, i, (xorshift(x) % u64::from(max + 1)) as u8);
+            }
+            let mut ours = Vec::new();
+            write_registers::<_, P, BYTES>(&packed, max, &mut VecSink(&mut ours)).unwrap();
+            assert_eq!(ours, reference_dense(&packed, n, max), "P = {P}, uniform");
+            assert_eq!(ours[0], PACKED);
+            // Every register at its largest value and every register equal.
+            for v in [1, 2, max / 2, max]
+                .into_iter()
+                .skip(if P > 12 { 3 } else { 0 })
+            {
+                packed.fill(0);
+                for i in 0..n {
+                    registers::raise(&mut packed, i, v);
+                }
+                let mut ours = Vec::new();
+                write_registers::<_, P, BYTES>(&packed, max, &mut VecSink(&mut ours)).unwrap();
+                assert_eq!(ours, reference_dense(&packed, n, max), "P = {P}, all {v}");
+            }
+        }
+        let mut x = 0x5151_7a7a_0f0f_3c3cu64;
+        // Sketches written packed (besides the uniform ones), as a list, compact.
+        let mut tags = [0; 3];
+        for _ in 0..4 {
+            check::<4, 12>(&mut x, &mut tags);
+            check::<5, 24>(&mut x, &mut tags);
+            check::<7, 96>(&mut x, &mut tags);
+            check::<10, 768>(&mut x, &mut tags);
+        }
+        check::<14, 12_288>(&mut x, &mut tags);
+        check::<16, 49_152>(&mut x, &mut tags);
+        assert!(tags[1] > 3 && tags[2] > 3, "{tags:?}");
+    }
+
     #[test]
     fn packing_matches_the_sketch() {
         let mut h = Hll4::new();
@@ -821,12 +988,18 @@ mod tests {
         let packed = h.dense_registers().unwrap();
         let mut rebuilt = [0u8; 12];
         for (i, v) in h.registers().enumerate() {
-            assert_eq!(register(packed, i), v);
-            set_register(&mut rebuilt, i, v);
+            assert_eq!(registers::get(packed, i), v);
+            registers::raise(&mut rebuilt, i, v);
         }
         assert_eq!(&rebuilt, packed);
-        for d in -70..70 {
-            assert_eq!(unzigzag(zigzag(d)), d);
+        for v in 0..64u32 {
+            for base in 0..64u32 {
+                let z = zigzag(v, base);
+                assert_eq!(unzigzag(u64::from(z)), i64::from(v) - i64::from(base));
+                // The order 0, −1, 1, −2, 2, …
+                let d = i64::from(v) - i64::from(base);
+                assert_eq!(i64::from(z), if d >= 0 { 2 * d } else { -2 * d - 1 });
+            }
         }
     }
 

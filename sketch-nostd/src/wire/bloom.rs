@@ -1,7 +1,10 @@
 //! Encodings of [`Bloom`], [`CountingBloom`], [`MicroBloom`] and [`MicroBloom32`].
 
+use core::convert::Infallible;
+
 use super::codec::{
-    envelope_max_len, read_into_new, serde_via_wire, write_zero_runs, Codec, Sink, Source,
+    envelope_max_len, read_into_new, serde_via_wire, write_smallest, write_zero_runs, Codec, Sink,
+    Source,
 };
 use super::counting::{read_two_bit, write_two_bit, TWO_BIT};
 use super::WireError;
@@ -46,7 +49,28 @@ impl WordsRef for [Block] {
     }
 }
 
-/// Writes `words` in the body form `tag` (without the tag).
+/// Calls `f` with the position of every set bit, in increasing order. Bit by bit, shifting the word:
+/// the smallest code on a core without a count-trailing-zeros instruction.
+fn each_bit<W: WordsRef + ?Sized, E>(
+    words: &W,
+    mut f: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    for i in 0..words.count() {
+        let (mut word, mut bit) = (words.at(i), 64 * i);
+        while word != 0 {
+            if word & 1 != 0 {
+                f(bit)?;
+            }
+            word >>= 1;
+            bit += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `words` in the body form `tag` (without the tag): [`DENSE`], [`ZERO_RUNS`] or [`SPARSE`].
+// One copy, called to measure each form and to write the chosen one.
+#[inline(never)]
 fn write_form<S: Sink, W: WordsRef + ?Sized>(
     tag: u8,
     words: &W,
@@ -57,42 +81,27 @@ fn write_form<S: Sink, W: WordsRef + ?Sized>(
         DENSE => (0..len).try_for_each(|i| s.u64_le(words.at(i))),
         ZERO_RUNS => write_zero_runs(s, len, |i| words.at(i) == 0, |s, i| s.u64_le(words.at(i))),
         _ => {
-            let bits = (0..len)
-                .map(|i| words.at(i).count_ones() as usize)
-                .sum::<usize>();
-            s.varint(bits as u64)?;
+            let mut count = 0usize;
+            let Ok(()) = each_bit(words, |_| {
+                count += 1;
+                Ok::<_, Infallible>(())
+            });
+            s.varint(count as u64)?;
             let mut next = 0;
-            for i in 0..len {
-                let mut rest = words.at(i);
-                while rest != 0 {
-                    let bit = 64 * i + rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    s.varint((bit - next) as u64)?;
-                    next = bit + 1;
-                }
-            }
-            Ok(())
+            each_bit(words, |bit| {
+                let gap = bit - next;
+                next = bit + 1;
+                s.varint(gap as u64)
+            })
         }
     }
 }
 
-/// The smallest body form for these words and its size: each form is measured by its writer, up
-/// to the size it must beat (dense wins ties, then zero runs).
-fn choose<S: Sink, W: WordsRef + ?Sized>(words: &W, s: &mut S) -> (u8, usize) {
-    let mut best = (DENSE, 8 * words.count());
-    for tag in [ZERO_RUNS, SPARSE] {
-        let beats = best.1.checked_sub(1);
-        if let Some(n) = beats.and_then(|most| s.measure(most, |s| write_form(tag, words, s))) {
-            best = (tag, n);
-        }
-    }
-    best
-}
-
+/// Writes `words` as a tag byte and the smallest of the Bloom bodies.
 fn write_words<S: Sink, W: WordsRef + ?Sized>(words: &W, s: &mut S) -> Result<(), S::Error> {
-    let (tag, _) = choose(words, s);
-    s.byte(tag)?;
-    write_form(tag, words, s)
+    write_smallest(s, 8 * words.count(), SPARSE, |tag, s| {
+        write_form(tag, words, s)
+    })
 }
 
 fn malformed(what: &'static str) -> WireError {
@@ -234,19 +243,10 @@ impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         let words = self.as_words().as_slice();
-        let (mut tag, size) = choose(words, s);
-        let beats = size.checked_sub(1);
-        if beats
-            .and_then(|most| s.measure(most, |s| write_two_bit(words, s)))
-            .is_some()
-        {
-            tag = TWO_BIT;
-        }
-        s.byte(tag)?;
-        match tag {
+        write_smallest(s, 8 * words.len(), TWO_BIT, |tag, s| match tag {
             TWO_BIT => write_two_bit(words, s),
             _ => write_form(tag, words, s),
-        }
+        })
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {

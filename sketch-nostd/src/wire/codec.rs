@@ -80,6 +80,26 @@ pub fn write_zero_runs<S: Sink>(
     Ok(())
 }
 
+/// Writes a body with tags `0..=last`: a tag byte, then the smallest form, each form measured by
+/// its writer `form(tag, sink)`; form 0 is `first_len` bytes; ties go to the lower tag. Every body
+/// with a choice of forms (Bloom filters, count-min counters, cuckoo slots) writes through it.
+pub fn write_smallest<S: Sink>(
+    s: &mut S,
+    first_len: usize,
+    last: u8,
+    form: impl Fn(u8, &mut S) -> Result<(), S::Error>,
+) -> Result<(), S::Error> {
+    let (mut best, mut len) = (0, first_len);
+    for tag in 1..=last {
+        let beats = len.checked_sub(1);
+        if let Some(n) = beats.and_then(|most| s.measure(most, |s| form(tag, s))) {
+            (best, len) = (tag, n);
+        }
+    }
+    s.byte(best)?;
+    form(best, s)
+}
+
 /// Where a decoder reads its elements. Every read fails with a [`WireError`], never panics.
 pub trait Source {
     /// One raw byte.

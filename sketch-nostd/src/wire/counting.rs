@@ -17,36 +17,32 @@ use super::WireError;
 pub(super) const TWO_BIT: u8 = 3;
 
 /// The counter `i` of `words` (0 past the end).
-fn counter(words: &[u64], i: usize) -> u64 {
-    words.get(i / 16).map_or(0, |w| (w >> (4 * (i % 16))) & 0xF)
+fn counter(words: &[u64], i: usize) -> u8 {
+    words
+        .get(i / 16)
+        .map_or(0, |w| (w >> (4 * (i % 16))) as u8 & 0xF)
 }
 
 pub(super) fn write_two_bit<S: Sink>(words: &[u64], s: &mut S) -> Result<(), S::Error> {
     let counters = 16 * words.len();
     for j in 0..counters / 4 {
-        let code = (0..4).fold(0u8, |acc, t| {
-            acc | ((counter(words, 4 * j + t).min(3) as u8) << (2 * t))
+        let code = (0..4).fold(0, |acc, t| {
+            acc | counter(words, 4 * j + t).min(3) << (2 * t)
         });
         s.byte(code)?;
     }
-    let mut pending: Option<u8> = None;
+    // The escaped counters' nibbles, two to a byte, low first.
+    let mut low = None;
     for i in 0..counters {
         let c = counter(words, i);
         if c >= 3 {
-            let nibble = (c - 3) as u8;
-            pending = match pending {
-                None => Some(nibble),
-                Some(low) => {
-                    s.byte(low | (nibble << 4))?;
-                    None
-                }
-            };
+            match low.take() {
+                None => low = Some(c - 3),
+                Some(l) => s.byte(l | (c - 3) << 4)?,
+            }
         }
     }
-    if let Some(low) = pending {
-        s.byte(low)?;
-    }
-    Ok(())
+    low.map_or(Ok(()), |l| s.byte(l))
 }
 
 fn malformed(what: &'static str) -> WireError {

@@ -1,8 +1,8 @@
 //! Encoding of [`CountMin`].
 
 use super::codec::{
-    envelope_max_len, parts_error, read_into_new, serde_via_wire, write_zero_runs, Codec, Sink,
-    Source,
+    envelope_max_len, parts_error, read_into_new, serde_via_wire, write_smallest, write_zero_runs,
+    Codec, Sink, Source,
 };
 use super::WireError;
 use super::{SketchKind, Wire};
@@ -55,16 +55,13 @@ fn read_cells<R: Source, const W: usize, const D: usize, C: Counter>(
 /// each measured by its writer): the count-min body after its total, and each bucket window of a
 /// quantile sketch.
 pub(super) fn write_counters<S: Sink, C: Counter>(s: &mut S, cells: &[C]) -> Result<(), S::Error> {
-    let beats = (cells.len() * width::<C>()).checked_sub(1);
-    let tag = match beats.and_then(|most| s.measure(most, |s| write_form(ZERO_RUNS, cells, s))) {
-        Some(_) => ZERO_RUNS,
-        None => DENSE,
-    };
-    s.byte(tag)?;
-    write_form(tag, cells, s)
+    let dense = cells.len() * width::<C>();
+    write_smallest(s, dense, ZERO_RUNS, |tag, s| write_form(tag, cells, s))
 }
 
 /// Writes `cells` in the body form `tag` (without the tag).
+// One copy, called to measure each form and to write the chosen one.
+#[inline(never)]
 fn write_form<S: Sink, C: Counter>(tag: u8, cells: &[C], s: &mut S) -> Result<(), S::Error> {
     let value = |i: usize| cells.get(i).map_or(0, |c| c.to_u64());
     if tag == DENSE {

@@ -2,7 +2,8 @@
 //! positions are part of the filter's state), densely or as a list of the occupied slots.
 
 use super::codec::{
-    envelope_max_len, parts_error, read_into_new, serde_via_wire, Codec, Sink, Source, VARINT_MAX,
+    envelope_max_len, parts_error, read_into_new, serde_via_wire, write_smallest, Codec, Sink,
+    Source, VARINT_MAX,
 };
 use super::WireError;
 use super::{SketchKind, Wire};
@@ -46,6 +47,8 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
 impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
     /// Writes the slots in the body form `tag` (without the tag): every slot ([`DENSE`]), or the
     /// count of occupied slots and each one's index gap and fingerprint ([`SPARSE`]).
+    // One copy, called to measure each form and to write the chosen one.
+    #[inline(never)]
     fn write_form<S: Sink>(&self, tag: u8, s: &mut S) -> Result<(), S::Error> {
         if tag == DENSE {
             return self.slots().try_for_each(|fp| write_fp::<S, F>(s, fp));
@@ -76,13 +79,8 @@ impl<const BUCKETS: usize, F: Fingerprint> Codec for CuckooFilter<BUCKETS, F> {
             }
             None => s.varint(0)?,
         }
-        let beats = (SLOTS * BUCKETS * fp_bytes::<F>()).checked_sub(1);
-        let tag = match beats.and_then(|most| s.measure(most, |s| self.write_form(SPARSE, s))) {
-            Some(_) => SPARSE,
-            None => DENSE,
-        };
-        s.byte(tag)?;
-        self.write_form(tag, s)
+        let dense = SLOTS * BUCKETS * fp_bytes::<F>();
+        write_smallest(s, dense, SPARSE, |tag, s| self.write_form(tag, s))
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {

@@ -394,22 +394,24 @@ pub const fn envelope_max_len(params: &[(&str, u64)]) -> usize {
 
 /// Writes the envelope and the body of `v`.
 pub fn write_sketch<T: Wire, S: Sink>(v: &T, s: &mut S) -> Result<(), S::Error> {
-    write_envelope(s, T::KIND, T::PARAMS, v.wire_seed())?;
+    write_envelope::<T, S>(s, v.wire_seed())?;
     v.write_body(s)
 }
 
-/// Writes an envelope: one copy per sink type, whatever the sketch type.
-pub(crate) fn write_envelope<S: Sink>(
-    s: &mut S,
-    kind: SketchKind,
-    params: &[(&str, u64)],
-    seed: u64,
-) -> Result<(), S::Error> {
+/// Writes the envelope of a `T` with `seed`. The parameters are written one statement each, so that
+/// each is a constant in the code and the send path does not link the table of their names.
+pub(crate) fn write_envelope<T: Wire, S: Sink>(s: &mut S, seed: u64) -> Result<(), S::Error> {
     let [m0, m1] = MAGIC;
-    s.bytes(&[m0, m1, kind.format_version(), kind as u8])?;
-    for &(_, p) in params {
-        s.varint(p)?;
+    s.bytes(&[m0, m1, T::KIND.format_version(), T::KIND as u8])?;
+    macro_rules! params {
+        ($($i:literal)*) => {$(
+            if let Some(&(_, p)) = T::PARAMS.get($i) {
+                s.varint(p)?;
+            }
+        )*};
     }
+    params!(0 1 2 3 4 5);
+    const _: () = assert!(super::MAX_PARAMS == 6, "one statement per parameter");
     s.varint(seed)
 }
 

@@ -66,8 +66,12 @@ fn write_form<S: Sink, C: Counter>(tag: u8, cells: &[C], s: &mut S) -> Result<()
     let value = |i: usize| cells.get(i).map_or(0, |c| c.to_u64());
     if tag == DENSE {
         cells.iter().try_for_each(|c| {
-            let bytes = c.to_u64().to_le_bytes();
-            (0..width::<C>()).try_for_each(|j| s.byte(bytes.get(j).copied().unwrap_or(0)))
+            let mut v = c.to_u64();
+            (0..width::<C>()).try_for_each(|_| {
+                let low = v as u8;
+                v >>= 8;
+                s.byte(low)
+            })
         })
     } else {
         write_zero_runs(s, cells.len(), |i| value(i) == 0, |s, i| s.varint(value(i)))

@@ -114,10 +114,10 @@ impl<'a> Out<'a> {
                 self.cobs(x)?;
             }
         }
-        let buf = core::mem::take(&mut self.buf);
         // `at` never passes the end: every write checked it.
-        let (written, _) = buf.split_at_mut(self.at.min(buf.len()));
-        Ok(written)
+        core::mem::take(&mut self.buf)
+            .get_mut(..self.at)
+            .ok_or(Full)
     }
 }
 

@@ -82,7 +82,7 @@ impl<const BLOCKS: usize, const K: u32> Viewable for BlockedBloom<BLOCKS, K> {
 /// [`WireError::BufferTooSmall`] if `buf` is shorter than the encoding.
 pub fn encode_view<'a, T: Viewable>(sketch: &T, buf: &'a mut [u8]) -> Result<&'a [u8], WireError> {
     let mut s = Out::new(buf);
-    write_envelope(&mut s, T::KIND, T::PARAMS, sketch.wire_seed())?;
+    write_envelope::<T, _>(&mut s, sketch.wire_seed())?;
     s.byte(DENSE)?;
     let mut result = Ok(());
     sketch.each_word(|w| {

@@ -1,7 +1,5 @@
 //! Encodings of [`Bloom`], [`CountingBloom`], [`MicroBloom`] and [`MicroBloom32`].
 
-use core::convert::Infallible;
-
 use super::codec::{
     envelope_max_len, read_into_new, serde_via_wire, write_smallest, write_zero_runs, Codec, Sink,
     Source,
@@ -81,18 +79,26 @@ fn write_form<S: Sink, W: WordsRef + ?Sized>(
         DENSE => (0..len).try_for_each(|i| s.u64_le(words.at(i))),
         ZERO_RUNS => write_zero_runs(s, len, |i| words.at(i) == 0, |s, i| s.u64_le(words.at(i))),
         _ => {
-            let mut count = 0usize;
-            let Ok(()) = each_bit(words, |_| {
-                count += 1;
-                Ok::<_, Infallible>(())
-            });
-            s.varint(count as u64)?;
-            let mut next = 0;
-            each_bit(words, |bit| {
-                let gap = bit - next;
-                next = bit + 1;
-                s.varint(gap as u64)
-            })
+            // Two passes over the bits through one loop: count them, then write the gaps.
+            let (mut count, mut next) = (0usize, None);
+            for _ in 0..2 {
+                each_bit(words, |bit| match next {
+                    None => {
+                        count += 1;
+                        Ok(())
+                    }
+                    Some(ref mut n) => {
+                        let gap = bit - *n;
+                        *n = bit + 1;
+                        s.varint(gap as u64)
+                    }
+                })?;
+                if next.is_none() {
+                    s.varint(count as u64)?;
+                    next = Some(0);
+                }
+            }
+            Ok(())
         }
     }
 }

@@ -209,20 +209,20 @@ fn write_entries<'k, S: Sink, T: OwnedKey + 'k, E: Copy, I: Iterator<Item = E>>(
     s.varint(n as u64)?;
     let before = |a: E, b: E| canonical(rank(a), rank(b)) == Ordering::Less;
     let mut last = None;
-    for _ in 0..n {
+    loop {
         let mut next = None;
         for e in entries() {
             if last.is_none_or(|l| before(l, e)) && next.is_none_or(|x| before(e, x)) {
                 next = Some(e);
             }
         }
+        // After the last entry, no entry follows it.
         let Some(e) = next else {
-            break; // n distinct entries: each pass finds one
+            return Ok(());
         };
         write(s, e)?;
         last = next;
     }
-    Ok(())
 }
 
 fn parts_error(e: PartsError) -> WireError {
@@ -312,7 +312,7 @@ impl<T: WireKey, const K: usize, const W: usize, const D: usize, C: Counter, U: 
         s.varint(self.overlong())?;
         write_entries(
             s,
-            || self.entries().take(K),
+            || self.entries(),
             |e| e,
             |s, (key, count)| {
                 key.write_key(s)?;
@@ -366,7 +366,7 @@ impl<T: WireKey, const K: usize, C: Counter> Codec for SpaceSaving<T, K, C> {
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         s.varint(self.total())?;
         s.varint(self.overlong())?;
-        let entries = || self.entries().take(K).map(|c| (c.key, c.count, c.error));
+        let entries = || self.entries().map(|c| (c.key, c.count, c.error));
         write_entries(
             s,
             entries,

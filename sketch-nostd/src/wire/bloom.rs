@@ -1,9 +1,10 @@
 //! Encodings of [`Bloom`], [`CountingBloom`], [`MicroBloom`] and [`MicroBloom32`].
 
 use super::codec::{
-    envelope_max_len, read_into_new, serde_via_wire, varint_len, Codec, Counter, Sink, Source,
+    envelope_max_len, read_into_new, serde_via_wire, write_smallest, write_zero_runs, Codec, Sink,
+    Source,
 };
-use super::counting::{read_two_bit, two_bit_len, write_two_bit, TWO_BIT};
+use super::counting::{read_two_bit, write_two_bit, TWO_BIT};
 use super::WireError;
 use super::{SketchKind, Wire};
 use crate::blocked::Block;
@@ -46,103 +47,67 @@ impl WordsRef for [Block] {
     }
 }
 
-/// Maximal runs of zero words followed by maximal runs of non-zero words: `(zeros, start, literals)`,
-/// where `start` is the index of the first literal word. Every item covers at least one word.
-struct Runs<'a, W: WordsRef + ?Sized> {
-    words: &'a W,
-    pos: usize,
-}
-
-impl<W: WordsRef + ?Sized> Iterator for Runs<'_, W> {
-    type Item = (usize, usize, usize);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        let len = self.words.count();
-        if self.pos >= len {
-            return None;
-        }
-        let zeros = (self.pos..len)
-            .take_while(|&i| self.words.at(i) == 0)
-            .count();
-        let start = self.pos + zeros;
-        let literals = (start..len).take_while(|&i| self.words.at(i) != 0).count();
-        self.pos = start + literals;
-        Some((zeros, start, literals))
-    }
-}
-
-/// Positions of the set bits, in increasing order.
-fn set_bits<W: WordsRef + ?Sized>(words: &W) -> impl Iterator<Item = u64> + '_ {
-    (0..words.count()).flat_map(|i| {
-        let base = i as u64 * 64;
-        let mut rest = words.at(i);
-        core::iter::from_fn(move || {
-            if rest == 0 {
-                None
-            } else {
-                let bit = u64::from(rest.trailing_zeros());
-                rest &= rest - 1;
-                Some(base + bit)
+/// Calls `f` with the position of every set bit, in increasing order. Bit by bit, shifting the word:
+/// the smallest code on a core without a count-trailing-zeros instruction.
+fn each_bit<W: WordsRef + ?Sized, E>(
+    words: &W,
+    mut f: impl FnMut(usize) -> Result<(), E>,
+) -> Result<(), E> {
+    for i in 0..words.count() {
+        let (mut word, mut bit) = (words.at(i), 64 * i);
+        while word != 0 {
+            if word & 1 != 0 {
+                f(bit)?;
             }
-        })
-    })
-}
-
-/// The tag of the smallest body for these words, dense winning ties, then zero runs.
-fn choose<W: WordsRef + ?Sized>(words: &W) -> u8 {
-    let dense = 8 * words.count();
-    let runs: usize = Runs { words, pos: 0 }
-        .map(|(z, _, l)| varint_len(z as u64) + varint_len(l as u64) + 8 * l)
-        .sum();
-    // The sparse size, counted only until it cannot win.
-    let limit = dense.min(runs);
-    let (mut count, mut gaps, mut next) = (0u64, 0usize, 0u64);
-    for bit in set_bits(words) {
-        count += 1;
-        gaps += varint_len(bit - next);
-        next = bit + 1;
-        if gaps > limit {
-            break;
-        }
-    }
-    let sparse = varint_len(count) + gaps;
-    if dense <= runs && dense <= sparse {
-        DENSE
-    } else if runs <= sparse {
-        ZERO_RUNS
-    } else {
-        SPARSE
-    }
-}
-
-fn write_words<S: Sink, W: WordsRef + ?Sized>(words: &W, s: &mut S) -> Result<(), S::Error> {
-    let tag = choose(words);
-    s.byte(tag)?;
-    match tag {
-        DENSE => {
-            for i in 0..words.count() {
-                s.u64_le(words.at(i))?;
-            }
-        }
-        ZERO_RUNS => {
-            for (zeros, start, literals) in (Runs { words, pos: 0 }) {
-                s.varint(zeros as u64)?;
-                s.varint(literals as u64)?;
-                for i in start..start + literals {
-                    s.u64_le(words.at(i))?;
-                }
-            }
-        }
-        _ => {
-            s.varint(set_bits(words).count() as u64)?;
-            let mut next = 0;
-            for bit in set_bits(words) {
-                s.varint(bit - next)?;
-                next = bit + 1;
-            }
+            word >>= 1;
+            bit += 1;
         }
     }
     Ok(())
+}
+
+/// Writes `words` in the body form `tag` (without the tag): [`DENSE`], [`ZERO_RUNS`] or [`SPARSE`].
+// One copy, called to measure each form and to write the chosen one.
+#[inline(never)]
+fn write_form<S: Sink, W: WordsRef + ?Sized>(
+    tag: u8,
+    words: &W,
+    s: &mut S,
+) -> Result<(), S::Error> {
+    let len = words.count();
+    match tag {
+        DENSE => (0..len).try_for_each(|i| s.u64_le(words.at(i))),
+        ZERO_RUNS => write_zero_runs(s, len, |i| words.at(i) == 0, |s, i| s.u64_le(words.at(i))),
+        _ => {
+            // Two passes over the bits through one loop: count them, then write the gaps.
+            let (mut count, mut next) = (0usize, None);
+            for _ in 0..2 {
+                each_bit(words, |bit| match next {
+                    None => {
+                        count += 1;
+                        Ok(())
+                    }
+                    Some(ref mut n) => {
+                        let gap = bit - *n;
+                        *n = bit + 1;
+                        s.varint(gap as u64)
+                    }
+                })?;
+                if next.is_none() {
+                    s.varint(count as u64)?;
+                    next = Some(0);
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Writes `words` as a tag byte and the smallest of the Bloom bodies.
+fn write_words<S: Sink, W: WordsRef + ?Sized>(words: &W, s: &mut S) -> Result<(), S::Error> {
+    write_smallest(s, 8 * words.count(), SPARSE, |tag, s| {
+        write_form(tag, words, s)
+    })
 }
 
 fn malformed(what: &'static str) -> WireError {
@@ -283,15 +248,11 @@ impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
     }
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
-        let words = self.as_words();
-        let mut bloom = Counter::default();
-        let Ok(()) = write_words(words.as_slice(), &mut bloom);
-        if 1 + two_bit_len(words) < bloom.bytes {
-            s.byte(TWO_BIT)?;
-            write_two_bit(words, s)
-        } else {
-            write_words(words.as_slice(), s)
-        }
+        let words = self.as_words().as_slice();
+        write_smallest(s, 8 * words.len(), TWO_BIT, |tag, s| match tag {
+            TWO_BIT => write_two_bit(words, s),
+            _ => write_form(tag, words, s),
+        })
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
@@ -398,6 +359,7 @@ micro_codec!(MicroBloom32, u32, MicroBloom32);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::codec::varint_len;
     use crate::wire::{decode, encode, encoded_len};
 
     fn round_trip<const W: usize, const K: u32>(f: &Bloom<W, K>) -> (u8, usize) {

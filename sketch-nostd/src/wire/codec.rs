@@ -25,6 +25,21 @@ pub trait Sink {
     fn byte(&mut self, b: u8) -> Result<(), Self::Error>;
     /// One unsigned integer (a varint in postcard).
     fn varint(&mut self, v: u64) -> Result<(), Self::Error>;
+    /// The bytes `write` would write, if at most `most`; writes nothing. Encoders choose the
+    /// smallest of a body's forms by measuring each with its own writer, so that no form has a
+    /// second description of its size (a writer may stop at the first byte past `most`).
+    ///
+    /// Every sink that encodes sketches implements it (the send path's, the serde adapter's and
+    /// the byte counter's); the default, for sinks of single elements in tests, measures nothing,
+    /// so an encoder writes its first form there.
+    fn measure(
+        &mut self,
+        most: usize,
+        write: impl FnOnce(&mut Self) -> Result<(), Self::Error>,
+    ) -> Option<usize> {
+        let _ = (most, write);
+        None
+    }
     /// Raw bytes, one element each.
     fn bytes(&mut self, bytes: &[u8]) -> Result<(), Self::Error> {
         for &b in bytes {
@@ -36,6 +51,53 @@ pub trait Sink {
     fn u64_le(&mut self, v: u64) -> Result<(), Self::Error> {
         self.bytes(&v.to_le_bytes())
     }
+}
+
+/// Writes `len` items as zero runs: pairs of varints (`zeros`, `literals`), maximal runs of zero
+/// items then of non-zero ones, each pair followed by its literal items (written by `item`), until
+/// every item is covered; every pair covers at least one item. The Bloom filters' words and the
+/// count-min counters share it.
+pub fn write_zero_runs<S: Sink>(
+    s: &mut S,
+    len: usize,
+    is_zero: impl Fn(usize) -> bool,
+    mut item: impl FnMut(&mut S, usize) -> Result<(), S::Error>,
+) -> Result<(), S::Error> {
+    let mut i = 0;
+    while i < len {
+        let zeros = i;
+        while i < len && is_zero(i) {
+            i += 1;
+        }
+        let literals = i;
+        while i < len && !is_zero(i) {
+            i += 1;
+        }
+        s.varint((literals - zeros) as u64)?;
+        s.varint((i - literals) as u64)?;
+        (literals..i).try_for_each(|j| item(s, j))?;
+    }
+    Ok(())
+}
+
+/// Writes a body with tags `0..=last`: a tag byte, then the smallest form, each form measured by
+/// its writer `form(tag, sink)`; form 0 is `first_len` bytes; ties go to the lower tag. Every body
+/// with a choice of forms (Bloom filters, count-min counters, cuckoo slots) writes through it.
+pub fn write_smallest<S: Sink>(
+    s: &mut S,
+    first_len: usize,
+    last: u8,
+    form: impl Fn(u8, &mut S) -> Result<(), S::Error>,
+) -> Result<(), S::Error> {
+    let (mut best, mut len) = (0, first_len);
+    for tag in 1..=last {
+        let beats = len.checked_sub(1);
+        if let Some(n) = beats.and_then(|most| s.measure(most, |s| form(tag, s))) {
+            (best, len) = (tag, n);
+        }
+    }
+    s.byte(best)?;
+    form(best, s)
 }
 
 /// Where a decoder reads its elements. Every read fails with a [`WireError`], never panics.
@@ -89,18 +151,50 @@ impl Sink for Counter {
         self.bytes += varint_len(v);
         Ok(())
     }
+    fn measure(
+        &mut self,
+        most: usize,
+        write: impl FnOnce(&mut Self) -> Result<(), Self::Error>,
+    ) -> Option<usize> {
+        let (elements, bytes) = (self.elements, self.bytes);
+        let Ok(()) = write(self);
+        let n = self.bytes - bytes;
+        (self.elements, self.bytes) = (elements, bytes);
+        (n <= most).then_some(n)
+    }
 }
 
-/// Writes elements into a serde tuple.
-struct TupleSink<'a, T>(&'a mut T);
+/// Writes elements into a serde tuple; while measuring, counts their postcard bytes instead.
+struct TupleSink<'a, T> {
+    tuple: &'a mut T,
+    measured: Option<usize>,
+}
 
 impl<T: SerializeTuple> Sink for TupleSink<'_, T> {
     type Error = T::Error;
     fn byte(&mut self, b: u8) -> Result<(), Self::Error> {
-        self.0.serialize_element(&b)
+        match &mut self.measured {
+            Some(n) => *n += 1,
+            None => self.tuple.serialize_element(&b)?,
+        }
+        Ok(())
     }
     fn varint(&mut self, v: u64) -> Result<(), Self::Error> {
-        self.0.serialize_element(&v)
+        match &mut self.measured {
+            Some(n) => *n += varint_len(v),
+            None => self.tuple.serialize_element(&v)?,
+        }
+        Ok(())
+    }
+    fn measure(
+        &mut self,
+        most: usize,
+        write: impl FnOnce(&mut Self) -> Result<(), Self::Error>,
+    ) -> Option<usize> {
+        self.measured = Some(0);
+        let written = write(self);
+        let n = self.measured.take();
+        written.ok().and(n).filter(|&n| n <= most)
     }
 }
 
@@ -300,14 +394,25 @@ pub const fn envelope_max_len(params: &[(&str, u64)]) -> usize {
 
 /// Writes the envelope and the body of `v`.
 pub fn write_sketch<T: Wire, S: Sink>(v: &T, s: &mut S) -> Result<(), S::Error> {
-    s.bytes(&MAGIC)?;
-    s.byte(T::KIND.format_version())?;
-    s.byte(T::KIND as u8)?;
-    for &(_, p) in T::PARAMS {
-        s.varint(p)?;
-    }
-    s.varint(v.wire_seed())?;
+    write_envelope::<T, S>(s, v.wire_seed())?;
     v.write_body(s)
+}
+
+/// Writes the envelope of a `T` with `seed`. The parameters are written one statement each, so that
+/// each is a constant in the code and the send path does not link the table of their names.
+pub(crate) fn write_envelope<T: Wire, S: Sink>(s: &mut S, seed: u64) -> Result<(), S::Error> {
+    let [m0, m1] = MAGIC;
+    s.bytes(&[m0, m1, T::KIND.format_version(), T::KIND as u8])?;
+    macro_rules! params {
+        ($($i:literal)*) => {$(
+            if let Some(&(_, p)) = T::PARAMS.get($i) {
+                s.varint(p)?;
+            }
+        )*};
+    }
+    params!(0 1 2 3 4 5);
+    const _: () = assert!(super::MAX_PARAMS == 6, "one statement per parameter");
+    s.varint(seed)
 }
 
 /// The parsed envelope: version, kind, parameters (in the kind's order) and seed.
@@ -399,7 +504,11 @@ pub fn serialize<T: Wire, S: ser::Serializer>(v: &T, serializer: S) -> Result<S:
     let mut count = Counter::default();
     let Ok(()) = write_sketch(v, &mut count);
     let mut tuple = serializer.serialize_tuple(count.elements)?;
-    write_sketch(v, &mut TupleSink(&mut tuple))?;
+    let mut sink = TupleSink {
+        tuple: &mut tuple,
+        measured: None,
+    };
+    write_sketch(v, &mut sink)?;
     tuple.end()
 }
 

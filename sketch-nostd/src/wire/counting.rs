@@ -17,48 +17,32 @@ use super::WireError;
 pub(super) const TWO_BIT: u8 = 3;
 
 /// The counter `i` of `words` (0 past the end).
-fn counter(words: &[u64], i: usize) -> u64 {
-    words.get(i / 16).map_or(0, |w| (w >> (4 * (i % 16))) & 0xF)
-}
-
-/// Bytes of the two-bit body (after its tag).
-pub(super) fn two_bit_len(words: &[u64]) -> usize {
-    let escaped: usize = words
-        .iter()
-        .map(|&w| {
-            // Counters ≥ 3: bit 3 or bit 2 set, or bits 0 and 1 both set.
-            (((w >> 3) | (w >> 2) | (w & (w >> 1))) & 0x1111_1111_1111_1111).count_ones() as usize
-        })
-        .sum();
-    4 * words.len() + escaped.div_ceil(2)
+fn counter(words: &[u64], i: usize) -> u8 {
+    words
+        .get(i / 16)
+        .map_or(0, |w| (w >> (4 * (i % 16))) as u8 & 0xF)
 }
 
 pub(super) fn write_two_bit<S: Sink>(words: &[u64], s: &mut S) -> Result<(), S::Error> {
     let counters = 16 * words.len();
     for j in 0..counters / 4 {
-        let code = (0..4).fold(0u8, |acc, t| {
-            acc | ((counter(words, 4 * j + t).min(3) as u8) << (2 * t))
+        let code = (0..4).fold(0, |acc, t| {
+            acc | counter(words, 4 * j + t).min(3) << (2 * t)
         });
         s.byte(code)?;
     }
-    let mut pending: Option<u8> = None;
+    // The escaped counters' nibbles, two to a byte, low first.
+    let mut low = None;
     for i in 0..counters {
         let c = counter(words, i);
         if c >= 3 {
-            let nibble = (c - 3) as u8;
-            pending = match pending {
-                None => Some(nibble),
-                Some(low) => {
-                    s.byte(low | (nibble << 4))?;
-                    None
-                }
-            };
+            match low.take() {
+                None => low = Some(c - 3),
+                Some(l) => s.byte(l | (c - 3) << 4)?,
+            }
         }
     }
-    if let Some(low) = pending {
-        s.byte(low)?;
-    }
-    Ok(())
+    low.map_or(Ok(()), |l| s.byte(l))
 }
 
 fn malformed(what: &'static str) -> WireError {
@@ -145,7 +129,6 @@ mod tests {
     fn two_bit_body_counts_escapes_exactly() {
         // Counters 0..=15 in one word: 13 escaped (3..=15), 7 bytes of nibbles.
         let word = (0..16u64).fold(0, |w, c| w | c << (4 * c));
-        assert_eq!(two_bit_len(&[word]), 4 + 7);
         let mut out = Vec::new();
         struct V<'a>(&'a mut Vec<u8>);
         impl Sink for V<'_> {
@@ -159,6 +142,7 @@ mod tests {
             }
         }
         write_two_bit(&[word], &mut V(&mut out)).unwrap();
+        // 4 bytes of codes, 7 of nibbles.
         assert_eq!(
             out,
             [0xe4, 0xff, 0xff, 0xff, 0x10, 0x32, 0x54, 0x76, 0x98, 0xba, 0x0c]

@@ -1,7 +1,8 @@
 //! Encoding of [`CountMin`].
 
 use super::codec::{
-    envelope_max_len, parts_error, read_into_new, serde_via_wire, varint_len, Codec, Sink, Source,
+    envelope_max_len, parts_error, read_into_new, serde_via_wire, write_smallest, write_zero_runs,
+    Codec, Sink, Source,
 };
 use super::WireError;
 use super::{SketchKind, Wire};
@@ -12,22 +13,6 @@ use crate::CountMin;
 const DENSE: u8 = 0;
 /// Body tag: runs of zero counters and runs of non-zero counters as varints.
 const ZERO_RUNS: u8 = 1;
-
-/// Maximal runs over a flat slice of counters: `(zeros, start, literals)`, each covering at least one
-/// counter.
-fn runs<C: Counter>(cells: &[C]) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
-    let mut pos = 0;
-    core::iter::from_fn(move || {
-        let rest = cells.get(pos..).filter(|r| !r.is_empty())?;
-        let zeros = rest.iter().take_while(|c| **c == C::ZERO).count();
-        let literals = rest
-            .get(zeros..)
-            .map_or(0, |r| r.iter().take_while(|c| **c != C::ZERO).count());
-        let start = pos + zeros;
-        pos = start + literals;
-        Some((zeros, start, literals))
-    })
-}
 
 fn width<C>() -> usize {
     core::mem::size_of::<C>()
@@ -66,40 +51,31 @@ fn read_cells<R: Source, const W: usize, const D: usize, C: Counter>(
     Ok(total)
 }
 
-/// Writes counters as a tag byte and the smaller of [`DENSE`] and [`ZERO_RUNS`] (ties go to dense):
-/// the count-min body after its total, and each bucket window of a quantile sketch.
+/// Writes counters as a tag byte and the smaller of [`DENSE`] and [`ZERO_RUNS`] (ties go to dense,
+/// each measured by its writer): the count-min body after its total, and each bucket window of a
+/// quantile sketch.
 pub(super) fn write_counters<S: Sink, C: Counter>(s: &mut S, cells: &[C]) -> Result<(), S::Error> {
     let dense = cells.len() * width::<C>();
-    let zero_runs: usize = runs(cells)
-        .map(|(z, start, l)| {
-            varint_len(z as u64)
-                + varint_len(l as u64)
-                + cells
-                    .iter()
-                    .skip(start)
-                    .take(l)
-                    .map(|c| varint_len(c.to_u64()))
-                    .sum::<usize>()
+    write_smallest(s, dense, ZERO_RUNS, |tag, s| write_form(tag, cells, s))
+}
+
+/// Writes `cells` in the body form `tag` (without the tag).
+// One copy, called to measure each form and to write the chosen one.
+#[inline(never)]
+fn write_form<S: Sink, C: Counter>(tag: u8, cells: &[C], s: &mut S) -> Result<(), S::Error> {
+    let value = |i: usize| cells.get(i).map_or(0, |c| c.to_u64());
+    if tag == DENSE {
+        cells.iter().try_for_each(|c| {
+            let mut v = c.to_u64();
+            (0..width::<C>()).try_for_each(|_| {
+                let low = v as u8;
+                v >>= 8;
+                s.byte(low)
+            })
         })
-        .sum();
-    if dense <= zero_runs {
-        s.byte(DENSE)?;
-        for c in cells {
-            for &b in c.to_u64().to_le_bytes().iter().take(width::<C>()) {
-                s.byte(b)?;
-            }
-        }
     } else {
-        s.byte(ZERO_RUNS)?;
-        for (zeros, start, literals) in runs(cells) {
-            s.varint(zeros as u64)?;
-            s.varint(literals as u64)?;
-            for c in cells.iter().skip(start).take(literals) {
-                s.varint(c.to_u64())?;
-            }
-        }
+        write_zero_runs(s, cells.len(), |i| value(i) == 0, |s, i| s.varint(value(i)))
     }
-    Ok(())
 }
 
 /// Reads what [`write_counters`] wrote into `cells` (all zero beforehand). A counter above the type's

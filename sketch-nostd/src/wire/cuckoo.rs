@@ -2,8 +2,8 @@
 //! positions are part of the filter's state), densely or as a list of the occupied slots.
 
 use super::codec::{
-    envelope_max_len, parts_error, read_into_new, serde_via_wire, varint_len, Codec, Sink, Source,
-    VARINT_MAX,
+    envelope_max_len, parts_error, read_into_new, serde_via_wire, write_smallest, Codec, Sink,
+    Source, VARINT_MAX,
 };
 use super::WireError;
 use super::{SketchKind, Wire};
@@ -44,6 +44,28 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
     }
 }
 
+impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
+    /// Writes the slots in the body form `tag` (without the tag): every slot ([`DENSE`]), or the
+    /// count of occupied slots and each one's index gap and fingerprint ([`SPARSE`]).
+    // One copy, called to measure each form and to write the chosen one.
+    #[inline(never)]
+    fn write_form<S: Sink>(&self, tag: u8, s: &mut S) -> Result<(), S::Error> {
+        if tag == DENSE {
+            return self.slots().try_for_each(|fp| write_fp::<S, F>(s, fp));
+        }
+        s.varint(self.slots().filter(|&fp| fp != 0).count() as u64)?;
+        let mut next = 0;
+        for (i, fp) in self.slots().enumerate() {
+            if fp != 0 {
+                s.varint((i - next) as u64)?;
+                write_fp::<S, F>(s, fp)?;
+                next = i + 1;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl<const BUCKETS: usize, F: Fingerprint> Codec for CuckooFilter<BUCKETS, F> {
     fn wire_seed(&self) -> u64 {
         self.seed()
@@ -58,33 +80,7 @@ impl<const BUCKETS: usize, F: Fingerprint> Codec for CuckooFilter<BUCKETS, F> {
             None => s.varint(0)?,
         }
         let dense = SLOTS * BUCKETS * fp_bytes::<F>();
-        let (mut count, mut next, mut sparse) = (0u64, 0u64, 0usize);
-        for (i, fp) in self.slots().enumerate() {
-            if fp != 0 {
-                count += 1;
-                sparse += varint_len(i as u64 - next) + fp_bytes::<F>();
-                next = i as u64 + 1;
-            }
-        }
-        sparse += varint_len(count);
-        if dense <= sparse {
-            s.byte(DENSE)?;
-            for fp in self.slots() {
-                write_fp::<S, F>(s, fp)?;
-            }
-        } else {
-            s.byte(SPARSE)?;
-            s.varint(count)?;
-            let mut next = 0;
-            for (i, fp) in self.slots().enumerate() {
-                if fp != 0 {
-                    s.varint(i as u64 - next)?;
-                    write_fp::<S, F>(s, fp)?;
-                    next = i as u64 + 1;
-                }
-            }
-        }
-        Ok(())
+        write_smallest(s, dense, SPARSE, |tag, s| self.write_form(tag, s))
     }
 
     fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {

@@ -37,6 +37,7 @@ pub(crate) mod crc32 {
     };
 
     /// A running checksum.
+    #[derive(Clone, Copy)]
     pub(crate) struct Running(u32);
 
     impl Running {

@@ -195,6 +195,36 @@ fn canonical<T: OwnedKey>(a: (&T, u64), b: (&T, u64)) -> Ordering {
     })
 }
 
+/// Writes the number of entries, then each entry (by `write`) in the canonical order, without a
+/// sorted copy: each pass over the entries takes the least one after the last written (keys are
+/// distinct, so the order is total). Quadratic in the entries, at most `K` (a summary lists a few
+/// hundred at most), for no list on the stack and no sort on a device's send path.
+fn write_entries<'k, S: Sink, T: OwnedKey + 'k, E: Copy, I: Iterator<Item = E>>(
+    s: &mut S,
+    entries: impl Fn() -> I,
+    rank: impl Fn(E) -> (&'k T, u64),
+    mut write: impl FnMut(&mut S, E) -> Result<(), S::Error>,
+) -> Result<(), S::Error> {
+    let n = entries().count();
+    s.varint(n as u64)?;
+    let before = |a: E, b: E| canonical(rank(a), rank(b)) == Ordering::Less;
+    let mut last = None;
+    loop {
+        let mut next = None;
+        for e in entries() {
+            if last.is_none_or(|l| before(l, e)) && next.is_none_or(|x| before(e, x)) {
+                next = Some(e);
+            }
+        }
+        // After the last entry, no entry follows it.
+        let Some(e) = next else {
+            return Ok(());
+        };
+        write(s, e)?;
+        last = next;
+    }
+}
+
 fn parts_error(e: PartsError) -> WireError {
     match e {
         PartsError::DuplicateKey { .. } => WireError::Inconsistent {
@@ -280,14 +310,15 @@ impl<T: WireKey, const K: usize, const W: usize, const D: usize, C: Counter, U: 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         self.sketch().write_body(s)?;
         s.varint(self.overlong())?;
-        let mut entries: heapless::Vec<(&T, u64), K> = self.entries().take(K).collect();
-        crate::sort::sort_by(&mut entries, |a, b| canonical(*a, *b));
-        s.varint(entries.len() as u64)?;
-        for (key, count) in entries {
-            key.write_key(s)?;
-            s.varint(count)?;
-        }
-        Ok(())
+        write_entries(
+            s,
+            || self.entries(),
+            |e| e,
+            |s, (key, count)| {
+                key.write_key(s)?;
+                s.varint(count)
+            },
+        )
     }
 
     fn clear_with_seed(&mut self, seed: u64) {
@@ -335,19 +366,17 @@ impl<T: WireKey, const K: usize, C: Counter> Codec for SpaceSaving<T, K, C> {
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         s.varint(self.total())?;
         s.varint(self.overlong())?;
-        let mut entries: heapless::Vec<(&T, u64, u64), K> = self
-            .entries()
-            .take(K)
-            .map(|c| (c.key, c.count, c.error))
-            .collect();
-        crate::sort::sort_by(&mut entries, |a, b| canonical((a.0, a.1), (b.0, b.1)));
-        s.varint(entries.len() as u64)?;
-        for (key, count, error) in entries {
-            key.write_key(s)?;
-            s.varint(count)?;
-            s.varint(error)?;
-        }
-        Ok(())
+        let entries = || self.entries().map(|c| (c.key, c.count, c.error));
+        write_entries(
+            s,
+            entries,
+            |(key, count, _)| (key, count),
+            |s, (key, count, error)| {
+                key.write_key(s)?;
+                s.varint(count)?;
+                s.varint(error)
+            },
+        )
     }
 
     fn clear_with_seed(&mut self, seed: u64) {

@@ -25,129 +25,143 @@ impl From<Full> for WireError {
     }
 }
 
-/// Writes elements as postcard does into a byte slice, refusing to go past its end.
-pub(crate) struct SliceSink<'a> {
+/// Where the send path writes: a caller's byte slice, as postcard writes elements (`u8` raw, `u64`
+/// as a LEB128 varint), either plainly or as a frame's payload (COBS-encoded as postcard's `Cobs`
+/// flavor, a code byte before each run of up to 254 non-zero bytes, and checksummed), refusing to
+/// go past the slice's end. One type for both, so that each sketch's body writer is compiled once
+/// on a device that encodes and frames.
+///
+/// It measures ([`Sink::measure`]) by writing plain bytes into the free part of the slice and
+/// taking them back: a form that does not fit there is larger than the space left, so when it is
+/// not chosen the smallest form does not fit either, and the encoding is
+/// [`WireError::BufferTooSmall`] as it would be anyway.
+pub(crate) struct Out<'a> {
     buf: &'a mut [u8],
+    /// Bytes written.
     at: usize,
+    /// Whether the bytes are a frame's payload.
+    framed: bool,
+    /// Frames: the current COBS run's code, 1 + its length.
+    run: u8,
+    /// Frames: where the code byte of the current run goes.
+    code: usize,
+    /// Frames: the checksum of the payload so far.
+    crc: crc32::Running,
 }
 
-impl<'a> SliceSink<'a> {
+impl<'a> Out<'a> {
+    /// Writes plain bytes into `buf`.
     pub(crate) fn new(buf: &'a mut [u8]) -> Self {
-        Self { buf, at: 0 }
+        Self {
+            buf,
+            at: 0,
+            framed: false,
+            run: 1,
+            code: 0,
+            crc: crc32::start(),
+        }
     }
 
-    /// The bytes written.
-    pub(crate) fn finish(self) -> &'a mut [u8] {
-        let at = self.at;
-        let buf = self.buf;
-        // `at` never passes the end: every write checked it.
-        let (written, _) = buf.split_at_mut(at.min(buf.len()));
-        written
+    /// Writes a frame's payload into `buf`: the first run's code byte is `buf[0]`, set when the
+    /// run ends.
+    fn framed(buf: &'a mut [u8]) -> Self {
+        Self {
+            at: 1,
+            framed: true,
+            ..Self::new(buf)
+        }
     }
-}
 
-/// A LEB128 varint (7 bits a byte, least significant first), as postcard writes a `u64`.
-fn varint<S: Sink>(s: &mut S, mut v: u64) -> Result<(), S::Error> {
-    while v >= 0x80 {
-        s.byte(v as u8 | 0x80)?;
-        v >>= 7;
-    }
-    s.byte(v as u8)
-}
-
-impl Sink for SliceSink<'_> {
-    type Error = Full;
-
-    #[inline]
-    fn byte(&mut self, b: u8) -> Result<(), Full> {
+    /// One byte into the slice.
+    #[inline(never)]
+    fn put(&mut self, b: u8) -> Result<(), Full> {
         *self.buf.get_mut(self.at).ok_or(Full)? = b;
         self.at += 1;
         Ok(())
     }
 
-    fn varint(&mut self, v: u64) -> Result<(), Full> {
-        varint(self, v)
-    }
-}
-
-/// COBS-encodes (as postcard's `Cobs` flavor: a code byte before each run of up to 254 non-zero
-/// bytes) and checksums the payload of a frame into a slice.
-struct FrameSink<'a> {
-    out: SliceSink<'a>,
-    /// Where the code byte of the current run goes.
-    code: usize,
-    /// The current run's code: 1 + its length.
-    run: u8,
-    crc: crc32::Running,
-}
-
-impl<'a> FrameSink<'a> {
-    fn new(buf: &'a mut [u8]) -> Result<Self, Full> {
-        let mut out = SliceSink::new(buf);
-        out.byte(0)?; // the first code byte, set when its run ends
-        Ok(Self {
-            out,
-            code: 0,
-            run: 1,
-            crc: crc32::start(),
-        })
-    }
-
-    /// Ends the current run: writes its code and starts the next run's placeholder.
-    fn end_run(&mut self) -> Result<(), Full> {
-        self.close_run();
-        self.code = self.out.at;
-        self.run = 1;
-        self.out.byte(0)
-    }
-
     /// Writes the current run's code byte.
     fn close_run(&mut self) {
-        if let Some(code) = self.out.buf.get_mut(self.code) {
+        if let Some(code) = self.buf.get_mut(self.code) {
             *code = self.run;
         }
     }
 
-    /// One payload byte through COBS (not the checksum). One copy: the payload and the CRC bytes
-    /// both go through it.
-    #[inline(never)]
+    /// One payload byte through COBS (not the checksum): the payload and the CRC bytes both go
+    /// through it.
     fn cobs(&mut self, b: u8) -> Result<(), Full> {
-        if b == 0 {
-            return self.end_run();
+        if b != 0 {
+            self.put(b)?;
+            self.run += 1;
+            if self.run != 0xFF {
+                return Ok(());
+            }
         }
-        self.out.byte(b)?;
-        self.run += 1;
-        if self.run == 0xFF {
-            self.end_run()?;
-        }
-        Ok(())
+        // The run ends: its code, and the next run's placeholder.
+        self.close_run();
+        self.code = self.at;
+        self.run = 1;
+        self.put(0)
     }
 
-    /// Appends the CRC, closes the last run and writes the delimiter.
-    fn finish(mut self) -> Result<&'a mut [u8], Full> {
-        let crc = core::mem::replace(&mut self.crc, crc32::start()).finalize();
-        for b in crc.to_le_bytes() {
-            self.cobs(b)?;
+    /// The bytes written: for a frame, after its CRC, the last run's code and the delimiter.
+    pub(crate) fn finish(&mut self) -> Result<&'a mut [u8], Full> {
+        if self.framed {
+            // The CRC, then the delimiter: a zero through COBS writes the last run's code, then
+            // the zero.
+            let [a, b, c, d] = self.crc.finalize().to_le_bytes();
+            for x in [a, b, c, d, 0] {
+                self.cobs(x)?;
+            }
         }
-        self.close_run();
-        self.out.byte(0)?;
-        Ok(self.out.finish())
+        // `at` never passes the end: every write checked it.
+        core::mem::take(&mut self.buf)
+            .get_mut(..self.at)
+            .ok_or(Full)
     }
 }
 
-impl Sink for FrameSink<'_> {
+impl Sink for Out<'_> {
     type Error = Full;
 
     // One copy, called by every element (inlined into each, it cost ~300 B of M0 code).
     #[inline(never)]
     fn byte(&mut self, b: u8) -> Result<(), Full> {
+        if !self.framed {
+            return self.put(b);
+        }
         self.crc.update(core::slice::from_ref(&b));
         self.cobs(b)
     }
 
-    fn varint(&mut self, v: u64) -> Result<(), Full> {
-        varint(self, v)
+    /// A LEB128 varint (7 bits a byte, least significant first), as postcard writes a `u64`.
+    #[inline(never)]
+    fn varint(&mut self, mut v: u64) -> Result<(), Full> {
+        while v >= 0x80 {
+            self.byte(v as u8 | 0x80)?;
+            v >>= 7;
+        }
+        self.byte(v as u8)
     }
+
+    fn measure(
+        &mut self,
+        most: usize,
+        write: impl FnOnce(&mut Self) -> Result<(), Full>,
+    ) -> Option<usize> {
+        let (at, framed) = (self.at, self.framed);
+        self.framed = false;
+        let written = write(self);
+        let n = self.at - at;
+        (self.at, self.framed) = (at, framed);
+        written.ok().filter(|()| n <= most).map(|()| n)
+    }
+}
+
+/// Writes `sketch` into `out` and returns the bytes written.
+fn send<'a, T: Wire>(out: &mut Out<'a>, sketch: &T) -> Result<&'a mut [u8], WireError> {
+    write_sketch(sketch, out)?;
+    Ok(out.finish()?)
 }
 
 /// Encodes `sketch` into `buf` and returns the bytes written; see [`encode`](super::encode).
@@ -155,11 +169,7 @@ pub(crate) fn encode_into<'a, T: Wire>(
     sketch: &T,
     buf: &'a mut [u8],
 ) -> Result<&'a mut [u8], WireError> {
-    let mut sink = SliceSink::new(buf);
-    match write_sketch(sketch, &mut sink) {
-        Ok(()) => Ok(sink.finish()),
-        Err(Full) => Err(WireError::BufferTooSmall),
-    }
+    send(&mut Out::new(buf), sketch)
 }
 
 /// Encodes a frame of `sketch`, sent by `device` with sequence number `seq`, into `buf`, delimiter
@@ -194,21 +204,17 @@ pub fn encode_frame<'a, S: Wire>(
     sketch: &S,
     buf: &'a mut [u8],
 ) -> Result<&'a mut [u8], WireError> {
-    let frame = |buf| {
-        let mut sink = FrameSink::new(buf)?;
-        sink.varint(device)?;
-        sink.varint(u64::from(seq))?;
-        write_sketch(sketch, &mut sink)?;
-        sink.finish()
-    };
-    frame(buf).map_err(WireError::from)
+    let mut out = Out::framed(buf);
+    out.varint(device)?;
+    out.varint(u64::from(seq))?;
+    send(&mut out, sketch)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::wire::Frame;
-    use crate::{Bloom, Hll10, MicroBloom};
+    use crate::{Bloom, CountMin, CountingBloom, CuckooFilter, Hll10, MicroBloom};
     use postcard::ser_flavors::{crc::CrcModifier, Cobs, Slice};
 
     /// What postcard's serializer writes for a frame (the previous implementation).
@@ -261,6 +267,46 @@ mod tests {
         let ours = encode_frame(1, 2, &full, &mut a).unwrap();
         assert_eq!(&*ours, postcard_frame(1, 2, &full, &mut b));
         assert!(ours.len() <= Frame::<Hll10>::MAX_ENCODED_LEN);
+    }
+
+    /// Encodes `sketch` and a frame of it into buffers of every length around their sizes: the
+    /// exact length gives postcard's bytes (the forms are measured in the free part of the buffer,
+    /// so a tight buffer must not change the choice), one byte less is an error.
+    fn tight_buffers<T: Wire>(sketch: &T) {
+        let mut want = [0u8; 4_096];
+        let plain = postcard::to_slice(sketch, &mut want).unwrap().to_vec();
+        let framed = postcard_frame(3, 4, sketch, &mut want).to_vec();
+        let mut buf = [0u8; 4_096];
+        for (len, ok) in [(plain.len(), true), (plain.len() - 1, false)] {
+            let got = encode_into(sketch, &mut buf[..len]);
+            assert_eq!(got.as_deref().ok(), ok.then_some(&plain[..]));
+        }
+        for (len, ok) in [(framed.len(), true), (framed.len() - 1, false)] {
+            let got = encode_frame(3, 4, sketch, &mut buf[..len]);
+            assert_eq!(got.as_deref().ok(), ok.then_some(&framed[..]));
+        }
+    }
+
+    #[test]
+    fn every_body_form_is_chosen_the_same_in_a_tight_buffer() {
+        let mut bloom = Bloom::<16, 3>::with_seed(9);
+        let mut counting = CountingBloom::<16, 3>::with_seed(9);
+        let mut cm = CountMin::<32, 2, u16>::with_seed(9);
+        let mut cuckoo = CuckooFilter::<8>::with_seed(9);
+        for i in 0..300u32 {
+            // Sparse, zero-run, two-bit and dense bodies as the filters fill.
+            if i < 10 || i % 25 == 0 {
+                tight_buffers(&bloom);
+                tight_buffers(&counting);
+                tight_buffers(&cm);
+                tight_buffers(&cuckoo);
+            }
+            bloom.insert(&i);
+            counting.insert(&i);
+            cm.add(&(i % 40), 1 << (i % 9));
+            let _ = cuckoo.insert(&i);
+        }
+        tight_buffers(&Bloom::<8, 2>::from_parts([0, 0, !0, !0, 0, 0, 0, 0], 1));
     }
 
     #[test]

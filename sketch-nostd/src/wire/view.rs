@@ -30,8 +30,9 @@
 //! # Ok::<(), sketch_nostd::WireError>(())
 //! ```
 
-use super::codec::{read_header, Sink, SliceSource};
-use super::{SketchKind, Wire, MAGIC};
+use super::codec::{read_header, write_envelope, Sink, SliceSource};
+use super::send::Out;
+use super::{SketchKind, Wire};
 use crate::blocked::{bit_in_word, SALT};
 use crate::hash::{hash64, reduce, Key, Probe};
 use crate::wire::WireError;
@@ -62,32 +63,6 @@ impl<const BLOCKS: usize, const K: u32> Viewable for BlockedBloom<BLOCKS, K> {
     }
 }
 
-/// Writes into a byte slice, as postcard does (raw bytes, LEB128 varints).
-struct SliceSink<'a> {
-    buf: &'a mut [u8],
-    len: usize,
-}
-
-impl Sink for SliceSink<'_> {
-    type Error = WireError;
-    fn byte(&mut self, b: u8) -> Result<(), WireError> {
-        let slot = self
-            .buf
-            .get_mut(self.len)
-            .ok_or(WireError::BufferTooSmall)?;
-        *slot = b;
-        self.len += 1;
-        Ok(())
-    }
-    fn varint(&mut self, mut v: u64) -> Result<(), WireError> {
-        while v >= 0x80 {
-            self.byte(v as u8 | 0x80)?;
-            v >>= 7;
-        }
-        self.byte(v as u8)
-    }
-}
-
 /// Encodes a [`Bloom`] or [`BlockedBloom`] filter with the dense body, the encoding that
 /// [`BloomRef`] and [`BlockedBloomRef`] query in place, and returns the bytes written
 /// ([`Wire::MAX_ENCODED_LEN`] bytes at most, the envelope's seed being a varint). The bytes are a
@@ -106,14 +81,8 @@ impl Sink for SliceSink<'_> {
 /// # Errors
 /// [`WireError::BufferTooSmall`] if `buf` is shorter than the encoding.
 pub fn encode_view<'a, T: Viewable>(sketch: &T, buf: &'a mut [u8]) -> Result<&'a [u8], WireError> {
-    let mut s = SliceSink { buf, len: 0 };
-    s.bytes(&MAGIC)?;
-    s.byte(T::KIND.format_version())?;
-    s.byte(T::KIND as u8)?;
-    for &(_, p) in T::PARAMS {
-        s.varint(p)?;
-    }
-    s.varint(sketch.wire_seed())?;
+    let mut s = Out::new(buf);
+    write_envelope::<T, _>(&mut s, sketch.wire_seed())?;
     s.byte(DENSE)?;
     let mut result = Ok(());
     sketch.each_word(|w| {
@@ -122,8 +91,7 @@ pub fn encode_view<'a, T: Viewable>(sketch: &T, buf: &'a mut [u8]) -> Result<&'a
         }
     });
     result?;
-    let SliceSink { buf, len } = s;
-    Ok(buf.get(..len).unwrap_or_default())
+    Ok(s.finish()?)
 }
 
 /// Reads the envelope of a `kind` filter with two parameters (`units`, `K`) and a dense body of

@@ -99,6 +99,8 @@ pub struct App {
     pub theme: Theme,
     /// Frames drawn per second, measured.
     pub fps: f64,
+    /// The window the figures answer for (`w` steps through them).
+    pub window: crate::window::Window,
 }
 
 impl App {
@@ -114,6 +116,7 @@ impl App {
             snapshot: Arc::default(),
             theme,
             fps: 0.0,
+            window: crate::window::Window::All,
         }
     }
 
@@ -160,6 +163,10 @@ impl App {
             }
             KeyCode::Char('p' | 'P' | ' ') => Some(self.toggle_pause()),
             KeyCode::Char('r' | 'R') => Some(Action::Ingest(Command::Reset)),
+            KeyCode::Char('w' | 'W') if self.snapshot.devices.is_none() => {
+                self.window = self.window.next();
+                Some(Action::Ingest(Command::Window(self.window)))
+            }
             KeyCode::Tab | KeyCode::Right | KeyCode::Down => {
                 self.cycle_focus(1);
                 None
@@ -339,6 +346,19 @@ mod tests {
         // No rate keys for a file or stdin.
         let mut file = App::new(None, Theme { color: false });
         assert_eq!(file.on_key(key(KeyCode::Char('+'))), None);
+    }
+
+    #[test]
+    fn w_steps_through_the_windows() {
+        use crate::window::Window;
+        let mut a = app();
+        for expected in [Window::Min1, Window::Min5, Window::Min15, Window::All] {
+            assert_eq!(
+                a.on_key(key(KeyCode::Char('w'))),
+                Some(Action::Ingest(Command::Window(expected)))
+            );
+            assert_eq!(a.window, expected);
+        }
     }
 
     #[test]

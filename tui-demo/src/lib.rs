@@ -20,3 +20,4 @@ pub mod saved;
 pub mod snapshot;
 pub mod source;
 pub mod ui;
+pub mod window;

@@ -25,7 +25,7 @@ use ratatui::Terminal;
 
 use tui_demo::app::{Action, App, Mode};
 use tui_demo::args::{self, Options, Output};
-use tui_demo::ingest::{self, EngineOptions};
+use tui_demo::ingest;
 use tui_demo::source::{synthetic, SourceSpec};
 use tui_demo::ui::theme::Theme;
 use tui_demo::{emit, report};
@@ -226,12 +226,7 @@ fn live(opts: &Options) -> io::Result<usize> {
 fn live_view(opts: &Options) -> (io::Result<usize>, Option<Arc<tui_demo::snapshot::Snapshot>>) {
     let handle = match ingest::spawn(
         &opts.source,
-        EngineOptions {
-            exact_cap: opts.exact_cap,
-            clear_at: opts.clear_at,
-            key: opts.key,
-            top: opts.top,
-        },
+        opts.engine_options(),
         opts.live_rate(),
         opts.lines,
         opts.save.clone().map(|path| ingest::SavePlan {
@@ -287,6 +282,8 @@ fn live_run(opts: &Options, handle: &ingest::Handle) -> io::Result<usize> {
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
 
     let mut app = App::new(synthetic.then_some(opts.live_rate()), Theme::from_env());
+    app.window = opts.window;
+    handle.send(ingest::Command::Window(opts.window));
     let deadline = tui_demo::clock::deadline(Instant::now(), opts.seconds);
     let result = run(&mut terminal, &mut app, handle, &signalled, deadline);
     handle.send(ingest::Command::Quit);

@@ -7,8 +7,9 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::Instant;
 
 use crate::args::Options;
+use crate::clock::Clock;
 use crate::human::{bytes, count, count_f, percent, short};
-use crate::ingest::{Engine, EngineOptions};
+use crate::ingest::Engine;
 use crate::snapshot::Snapshot;
 use crate::source::{self, Control, SourceMsg, SourceSpec};
 
@@ -47,17 +48,14 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     let control = Control::new(rate);
     let started = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
     let (rx, source, spec) = (started.rx, started.thread, started.spec);
-    let mut engine = Engine::new(EngineOptions {
-        exact_cap: opts.exact_cap,
-        clear_at: opts.clear_at,
-        key: opts.key,
-        top: opts.top,
-    });
+    let mut engine = Engine::new(opts.engine_options());
     let mut fleet = crate::ingest::fleet::Fleet::new();
     let device_mode = matches!(opts.source, SourceSpec::Device(_));
     // REDIS HOOK (issue 16): `--redis` writes the HyperLogLogs as they grow and at the end.
     let mut redis = crate::redis_sink::RedisSink::from_options(opts)?;
     let start = Instant::now();
+    // The windows' time: the same clock as the live view's.
+    let clock = crate::clock::WallClock::new();
     let deadline = crate::clock::deadline(start, opts.seconds);
     let mut error = None;
     // The source hung up without saying it ended: it panicked.
@@ -90,6 +88,7 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         };
         match msg {
             SourceMsg::Lines(batch) => {
+                engine.advance(clock.now());
                 engine.apply(&batch);
                 if let Some(r) = redis.as_mut() {
                     r.lines(&batch); // REDIS HOOK (issue 16)
@@ -138,20 +137,15 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     }
     let elapsed = start.elapsed();
     let mut snap = Snapshot {
-        source: crate::ingest::label(
-            &spec,
-            &EngineOptions {
-                key: opts.key,
-                ..EngineOptions::default()
-            },
-        ),
+        source: crate::ingest::label(&spec, &opts.engine_options()),
         finished: Some(None),
         elapsed,
         redis: redis_status,
         ..Snapshot::default()
     };
     if !device_mode {
-        engine.fill(&mut snap);
+        engine.advance(clock.now());
+        engine.fill_window(&mut snap, opts.window);
     }
     if device_mode {
         fleet.stats(Instant::now()).fill(&mut snap);
@@ -318,6 +312,9 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         short(s.throughput.lines_per_sec),
         bytes(s.throughput.bytes_per_sec as u64)
     )?;
+    if let Some(win) = &s.window {
+        writeln!(w, "window {}", window_line(win))?;
+    }
     writeln!(
         w,
         "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole){}",
@@ -332,12 +329,37 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     )
 }
 
+/// The window the figures answer for, what it covers, and the ring's memory: the same words as the
+/// live view's.
+#[must_use]
+pub fn window_line(win: &crate::snapshot::WindowStats) -> String {
+    let ring = format!(
+        "ring of {} s intervals: {} held, {} (at most {})",
+        win.interval.as_secs(),
+        win.held,
+        bytes(win.bytes),
+        bytes(win.max_bytes)
+    );
+    if win.intervals == 0 {
+        format!("{} · {ring}", win.label)
+    } else {
+        format!(
+            "{}: covers {} ({} intervals merged) · {ring}",
+            win.label,
+            crate::human::duration(win.covered),
+            win.intervals
+        )
+    }
+}
+
 /// Writes one row of the table: what, its value, its cost or a note.
 type RowFn<'a> = dyn Fn(&mut dyn Write, &str, String, String) -> io::Result<()> + 'a;
 
 /// The rows of the exact table, the dedupe filter and the micro filter.
 fn table_lines(s: &Snapshot, w: &mut impl Write, row: &RowFn<'_>) -> io::Result<()> {
     let e = &s.exact;
+    // Exact counts are kept since the start only: a window is not compared with them.
+    let windowed = s.window.as_ref().is_some_and(|w| w.intervals > 0);
     if e.cap == 0 {
         row(
             w,
@@ -351,14 +373,19 @@ fn table_lines(s: &Snapshot, w: &mut impl Write, row: &RowFn<'_>) -> io::Result<
             "exact distinct lines",
             format!("{}{}", if e.capped { "≥" } else { "" }, count(e.distinct)),
             format!(
-                "{} table, {} of distinct lines{}",
+                "{} table, {} of distinct lines{}{}",
                 bytes(e.table_bytes),
                 bytes(e.key_bytes),
-                if e.capped { " (capped)" } else { "" }
+                if e.capped { " (capped)" } else { "" },
+                if windowed {
+                    "; since start, not in the window"
+                } else {
+                    ""
+                }
             ),
         )?;
     }
-    if let (Some(h), false, true) = (&s.distinct, e.capped, e.cap > 0) {
+    if let (Some(h), false, true, false) = (&s.distinct, e.capped, e.cap > 0, windowed) {
         if e.distinct > 0 {
             let x = e.distinct as f64;
             row(

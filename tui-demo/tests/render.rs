@@ -37,14 +37,19 @@ fn fixture() -> Snapshot {
 fn build_fixture() -> Snapshot {
     let mut engine = Engine::new(EngineOptions::default());
     let mut generator = Generator::new(42);
-    let mut batch = Batch::default();
     let mut line = Vec::new();
-    for _ in 0..200_000 {
-        line.clear();
-        generator.next_line(&mut line);
-        batch.push(&line);
+    // 83 s of the run's time, in six intervals of the windows' ring.
+    for i in 0..6u64 {
+        engine.advance(Duration::from_secs(15 * i));
+        let mut batch = Batch::default();
+        for _ in 0..200_000 / 6 + u64::from(i < 200_000 % 6) {
+            line.clear();
+            generator.next_line(&mut line);
+            batch.push(&line);
+        }
+        engine.apply(&batch);
     }
-    engine.apply(&batch);
+    engine.advance(Duration::from_secs(83));
     let mut snap = Snapshot {
         source: "synthetic access log".into(),
         elapsed: Duration::from_secs(83),
@@ -220,6 +225,7 @@ fn throughput_panel() {
         let panel = ThroughputPanel {
             stats: &s.throughput,
             totals: &s.totals,
+            window: s.window.as_ref(),
             unit: "lines",
             theme: Theme { color: true },
             focused: false,
@@ -234,6 +240,9 @@ fn throughput_panel() {
                 "peak",
                 "total",
                 "200,000",
+                "≤33.3k/15s",
+                "distinct ",
+                "since start · ring 236.5 KiB ≤2.3 MiB",
             ],
         );
         // The sparkline fills the rows under the text with bars.
@@ -243,6 +252,7 @@ fn throughput_panel() {
         let panel = ThroughputPanel {
             stats: &s.throughput,
             totals: &s.totals,
+            window: s.window.as_ref(),
             unit: "lines",
             theme: Theme { color: false },
             focused: false,
@@ -274,8 +284,13 @@ fn whole_screen_at_standard_sizes() {
                 "Micro filter",
                 "Ingest",
                 "q quit",
+                "w window",
                 "? help",
-                "rate: 50.0k/s",
+                if w >= 100 {
+                    "rate: 50.0k/s"
+                } else {
+                    "+/- rate"
+                },
             ],
         );
     }
@@ -508,6 +523,7 @@ fn distinct_panel() {
         let panel = DistinctPanel {
             stats: &d,
             exact: &s.exact,
+            windowed: false,
             theme: Theme { color: true },
             focused: false,
         };
@@ -536,6 +552,7 @@ fn distinct_panel() {
         let panel = DistinctPanel {
             stats: &d,
             exact: &s.exact,
+            windowed: true,
             theme: Theme { color: false },
             focused: true,
         };

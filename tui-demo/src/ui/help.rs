@@ -20,9 +20,9 @@ const KEYS: [(&str, &str); 8] = [
     ("r", "reset every count and sketch"),
     ("Tab ← → ↑ ↓", "move the focus between panels"),
     ("Enter z", "zoom the focused panel"),
+    ("w", "window: since start, last 1 / 5 / 15 min"),
     ("+ -", "synthetic log rate up / down"),
     ("?", "this help"),
-    ("", ""),
 ];
 
 const ABOUT: [&str; 3] = [

@@ -113,9 +113,9 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
             (Micro, 6),
         ],
         vec![
-            (Heavy, if tall { 16 } else { 10 }),
-            (Registers, if tall { 12 } else { 7 }),
-            (Throughput, 5),
+            (Heavy, if tall { 16 } else { 9 }),
+            (Registers, if tall { 12 } else { 6 }),
+            (Throughput, if tall { 8 } else { 7 }),
         ],
     ];
     let columns: Vec<Vec<(Panel, u16)>> = plan
@@ -205,6 +205,7 @@ impl App {
                     (&distinct::DistinctPanel {
                         stats: d,
                         exact: &s.exact,
+                        windowed: s.window.as_ref().is_some_and(|w| w.intervals > 0),
                         theme: self.theme,
                         focused,
                     })
@@ -257,6 +258,7 @@ impl App {
             Panel::Throughput => (&throughput::ThroughputPanel {
                 stats: &s.throughput,
                 totals: &s.totals,
+                window: s.window.as_ref(),
                 unit: if s.devices.is_some() {
                     "frames"
                 } else {
@@ -291,6 +293,10 @@ impl App {
             human::short(s.throughput.lines_per_sec),
         );
         stats.push_str(&format!(" │ {}:{:02} ", secs / 60, secs % 60));
+        // A window other than since start says so first thing (since start is said in Ingest).
+        if let Some(w) = s.window.as_ref().filter(|w| w.intervals > 0) {
+            stats.push_str(&format!("│ {} ", w.label));
+        }
         let title = " ◆ sketch-nostd ";
         let fixed = title.chars().count() + stats.chars().count() + state.width() + 3;
         let room = (area.width as usize).saturating_sub(fixed);
@@ -329,14 +335,20 @@ impl App {
                 spans.push(Span::styled(format!(" {k}"), t.accent()));
                 spans.push(Span::styled(format!(" {what} "), t.dim()));
             };
+            // Below 100 columns the rate is left to the header: every key still fits in 80.
+            let wide = area.width >= 100;
             key("q", "quit");
             key("p", "pause");
             key("r", "reset");
             key("Tab", "focus");
             key("Enter", "zoom");
+            if s.window.is_some() {
+                key("w", "window");
+            }
             match self.rate {
-                Some(0) => key("+/-", "rate: max"),
-                Some(r) => key("+/-", &format!("rate: {}/s", human::short(r as f64))),
+                Some(0) if wide => key("+/-", "rate: max"),
+                Some(r) if wide => key("+/-", &format!("rate: {}/s", human::short(r as f64))),
+                Some(_) => key("+/-", "rate"),
                 None => {}
             }
             key("?", "help");

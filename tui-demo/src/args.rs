@@ -153,9 +153,14 @@ pub struct RunArgs {
     /// time of day, Unix seconds; optionally in brackets).
     #[arg(long)]
     pub strip_timestamp: bool,
-    /// Synthetic lines per second [default: 50000 live, unlimited in a report; 0 = unlimited].
+    /// Lines per second: the synthetic log's [default: 50000 live, unlimited in a report], or the
+    /// speed to replay files or stdin at [default: unlimited]; 0 = unlimited.
     #[arg(long)]
     pub rate: Option<u64>,
+    /// Keep reading the --input files as they grow, like tail -F: across rotation (a new file
+    /// under the name) and truncation; several files are followed side by side.
+    #[arg(long, requires = "input")]
+    pub follow: bool,
     /// The synthetic log's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -300,6 +305,16 @@ impl Options {
         }
     }
 
+    /// The source's rate in the live view: `--rate`, or [`DEFAULT_RATE`] for the synthetic log
+    /// and unlimited (0) for files and stdin.
+    #[must_use]
+    pub fn source_rate(&self) -> u64 {
+        match self.source {
+            SourceSpec::Synthetic { .. } => self.live_rate(),
+            _ => self.rate.unwrap_or(0),
+        }
+    }
+
     /// The live synthetic rate: `--rate`, or [`DEFAULT_RATE`].
     #[must_use]
     pub fn live_rate(&self) -> u64 {
@@ -351,6 +366,8 @@ impl RunArgs {
                     .map(|p| {
                         if p.as_os_str() == "-" {
                             Input::Stdin
+                        } else if self.follow {
+                            Input::Follow(p)
                         } else {
                             Input::File(p)
                         }
@@ -636,6 +653,13 @@ mod tests {
         let o = run(&["merge", "a.sk", "b.sk", "--report"]);
         assert_eq!(o.merge, Some(vec!["a.sk".into(), "b.sk".into()]));
         assert!(run(&[]).key.is_whole_line());
+        let o = run(&["--input", "a.log", "--follow", "--rate", "100", "-i", "-"]);
+        assert_eq!(
+            o.source,
+            SourceSpec::Lines(vec![Input::Follow("a.log".into()), Input::Stdin])
+        );
+        assert_eq!((o.source_rate(), run(&["-i", "a"]).source_rate()), (100, 0));
+        assert_eq!(run(&[]).source_rate(), DEFAULT_RATE);
         let o = run(&["--key-regex", "user=(\\w+)", "--strip-timestamp"]);
         assert_eq!(o.rule, KeyRule::regex("user=(\\w+)").unwrap());
         assert!(o.strip.is_some());
@@ -671,6 +695,7 @@ mod tests {
             &["--field", "2-,3"],
             &["--top", "0"],
             &["--window", "2m"],
+            &["--follow"],
             &["--key-regex", "("],
             &["--key-regex", "a", "--field", "1"],
             &["--json-key", "a", "--key-regex", "b"],

@@ -227,7 +227,7 @@ fn live_view(opts: &Options) -> (io::Result<usize>, Option<Arc<tui_demo::snapsho
     let handle = match ingest::spawn(
         &opts.source,
         opts.engine_options(),
-        opts.live_rate(),
+        opts.source_rate(),
         opts.lines,
         opts.save.clone().map(|path| ingest::SavePlan {
             path,

@@ -39,12 +39,8 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         (None, None) if synthetic => Some(DEFAULT_SYNTHETIC_LINES),
         _ => None,
     };
-    // Headless, the synthetic log runs as fast as ingest takes it unless a rate was asked for.
-    let rate = opts.rate.unwrap_or(if synthetic {
-        0
-    } else {
-        crate::args::DEFAULT_RATE
-    });
+    // Headless, every source runs as fast as ingest takes it unless a rate was asked for.
+    let rate = opts.rate.unwrap_or(0);
     let control = Control::new(rate);
     let started = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
     let (rx, source, spec) = (started.rx, started.thread, started.spec);

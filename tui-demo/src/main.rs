@@ -324,7 +324,10 @@ fn run(
             })));
         }
         app.snapshot = handle.snapshot();
-        terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
+        terminal.draw(|frame| {
+            app.area = frame.area();
+            frame.render_widget(&*app, frame.area());
+        })?;
         frames += 1;
         drawn += 1;
         if panic_after.is_some_and(|n| drawn >= n) {

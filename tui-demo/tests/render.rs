@@ -335,6 +335,85 @@ fn small_terminals_show_the_focused_panel_and_tab_switches_it() {
         second.contains("Micro filter") && !second.contains("Dedupe"),
         "{second}"
     );
+    // The footer says which panel of how many is shown.
+    assert!(second.contains("◀ 4/6 Micro filter ▶"), "{second}");
+    assert!(first.contains("◀ 3/6 Dedupe ▶"), "{first}");
+}
+
+#[test]
+fn the_help_scrolls_at_80x24_and_nothing_is_lost() {
+    let s = fixture();
+    let mut a = app(&s);
+    a.help = true;
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut seen = String::new();
+    for scroll in 0..40 {
+        a.help_scroll = scroll;
+        terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+        seen.push_str(&text(terminal.backend().buffer()));
+    }
+    assert!(seen.contains("↑↓ scroll"), "{seen}");
+    // The first and the last lines of the help were both on screen at some scroll.
+    assert_has(
+        &seen,
+        &["quit (Esc first closes help", "PgUp PgDn scroll this help."],
+    );
+    // Narrow: every word still there, wrapped.
+    let mut terminal = Terminal::new(TestBackend::new(30, 60)).unwrap();
+    a.help_scroll = 0;
+    terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let narrow = text(terminal.backend().buffer());
+    assert_has(&narrow, &["q Esc Ctrl-C", "help or zoom)", "15 min"]);
+}
+
+/// The screen, the table report and the JSON show the same figures for one snapshot.
+#[test]
+fn screen_report_and_json_agree() {
+    let s = fixture();
+    let a = app(&s);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let screen = text(terminal.backend().buffer());
+    let mut table = Vec::new();
+    tui_demo::report::write_table(&s, &mut table).unwrap();
+    let table = String::from_utf8(table).unwrap();
+    let mut json = Vec::new();
+    tui_demo::report::write_json(&s, &mut json).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let d = s.distinct.as_ref().unwrap();
+    let estimate = tui_demo::human::count_f(d.estimate);
+    assert_has(&screen, &[&estimate]);
+    assert_has(&table, &[&estimate]);
+    // (serde_json's default float parsing may differ in the last bit.)
+    let parsed = json["distinct"]["estimate"].as_f64().unwrap();
+    assert!((parsed - d.estimate).abs() <= 1e-9 * d.estimate, "{parsed}");
+    let exact = tui_demo::human::count(s.exact.distinct);
+    assert_has(&screen, &[&exact]);
+    assert_has(&table, &[&exact]);
+    assert_eq!(json["exact"]["distinct"], s.exact.distinct);
+    // The top heavy hitter: its bracket in all three.
+    let top = &s.heavy.as_ref().unwrap().rows[0];
+    let (lo, hi) = top.bounds.unwrap();
+    assert_eq!(
+        json["heavy"]["rows"][0]["bounds"],
+        serde_json::json!([lo, hi])
+    );
+    assert!(table.contains(&format!(
+        "{:>12} {:>12}",
+        tui_demo::human::count(lo),
+        tui_demo::human::count(hi)
+    )));
+    let short = |n: u64| tui_demo::human::short(n as f64);
+    assert!(
+        screen.contains(&format!("{:>6}  {:>6}", short(lo), short(hi))),
+        "{screen}"
+    );
+    // The window and the ring's memory.
+    let w = s.window.as_ref().unwrap();
+    assert_eq!(json["window"]["bytes"], w.bytes);
+    let ring = tui_demo::human::bytes(w.bytes);
+    assert_has(&screen, &[&format!("ring {ring}")]);
+    assert_has(&table, &[&format!("{} held, {ring}", w.held)]);
 }
 
 #[test]

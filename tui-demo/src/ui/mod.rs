@@ -183,14 +183,21 @@ impl Widget for &App {
         if let Some(h) = header {
             self.render_header(h, buf);
         }
-        for (panel, rect) in layout(body, &self.panels(), self.focused(), self.zoom) {
+        let placed = layout(body, &self.panels(), self.focused(), self.zoom);
+        let single = placed.len() == 1;
+        for (panel, rect) in placed {
             self.render_panel(panel, rect, buf);
         }
         if let Some(f) = footer {
-            self.render_footer(f, buf);
+            self.render_footer(f, buf, single);
         }
         if self.help {
-            help::Help { theme: self.theme }.render(area, buf);
+            // Over the panels only: the header and the key bar stay in sight.
+            help::Help {
+                theme: self.theme,
+                scroll: self.help_scroll,
+            }
+            .render(body, buf);
         }
     }
 }
@@ -313,7 +320,7 @@ impl App {
         Paragraph::new(line).style(t.header()).render(area, buf);
     }
 
-    fn render_footer(&self, area: Rect, buf: &mut Buffer) {
+    fn render_footer(&self, area: Rect, buf: &mut Buffer, single: bool) {
         let t = self.theme;
         let s = &self.snapshot;
         let line = if let Some(Some(err)) = &s.finished {
@@ -331,6 +338,23 @@ impl App {
             ])
         } else {
             let mut spans = Vec::new();
+            if single {
+                // One panel on screen (a small terminal, or zoom): which one of how many.
+                let panels = self.panels();
+                let at = panels
+                    .iter()
+                    .position(|&p| p == self.focused())
+                    .unwrap_or(0);
+                spans.push(Span::styled(
+                    format!(
+                        " ◀ {}/{} {} ▶ ",
+                        at + 1,
+                        panels.len(),
+                        self.focused().name()
+                    ),
+                    t.accent().add_modifier(ratatui::style::Modifier::REVERSED),
+                ));
+            }
             let mut key = |k: &str, what: &str| {
                 spans.push(Span::styled(format!(" {k}"), t.accent()));
                 spans.push(Span::styled(format!(" {what} "), t.dim()));

@@ -4,7 +4,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Direction, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Bar, BarChart, BarGroup, Widget};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph, Widget};
 
 use super::theme::Theme;
 use super::{framed, panel_block};
@@ -38,6 +38,27 @@ impl Widget for &RegistersPanel<'_> {
         if inner.is_empty() {
             return;
         }
+        // The legend: what the axes are, and the scale's top (the bars' numbers show only when
+        // they fit).
+        let tallest = s.counts.iter().copied().max().unwrap_or(0);
+        let inner = if inner.height >= 5 {
+            let legend = if inner.width >= 60 {
+                format!(
+                    "↑ registers holding each value (tallest {}) · → value: leading zeros + 1",
+                    short(f64::from(tallest))
+                )
+            } else {
+                format!("↑ registers, ≤{} · → value", short(f64::from(tallest)))
+            };
+            Paragraph::new(Line::styled(legend, t.dim())).render(Rect { height: 1, ..inner }, buf);
+            Rect {
+                y: inner.y + 1,
+                height: inner.height - 1,
+                ..inner
+            }
+        } else {
+            inner
+        };
         // Values from 0 to the highest one present (at least 0..=8 so the shape reads).
         let last = s
             .counts

@@ -7,7 +7,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::ingest::Command;
 use crate::snapshot::Snapshot;
-use crate::ui::theme::Theme;
+use crate::theme::Theme;
 
 /// Synthetic rates `+` and `-` step through (lines per second; 0 = as fast as possible, last).
 pub const RATES: [u64; 11] = [
@@ -25,51 +25,7 @@ pub enum Mode {
     Quit,
 }
 
-/// The panels, in focus order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Panel {
-    /// The distinct count (HyperLogLog).
-    Distinct,
-    /// Heavy hitters (count-min and top-k).
-    Heavy,
-    /// The dedupe / anti-spam Bloom filter.
-    Dedupe,
-    /// The 64-bit micro filter.
-    Micro,
-    /// The HyperLogLog's register histogram.
-    Registers,
-    /// Device mode: the fleet.
-    Devices,
-    /// Ingest throughput.
-    Throughput,
-}
-
-impl Panel {
-    /// Every panel, in focus order.
-    pub const ALL: [Self; 7] = [
-        Self::Distinct,
-        Self::Devices,
-        Self::Heavy,
-        Self::Dedupe,
-        Self::Micro,
-        Self::Registers,
-        Self::Throughput,
-    ];
-
-    /// The panel's name.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Distinct => "Distinct",
-            Self::Heavy => "Heavy hitters",
-            Self::Dedupe => "Dedupe",
-            Self::Micro => "Micro filter",
-            Self::Registers => "HLL registers",
-            Self::Devices => "Devices",
-            Self::Throughput => "Ingest",
-        }
-    }
-}
+pub use crate::layout::Panel;
 
 /// What the ingest side should do after a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -264,7 +220,7 @@ impl App {
         } else {
             a
         };
-        crate::ui::layout(body, &self.panels(), self.focused(), self.zoom)
+        crate::layout::layout(body, &self.panels(), self.focused(), self.zoom)
     }
 
     /// Moves the focus to the nearest panel on the side `(dx, dy)` points to (its gap weighed

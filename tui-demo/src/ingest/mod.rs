@@ -19,8 +19,7 @@ use crate::redis_sink::RedisSink;
 use crate::snapshot::{Snapshot, Throughput};
 use crate::source::{self, Control, SourceEvent, SourceMsg, SourceSpec};
 
-/// The seed every host-side sketch hashes lines with.
-pub const SEED: u64 = 0x5eed_0f5c_a1ab_1e00;
+pub use crate::seed::SEED;
 
 /// How often a snapshot is published.
 pub const PUBLISH_EVERY: Duration = Duration::from_millis(50);

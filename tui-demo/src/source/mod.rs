@@ -53,7 +53,7 @@ impl Line {
             end: end as u32,
             crlf,
             long: None,
-            hash: sketch_nostd::hash::hash64(bytes, crate::ingest::SEED),
+            hash: sketch_nostd::hash::hash64(bytes, crate::seed::SEED),
             // Most log lines are ASCII, which is checked a word at a time.
             utf8: bytes.is_ascii() || std::str::from_utf8(bytes).is_ok(),
         }

@@ -11,7 +11,6 @@ pub mod heavy;
 pub mod help;
 pub mod micro;
 pub mod registers;
-pub mod theme;
 pub mod throughput;
 
 use ratatui::buffer::Buffer;
@@ -22,6 +21,8 @@ use ratatui::widgets::{Block, BorderType, Paragraph, Widget};
 
 use crate::app::{App, Mode, Panel};
 use crate::human;
+pub use crate::layout::layout;
+pub use crate::theme;
 use theme::Theme;
 
 /// A panel's block: a rounded border, the panel's name and what it costs in the title, a brighter
@@ -81,87 +82,6 @@ pub fn kv(label: &str, value: String, theme: Theme) -> Vec<Span<'static>> {
         Span::styled(format!("{label} "), theme.dim()),
         Span::styled(value, theme.value()),
     ]
-}
-
-/// Where each panel goes, for a body area.
-///
-/// With `zoom`, or when the area is too small for a grid (under 60×14), only `focus` is placed.
-/// Otherwise two columns (three from 120 columns), each a stack; the last panel of a column takes
-/// the remaining rows.
-#[must_use]
-pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Panel, Rect)> {
-    if body.is_empty() || panels.is_empty() {
-        return Vec::new();
-    }
-    let focus = if panels.contains(&focus) {
-        focus
-    } else {
-        panels[0]
-    };
-    if zoom || body.width < 60 || body.height < 14 {
-        return vec![(focus, body)];
-    }
-    use Panel::{Dedupe, Devices, Distinct, Heavy, Micro, Registers, Throughput};
-    // Two columns; the right one is wider from 120 columns on, for the heavy hitters' lines.
-    // Heights are for a 22-row body (80×24) and grow with the terminal.
-    let tall = body.height >= 34;
-    let plan: Vec<Vec<(Panel, u16)>> = vec![
-        vec![
-            (Distinct, if tall { 9 } else { 8 }),
-            (Devices, 10),
-            (Dedupe, if tall { 16 } else { 8 }),
-            (Micro, 6),
-        ],
-        vec![
-            (Heavy, if tall { 16 } else { 9 }),
-            (Registers, if tall { 12 } else { 6 }),
-            (Throughput, if tall { 8 } else { 7 }),
-        ],
-    ];
-    let columns: Vec<Vec<(Panel, u16)>> = plan
-        .into_iter()
-        .map(|col| {
-            col.into_iter()
-                .filter(|(p, _)| panels.contains(p))
-                .collect::<Vec<_>>()
-        })
-        .filter(|col| !col.is_empty())
-        .collect();
-    let devices = panels.contains(&Devices);
-    let widths = if columns.len() == 2 && body.width >= 120 {
-        // The wider column holds the widest table: devices on the left, heavy hitters on the right.
-        if devices {
-            vec![Constraint::Percentage(58), Constraint::Percentage(42)]
-        } else {
-            vec![Constraint::Percentage(42), Constraint::Percentage(58)]
-        }
-    } else {
-        vec![Constraint::Fill(1); columns.len()]
-    };
-    let col_areas = Layout::horizontal(widths).split(body);
-    let mut out = Vec::new();
-    for (col, area) in columns.iter().zip(col_areas.iter()) {
-        // Each panel gets its height; one takes what is left (Dedupe on the left, Heavy on the
-        // right, else the last one).
-        let flex = col
-            .iter()
-            .position(|(p, _)| matches!(p, Dedupe | Devices | Heavy))
-            .unwrap_or(col.len() - 1);
-        let constraints: Vec<Constraint> = col
-            .iter()
-            .enumerate()
-            .map(|(i, (_, h))| {
-                if i == flex {
-                    Constraint::Fill(1)
-                } else {
-                    Constraint::Length(*h)
-                }
-            })
-            .collect();
-        let rows = Layout::vertical(constraints).split(*area);
-        out.extend(col.iter().zip(rows.iter()).map(|((p, _), r)| (*p, *r)));
-    }
-    out
 }
 
 impl Widget for &App {

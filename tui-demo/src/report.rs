@@ -1,17 +1,15 @@
-//! Headless mode (`--report`, or whenever stdout is not a terminal): ingest until the input ends,
-//! `--seconds` or `--lines`, then print a summary table or JSON. Scripts and tests use this.
+//! Headless mode (`--report`, or whenever stdout is not a terminal): the live view's ingest loop
+//! ([`crate::ingest`]) runs until the input ends, `--seconds` or `--lines`, then a summary table or
+//! JSON is printed. Scripts and tests use this.
 
 use std::io::{self, Write};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::RecvTimeoutError;
 use std::time::Instant;
 
 use crate::args::Options;
-use crate::clock::Clock;
 use crate::human::{bytes, count, count_f, percent, short};
-use crate::ingest::Engine;
 use crate::snapshot::Snapshot;
-use crate::source::{self, Control, SourceMsg, SourceSpec};
+use crate::source::SourceSpec;
 
 /// Lines the synthetic log produces headless when neither `--lines` nor `--seconds` is given.
 pub const DEFAULT_SYNTHETIC_LINES: u64 = 1_000_000;
@@ -39,113 +37,56 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         (None, None) if synthetic => Some(DEFAULT_SYNTHETIC_LINES),
         _ => None,
     };
-    // Headless, every source runs as fast as ingest takes it unless a rate was asked for.
-    let rate = opts.rate.unwrap_or(0);
-    let control = Control::new(rate);
-    let started = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
-    let (rx, source, spec) = (started.rx, started.thread, started.spec);
-    let mut engine = Engine::new(opts.engine_options());
-    let mut fleet = crate::ingest::fleet::Fleet::new();
-    let device_mode = matches!(opts.source, SourceSpec::Device(_));
-    // REDIS HOOK (issue 16): `--redis` writes the HyperLogLogs as they grow and at the end.
-    let mut redis = crate::redis_sink::RedisSink::from_options(opts)?;
+    // The live view's ingest loop, run headless: every source as fast as ingest takes it unless a
+    // rate was asked for. It saves (`--save`) and writes to Redis (`--redis`) as in the live view.
+    let redis = crate::redis_sink::RedisSink::from_options(opts)?;
+    let handle = crate::ingest::spawn(
+        &opts.source,
+        opts.engine_options(),
+        opts.rate.unwrap_or(0),
+        limit,
+        opts.save.clone().map(|path| crate::ingest::SavePlan {
+            path,
+            every: opts.save_every,
+        }),
+        redis,
+    )?;
+    handle.send(crate::ingest::Command::Window(opts.window));
     let start = Instant::now();
-    // The windows' time: the same clock as the live view's.
-    let clock = crate::clock::WallClock::new();
     let deadline = crate::clock::deadline(start, opts.seconds);
-    let mut error = None;
-    // The source hung up without saying it ended: it panicked.
-    let mut hung_up = false;
-    let mut next_save = crate::clock::deadline(start, Some(opts.save_every.as_secs_f64()));
-    // Waits are sliced so that a stop signal is seen within this long.
-    const SLICE: std::time::Duration = std::time::Duration::from_millis(50);
+    // Until the input ends, a stop signal or the deadline (seen within this long).
+    const SLICE: std::time::Duration = std::time::Duration::from_millis(5);
     loop {
-        if signal.load(Ordering::Relaxed) != 0 {
+        if signal.load(Ordering::Relaxed) != 0
+            || deadline.is_some_and(|d| Instant::now() >= d)
+            || handle.snapshot().finished.is_some()
+            || !handle.alive()
+        {
             break;
         }
-        let now = Instant::now();
-        if deadline.is_some_and(|d| now >= d) {
-            break;
-        }
-        if let (Some(path), Some(due)) = (&opts.save, next_save) {
-            if now >= due {
-                engine.saved().write(path)?;
-                next_save = crate::clock::deadline(now, Some(opts.save_every.as_secs_f64()));
-            }
-        }
-        let wait = deadline.map_or(SLICE, |d| d.saturating_duration_since(now).min(SLICE));
-        let msg = match rx.recv_timeout(wait) {
-            Ok(m) => m,
-            Err(RecvTimeoutError::Timeout) => continue,
-            Err(RecvTimeoutError::Disconnected) => {
-                hung_up = true;
-                break;
-            }
-        };
-        match msg {
-            SourceMsg::Lines(batch) => {
-                engine.advance(clock.now());
-                engine.apply(&batch);
-                if let Some(r) = redis.as_mut() {
-                    r.lines(&batch); // REDIS HOOK (issue 16)
-                }
-            }
-            SourceMsg::Event(_) => {}
-            SourceMsg::Datagram { from, mut bytes } => {
-                fleet.datagram(from, &mut bytes, Instant::now());
-            }
-            SourceMsg::End(e) => {
-                error = e;
-                break;
-            }
-        }
-        if let Some(r) = redis.as_mut() {
-            r.refresh(Instant::now(), device_mode.then_some(&fleet)); // REDIS HOOK (issue 16)
-        }
-    }
-    control.stop.store(true, Ordering::Relaxed);
-    // REDIS HOOK (issue 16): the final state, written before the report (a bounded wait); how it
-    // went goes to stderr, beside the report.
-    let redis_status = redis.as_mut().map(|r| {
-        r.flush(
-            device_mode.then_some(&fleet),
-            std::time::Duration::from_secs(5),
-        );
-        r.status()
-    });
-    if let Some(status) = &redis_status {
-        eprintln!("tui-demo: {}", status.line());
-    }
-    if let (Some(path), false) = (&opts.save, device_mode) {
-        engine.saved().write(path)?;
-    }
-    if let Some(e) = error {
-        return Err(io::Error::other(e));
-    }
-    // A source that dropped its channel has returned or is unwinding, so joining it cannot block;
-    // a panic must not pass for the end of the input.
-    if hung_up {
-        if let Err(message) = crate::ingest::joined(source) {
-            return Err(io::Error::other(format!(
-                "the source thread panicked: {message}"
-            )));
-        }
+        std::thread::sleep(SLICE);
     }
     let elapsed = start.elapsed();
-    let mut snap = Snapshot {
-        source: crate::ingest::label(&spec, &opts.engine_options()),
-        finished: Some(None),
-        elapsed,
-        redis: redis_status,
-        ..Snapshot::default()
-    };
-    if !device_mode {
-        engine.advance(clock.now());
-        engine.fill_window(&mut snap, opts.window);
+    let latest = std::sync::Arc::clone(&handle.latest);
+    handle
+        .finish()
+        .map_err(|m| io::Error::other(format!("the ingest thread panicked: {m}")))?;
+    let mut snap = latest
+        .lock()
+        .map(|s| Snapshot::clone(&s))
+        .unwrap_or_default();
+    // REDIS HOOK (issue 16): how the writes went goes to stderr, beside the report.
+    if let Some(status) = &snap.redis {
+        eprintln!("tui-demo: {}", status.line());
     }
-    if device_mode {
-        fleet.stats(Instant::now()).fill(&mut snap);
+    if let Some(e) = &snap.save_error {
+        return Err(io::Error::other(format!("--save: {e}")));
     }
+    if let Some(Some(e)) = &snap.finished {
+        return Err(io::Error::other(e.clone()));
+    }
+    snap.finished = Some(None);
+    snap.elapsed = elapsed;
     let secs = elapsed.as_secs_f64().max(1e-9);
     snap.throughput.lines_per_sec = snap.totals.lines as f64 / secs;
     snap.throughput.bytes_per_sec = snap.totals.bytes as f64 / secs;

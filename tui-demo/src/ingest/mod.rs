@@ -267,7 +267,7 @@ fn spawn_full(
 ) -> std::io::Result<Handle> {
     let control = Control::new(rate);
     let started = source::spawn(spec, limit, Arc::clone(&control))?;
-    let (source_rx, spec) = (started.rx, &started.spec);
+    let (source_rx, spec, source_thread) = (started.rx, &started.spec, started.thread);
     let (tx, rx) = channel();
     let latest: Latest = Arc::default();
     let mut ingest = Ingest {
@@ -290,6 +290,7 @@ fn spawn_full(
         epoch: clock.now(),
         clock,
         window: crate::window::Window::All,
+        source_thread: Some(source_thread),
     };
     let control2 = Arc::clone(&control);
     let thread = std::thread::Builder::new()
@@ -329,6 +330,9 @@ struct Ingest {
     epoch: Duration,
     /// The window whose figures are published.
     window: crate::window::Window,
+    /// The source's thread: joined when its channel closes without an end, to tell a panic from
+    /// the end of the input.
+    source_thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Ingest {
@@ -350,8 +354,9 @@ impl Ingest {
                         }
                         if self.save.is_some() {
                             self.save_now(Instant::now());
-                            self.publish(Instant::now());
                         }
+                        // The last figures, for the report or the summary printed on quit.
+                        self.publish(Instant::now());
                         return;
                     }
                     Ok(Command::Save(plan)) => {
@@ -411,7 +416,14 @@ impl Ingest {
                         }
                         Err(RecvTimeoutError::Timeout) => break,
                         Err(RecvTimeoutError::Disconnected) => {
-                            self.finished.get_or_insert(None);
+                            // The source hung up without saying it ended: it has returned or is
+                            // unwinding, so joining cannot block; a panic is not the end of input.
+                            let panicked = self
+                                .source_thread
+                                .take()
+                                .and_then(|t| joined(t).err())
+                                .map(|m| format!("the source thread panicked: {m}"));
+                            self.finished.get_or_insert(panicked);
                             break;
                         }
                     }

@@ -290,9 +290,10 @@ pub struct WindowStats {
     pub bytes: u64,
     /// The most the ring holds: its memory once 15 minutes have passed.
     pub max_bytes: u64,
-    /// Lines per closed interval, oldest first (up to 15 minutes of them).
+    /// Lines per interval, oldest first (up to 15 minutes of closed ones, then the open one so
+    /// far).
     pub lines: Vec<u64>,
-    /// Distinct lines per closed interval (each interval's own HyperLogLog), oldest first.
+    /// Distinct lines per interval (each interval's own HyperLogLog), as `lines`.
     pub distinct: Vec<u64>,
 }
 

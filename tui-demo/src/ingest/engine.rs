@@ -514,7 +514,7 @@ impl Engine {
         intervals: usize,
         covered: std::time::Duration,
     ) -> WindowStats {
-        let (lines, distinct) = self.windows.history();
+        let (lines, distinct) = self.windows.history(&self.counters);
         WindowStats {
             window: w,
             label: w.label(),

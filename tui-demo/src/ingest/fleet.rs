@@ -289,8 +289,14 @@ fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>) -> HeavyStats {
         .take(SHOWN_TOP)
         .map(|c| HeavyRow {
             line: printable(c.key, SHOWN_CHARS),
-            // Without a count-min sketch yet, the summary's own upper bound.
-            estimate: freq.map_or(c.count, |f| f.estimate(c.key.as_slice())),
+            // Without a count-min sketch yet, the summary's own upper bound. A device sends its
+            // sketches in separate frames, so its latest count-min can be older than its latest
+            // summary: a count-min estimate below the summary's guaranteed count is stale and
+            // bounds nothing, and the summary's count stands.
+            estimate: freq
+                .map(|f| f.estimate(c.key.as_slice()))
+                .filter(|&cm| cm >= c.guaranteed())
+                .unwrap_or(c.count),
             exact: None,
             bounds: Some((c.guaranteed(), c.count)),
             noise: c.guaranteed() <= noise_at,
@@ -427,6 +433,31 @@ mod tests {
         assert_eq!(r.registers, 16_384);
         assert!((s.rows[1].distinct.unwrap() - 300.0).abs() < 6.0);
         assert_eq!(fleet.distinct_sketches().count(), 2);
+    }
+
+    #[test]
+    fn a_count_min_older_than_the_summary_never_makes_an_empty_bracket() {
+        // The device's count-min frame says "GET /" 5 times, its later summary 40: the bracket
+        // shown is the summary's [40, 40], not [40, 5] (seen in the device-mode capture as
+        // "1.0k 991").
+        let mut fleet = Fleet::new();
+        let from = "127.0.0.1:4001".parse().unwrap();
+        let mut freq = DeviceFreq::with_seed(DEVICE_SEED);
+        freq.add("GET /", 5);
+        fleet.datagram(from, &mut encoded(1, 0, freq), Instant::now());
+        let mut top = DeviceTop::new();
+        let line = DeviceLine::from_slice(b"GET /").unwrap();
+        top.add(&line, 40);
+        fleet.datagram(from, &mut encoded(1, 1, top), Instant::now());
+        let h = fleet.stats(Instant::now()).heavy.expect("heavy hitters");
+        let r = &h.rows[0];
+        assert_eq!((r.bounds, r.estimate), (Some((40, 40)), 40));
+        // A fresh count-min above the guaranteed count tightens the upper bound as before.
+        let mut freq = DeviceFreq::with_seed(DEVICE_SEED);
+        freq.add("GET /", 40);
+        fleet.datagram(from, &mut encoded(1, 2, freq), Instant::now());
+        let r = &fleet.stats(Instant::now()).heavy.unwrap().rows[0];
+        assert_eq!(r.estimate, 40);
     }
 
     #[test]

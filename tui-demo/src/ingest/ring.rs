@@ -333,12 +333,17 @@ impl Ring {
     }
 
     /// Lines and distinct lines (the interval's own HyperLogLog estimate, rounded) per closed
-    /// interval, oldest first.
+    /// interval, oldest first, then the open interval's so far; `counters` are the engine's
+    /// running counters.
     #[must_use]
-    pub fn history(&self) -> (Vec<u64>, Vec<u64>) {
+    pub fn history(&self, counters: &Counters) -> (Vec<u64>, Vec<u64>) {
         self.closed
             .iter()
             .map(|i| (i.lines, i.estimate.round() as u64))
+            .chain(std::iter::once((
+                counters.totals.lines - self.open.at_start.totals.lines,
+                self.open.distinct.cardinality().round() as u64,
+            )))
             .unzip()
     }
 
@@ -470,7 +475,11 @@ mod tests {
         let w = s.window.unwrap();
         assert_eq!(w.held, INTERVALS + 1);
         assert_eq!(w.bytes, w.max_bytes);
-        assert_eq!((w.lines.len(), w.distinct.len()), (INTERVALS, INTERVALS));
+        // The closed intervals and the open one.
+        assert_eq!(
+            (w.lines.len(), w.distinct.len()),
+            (INTERVALS + 1, INTERVALS + 1)
+        );
         assert!(w.lines.iter().all(|&n| n == 3), "{:?}", w.lines);
         // 15 min of closed intervals and the open one (7,195 s is 10 s into it).
         assert_eq!(w.covered, secs(15 * 60 + 10));
@@ -497,7 +506,11 @@ mod tests {
         feed_at(&mut e, secs(46), &lines("c", 7, 7));
         e.advance(secs(61));
         let w = window(&mut e, Window::All).window.unwrap();
-        assert_eq!(w.lines, [100, 40, 0, 7]);
+        assert_eq!(
+            w.lines,
+            [100, 40, 0, 7, 0],
+            "the open interval (60–75 s) last"
+        );
         // Each interval's own HyperLogLog: small counts are exact in its sparse form.
         let distinct = |l: Vec<String>| {
             l.into_iter()
@@ -509,18 +522,23 @@ mod tests {
             distinct(lines("b", 40, 4)),
             0,
             distinct(lines("c", 7, 7)),
+            0,
         ];
-        assert_eq!(expected, [22, 2, 0, 4], "squares modulo 100, 4 and 7");
+        assert_eq!(expected, [22, 2, 0, 4, 0], "squares modulo 100, 4 and 7");
         assert_eq!(w.distinct, expected);
         // Time never goes back: an earlier time changes nothing.
         e.advance(secs(3));
         assert_eq!(
             window(&mut e, Window::All).window.unwrap().lines,
-            [100, 40, 0, 7]
+            [100, 40, 0, 7, 0]
         );
         // A reset starts the run's time again.
         e.reset();
         e.advance(secs(2));
-        assert!(window(&mut e, Window::All).window.unwrap().lines.is_empty());
+        assert_eq!(
+            window(&mut e, Window::All).window.unwrap().lines,
+            [0],
+            "only the open interval"
+        );
     }
 }

@@ -25,11 +25,15 @@ pub struct RegistersPanel<'a> {
 impl Widget for &RegistersPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (s, t) = (self.stats, self.theme);
-        let cost = format!(
-            "{} × 6 bits = {}",
-            count(u64::from(s.registers)),
-            bytes(s.bytes)
-        );
+        let cost = if area.width >= 50 {
+            format!(
+                "{} × 6 bits = {}",
+                count(u64::from(s.registers)),
+                bytes(s.bytes)
+            )
+        } else {
+            format!("{} × 6 b {}", short(f64::from(s.registers)), bytes(s.bytes))
+        };
         let inner = framed(
             panel_block("HLL registers", &cost, t, self.focused),
             area,
@@ -44,7 +48,7 @@ impl Widget for &RegistersPanel<'_> {
         let inner = if inner.height >= 5 {
             let legend = if inner.width >= 60 {
                 format!(
-                    "↑ registers holding each value (tallest {}) · → value: leading zeros + 1",
+                    "↑ registers per value (tallest {}) · → value: leading zeros + 1",
                     short(f64::from(tallest))
                 )
             } else {

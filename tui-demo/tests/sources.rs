@@ -161,6 +161,14 @@ fn gzip_input_and_several_files() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.gz"), "{err}");
+    // A gzip file cannot be followed: refused at once, named.
+    let (out, _) = run(&["report", "--follow", "-i", &path("b.log")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("b.log: a gzip file cannot be followed"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

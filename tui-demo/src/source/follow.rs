@@ -43,9 +43,22 @@ impl Follow {
     /// Opens `path` to follow it, from its start.
     ///
     /// # Errors
-    /// When the file cannot be opened or is a directory (the message names it).
+    /// When the file cannot be opened, is a directory or is gzip (the message names it).
     pub fn open(path: PathBuf, control: Arc<Control>) -> io::Result<Self> {
-        let file = open_file(&path)?;
+        let mut file = open_file(&path)?;
+        let mut head = [0u8; 2];
+        let n = file.read(&mut head)?;
+        file.seek(SeekFrom::Start(0))?;
+        if is_gzip(&path, head.get(..n).unwrap_or_default()) {
+            // A compressed stream cannot be read as it grows, nor from a truncation point.
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: a gzip file cannot be followed (read it without --follow)",
+                    path.display()
+                ),
+            ));
+        }
         let m = file.metadata()?;
         Ok(Self {
             path,

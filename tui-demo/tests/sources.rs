@@ -203,3 +203,30 @@ fn rate_replays_a_file_at_that_speed() {
     assert!((1..=210).contains(&n), "{n}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn several_followed_files_are_read_side_by_side() {
+    let dir = temp_dir("follow-two");
+    let (a, b) = (dir.join("a.log"), dir.join("b.log"));
+    append(&a, "a0\n");
+    append(&b, "b0\n");
+    let control = Control::new(0);
+    let started = source::spawn(
+        &SourceSpec::Lines(vec![Input::Follow(a.clone()), Input::Follow(b.clone())]),
+        None,
+        Arc::clone(&control),
+    )
+    .unwrap();
+    let mut got = receive(&started.rx, 2);
+    got.sort();
+    assert_eq!(got, ["a0", "b0"]);
+    // Neither file ends, yet both keep being read.
+    append(&b, "b1\n");
+    assert_eq!(receive(&started.rx, 1), ["b1"]);
+    append(&a, "a1\n");
+    assert_eq!(receive(&started.rx, 1), ["a1"]);
+    control
+        .stop
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = std::fs::remove_dir_all(&dir);
+}

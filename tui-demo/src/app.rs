@@ -7,7 +7,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::ingest::Command;
 use crate::snapshot::Snapshot;
-use crate::ui::theme::Theme;
+use crate::theme::Theme;
 
 /// Synthetic rates `+` and `-` step through (lines per second; 0 = as fast as possible, last).
 pub const RATES: [u64; 11] = [
@@ -25,51 +25,7 @@ pub enum Mode {
     Quit,
 }
 
-/// The panels, in focus order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Panel {
-    /// The distinct count (HyperLogLog).
-    Distinct,
-    /// Heavy hitters (count-min and top-k).
-    Heavy,
-    /// The dedupe / anti-spam Bloom filter.
-    Dedupe,
-    /// The 64-bit micro filter.
-    Micro,
-    /// The HyperLogLog's register histogram.
-    Registers,
-    /// Device mode: the fleet.
-    Devices,
-    /// Ingest throughput.
-    Throughput,
-}
-
-impl Panel {
-    /// Every panel, in focus order.
-    pub const ALL: [Self; 7] = [
-        Self::Distinct,
-        Self::Devices,
-        Self::Heavy,
-        Self::Dedupe,
-        Self::Micro,
-        Self::Registers,
-        Self::Throughput,
-    ];
-
-    /// The panel's name.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Distinct => "Distinct",
-            Self::Heavy => "Heavy hitters",
-            Self::Dedupe => "Dedupe",
-            Self::Micro => "Micro filter",
-            Self::Registers => "HLL registers",
-            Self::Devices => "Devices",
-            Self::Throughput => "Ingest",
-        }
-    }
-}
+pub use crate::layout::Panel;
 
 /// What the ingest side should do after a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,6 +55,12 @@ pub struct App {
     pub theme: Theme,
     /// Frames drawn per second, measured.
     pub fps: f64,
+    /// The window the figures answer for (`w` steps through them).
+    pub window: crate::window::Window,
+    /// Lines of help scrolled past.
+    pub help_scroll: u16,
+    /// The terminal's area as last drawn: arrows move the focus by where the panels are.
+    pub area: ratatui::layout::Rect,
 }
 
 impl App {
@@ -114,6 +76,9 @@ impl App {
             snapshot: Arc::default(),
             theme,
             fps: 0.0,
+            window: crate::window::Window::All,
+            help_scroll: 0,
+            area: ratatui::layout::Rect::new(0, 0, 80, 24),
         }
     }
 
@@ -156,18 +121,43 @@ impl App {
             KeyCode::Esc => self.quit(),
             KeyCode::Char('?' | 'h') | KeyCode::F(1) => {
                 self.help = !self.help;
+                self.help_scroll = 0;
+                None
+            }
+            KeyCode::Up | KeyCode::Char('k') if self.help => {
+                self.help_scroll = self.help_scroll.saturating_sub(1);
+                None
+            }
+            KeyCode::Down | KeyCode::Char('j') if self.help => {
+                self.help_scroll = self.help_scroll.saturating_add(1).min(200);
+                None
+            }
+            KeyCode::PageUp if self.help => {
+                self.help_scroll = self.help_scroll.saturating_sub(10);
+                None
+            }
+            KeyCode::PageDown if self.help => {
+                self.help_scroll = self.help_scroll.saturating_add(10).min(200);
                 None
             }
             KeyCode::Char('p' | 'P' | ' ') => Some(self.toggle_pause()),
             KeyCode::Char('r' | 'R') => Some(Action::Ingest(Command::Reset)),
-            KeyCode::Tab | KeyCode::Right | KeyCode::Down => {
+            KeyCode::Char('w' | 'W') if self.snapshot.devices.is_none() => {
+                self.window = self.window.next();
+                Some(Action::Ingest(Command::Window(self.window)))
+            }
+            KeyCode::Tab => {
                 self.cycle_focus(1);
                 None
             }
-            KeyCode::BackTab | KeyCode::Left | KeyCode::Up => {
+            KeyCode::BackTab => {
                 self.cycle_focus(-1);
                 None
             }
+            KeyCode::Right => self.move_focus(1, 0),
+            KeyCode::Left => self.move_focus(-1, 0),
+            KeyCode::Down => self.move_focus(0, 1),
+            KeyCode::Up => self.move_focus(0, -1),
             KeyCode::Enter | KeyCode::Char('z') => {
                 self.zoom = !self.zoom;
                 None
@@ -217,6 +207,68 @@ impl App {
         }
     }
 
+    /// The panels as laid out on the last drawn area, and the body they fill.
+    #[must_use]
+    pub fn placed(&self) -> Vec<(Panel, ratatui::layout::Rect)> {
+        let a = self.area;
+        let body = if a.height >= 6 {
+            ratatui::layout::Rect {
+                y: a.y + 1,
+                height: a.height - 2,
+                ..a
+            }
+        } else {
+            a
+        };
+        crate::layout::layout(body, &self.panels(), self.focused(), self.zoom)
+    }
+
+    /// Moves the focus to the nearest panel on the side `(dx, dy)` points to (its gap weighed
+    /// once, its offset across twice), staying put at an edge; with one panel on screen (small
+    /// terminal, zoom) arrows step through the panels as Tab does.
+    pub fn move_focus(&mut self, dx: i32, dy: i32) -> Option<Action> {
+        let placed = self.placed();
+        let current = self.focused();
+        let Some(&(_, from)) = placed.iter().find(|(p, _)| *p == current) else {
+            self.cycle_focus(if dx + dy > 0 { 1 } else { -1 });
+            return None;
+        };
+        if placed.len() < 2 {
+            self.cycle_focus(if dx + dy > 0 { 1 } else { -1 });
+            return None;
+        }
+        let centre = |r: ratatui::layout::Rect| {
+            (
+                i32::from(r.x) * 2 + i32::from(r.width),
+                i32::from(r.y) * 2 + i32::from(r.height),
+            )
+        };
+        let (fx, fy) = centre(from);
+        let best = placed
+            .iter()
+            .filter(|(p, _)| *p != current)
+            .filter_map(|&(p, r)| {
+                let (cx, cy) = centre(r);
+                let (along, across) = (
+                    dx * (cx - fx) + dy * (cy - fy),
+                    dy * (cx - fx) + dx * (cy - fy),
+                );
+                // On that side: past the focused panel's edge in that direction.
+                let beyond = match (dx, dy) {
+                    (1, _) => r.x >= from.right(),
+                    (-1, _) => r.right() <= from.x,
+                    (_, 1) => r.y >= from.bottom(),
+                    _ => r.bottom() <= from.y,
+                };
+                (beyond && along > 0).then_some((along + 2 * across.abs(), p))
+            })
+            .min_by_key(|&(score, _)| score);
+        if let Some((_, p)) = best {
+            self.focus = p;
+        }
+        None
+    }
+
     /// Steps the synthetic rate up (`+1`) or down (`-1`) through [`RATES`].
     pub fn step_rate(&mut self, step: isize) -> Option<Action> {
         let rate = self.rate?;
@@ -237,6 +289,7 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ratatui::layout::Rect;
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
@@ -306,13 +359,67 @@ mod tests {
         assert_eq!(a.focus, panels[0]);
         a.on_key(key(KeyCode::Tab));
         assert_eq!(a.focus, panels[1]);
-        a.on_key(key(KeyCode::Left));
-        a.on_key(key(KeyCode::Left));
+        a.on_key(key(KeyCode::BackTab));
+        a.on_key(key(KeyCode::BackTab));
         assert_eq!(a.focus, *panels.last().unwrap());
         for _ in 0..panels.len() {
-            a.on_key(key(KeyCode::Down));
+            a.on_key(key(KeyCode::Tab));
         }
         assert_eq!(a.focus, *panels.last().unwrap());
+    }
+
+    #[test]
+    fn arrows_move_to_the_panel_on_that_side() {
+        let mut a = app();
+        a.snapshot = Arc::new(Snapshot {
+            distinct: Some(Default::default()),
+            heavy: Some(Default::default()),
+            registers: Some(Default::default()),
+            ..Snapshot::default()
+        });
+        for area in [Rect::new(0, 0, 80, 24), Rect::new(0, 0, 120, 40)] {
+            a.area = area;
+            // Left column: Distinct, Dedupe, Micro; right: Heavy, Registers, Ingest.
+            a.focus = Panel::Distinct;
+            let steps = [
+                (KeyCode::Down, Panel::Dedupe),
+                (KeyCode::Down, Panel::Micro),
+                (KeyCode::Down, Panel::Micro),
+                (KeyCode::Right, Panel::Throughput),
+                (KeyCode::Up, Panel::Registers),
+                (KeyCode::Up, Panel::Heavy),
+                (KeyCode::Up, Panel::Heavy),
+                (KeyCode::Left, Panel::Distinct),
+                (KeyCode::Left, Panel::Distinct),
+            ];
+            for (k, want) in steps {
+                a.on_key(key(k));
+                assert_eq!(a.focus, want, "{k:?} at {area:?}");
+            }
+        }
+        // One panel on screen: arrows step through them like Tab.
+        a.area = Rect::new(0, 0, 40, 10);
+        a.focus = Panel::Distinct;
+        a.on_key(key(KeyCode::Right));
+        assert_eq!(a.focus, a.panels()[1]);
+    }
+
+    #[test]
+    fn help_scrolls_with_arrows_while_open() {
+        let mut a = app();
+        a.on_key(key(KeyCode::Char('?')));
+        a.on_key(key(KeyCode::Down));
+        a.on_key(key(KeyCode::PageDown));
+        assert_eq!(a.help_scroll, 11);
+        a.on_key(key(KeyCode::Up));
+        assert_eq!(a.help_scroll, 10);
+        assert_eq!(
+            a.focus,
+            Panel::Dedupe,
+            "arrows scroll the help, not the focus"
+        );
+        a.on_key(key(KeyCode::Char('?')));
+        assert_eq!(a.help_scroll, 0);
     }
 
     #[test]
@@ -339,6 +446,19 @@ mod tests {
         // No rate keys for a file or stdin.
         let mut file = App::new(None, Theme { color: false });
         assert_eq!(file.on_key(key(KeyCode::Char('+'))), None);
+    }
+
+    #[test]
+    fn w_steps_through_the_windows() {
+        use crate::window::Window;
+        let mut a = app();
+        for expected in [Window::Min1, Window::Min5, Window::Min15, Window::All] {
+            assert_eq!(
+                a.on_key(key(KeyCode::Char('w'))),
+                Some(Action::Ingest(Command::Window(expected)))
+            );
+            assert_eq!(a.window, expected);
+        }
     }
 
     #[test]

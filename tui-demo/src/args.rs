@@ -10,9 +10,11 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::ingest::engine::{KeyFields, DEFAULT_TOP};
+use crate::ingest::engine::{EngineOptions, KeyFields, DEFAULT_TOP};
+use crate::ingest::key::{KeyRule, TimestampStrip};
 use crate::redis_sink::{RedisOptions, RedisTarget};
 use crate::source::{Input, SourceSpec};
+use crate::window::Window;
 
 /// The synthetic log's default rate, lines per second.
 pub const DEFAULT_RATE: u64 = 50_000;
@@ -28,7 +30,7 @@ pub const DEFAULT_DEVICE_ADDR: &str = "127.0.0.1:7777";
     version,
     about = "A live terminal feed of sketch-nostd sketches over a log, stdin or a fleet of devices",
     args_conflicts_with_subcommands = true,
-    after_help = "KEYS (live view):\n    q, Esc  quit           Ctrl-C  quit (exit 130)   p  pause / resume\n    r       reset counts   Tab, arrows  move between panels   Enter  zoom\n    ?       help           +, -    synthetic rate\n\nWithout a subcommand: `live`, or `report` when stdout is not a terminal.\nRespects NO_COLOR."
+    after_help = "KEYS (live view):\n    q, Esc  quit           Ctrl-C  quit (exit 130)   p  pause / resume\n    r       reset counts   Tab, arrows  move between panels   Enter  zoom\n    w       window: since start, last 1 / 5 / 15 min\n    ?       help           +, -    synthetic rate\n\nWithout a subcommand: `live`, or `report` when stdout is not a terminal.\nRespects NO_COLOR."
 )]
 pub struct Cli {
     /// What to do.
@@ -139,9 +141,26 @@ pub struct RunArgs {
     /// a last N- runs to the end of the line (3-: all but the first two fields).
     #[arg(long, short = 'f', value_name = "N[,M..]", value_parser = fields)]
     pub field: Option<KeyFields>,
-    /// Synthetic lines per second [default: 50000 live, unlimited in a report; 0 = unlimited].
+    /// Count a regular expression's capture instead: the group named `key`, else group 1, else
+    /// the whole match (lines it does not match are not counted), e.g. 'user=(\w+)'.
+    #[arg(long, value_name = "REGEX", value_parser = KeyRule::regex, conflicts_with_all = ["field", "json_key"])]
+    pub key_regex: Option<KeyRule>,
+    /// Count a field of JSON-lines input: a dotted path (user.id, items.0.sku) or a JSON pointer
+    /// (/user/id); lines without it are not counted.
+    #[arg(long, value_name = "PATH", value_parser = KeyRule::json, conflicts_with = "field")]
+    pub json_key: Option<KeyRule>,
+    /// Remove a leading timestamp before taking the key (ISO 8601, syslog, common log format,
+    /// time of day, Unix seconds; optionally in brackets).
+    #[arg(long)]
+    pub strip_timestamp: bool,
+    /// Lines per second: the synthetic log's [default: 50000 live, unlimited in a report], or the
+    /// speed to replay files or stdin at [default: unlimited]; 0 = unlimited.
     #[arg(long)]
     pub rate: Option<u64>,
+    /// Keep reading the --input files as they grow, like tail -F: across rotation (a new file
+    /// under the name) and truncation; several files are followed side by side.
+    #[arg(long, requires = "input")]
+    pub follow: bool,
     /// The synthetic log's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -160,6 +179,10 @@ pub struct RunArgs {
     /// Heavy-hitter rows shown and reported.
     #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
     pub top: usize,
+    /// The time window every figure answers for: all (since start), 1m, 5m or 15m (the live view
+    /// starts with it; `w` switches).
+    #[arg(long, default_value = "all", value_parser = window)]
+    pub window: Window,
     /// Write the sketches to FILE in the wire format at exit and every --save-every seconds
     /// (`merge` reads such files).
     #[arg(long, value_name = "FILE")]
@@ -239,8 +262,14 @@ pub struct Options {
     pub clear_at: f64,
     /// What is counted: whole lines or some fields (`--field`).
     pub key: KeyFields,
+    /// Or a regex capture or a JSON field (`--key-regex`, `--json-key`).
+    pub rule: KeyRule,
+    /// `--strip-timestamp`.
+    pub strip: Option<TimestampStrip>,
     /// Heavy-hitter rows shown and reported (`--top`).
     pub top: usize,
+    /// The window the figures answer for (`--window`).
+    pub window: Window,
     /// `generate SIZE`: write synthetic log and exit.
     pub generate: Option<u64>,
     /// `emit N`: simulate N devices sending frames.
@@ -263,6 +292,29 @@ pub struct Options {
 }
 
 impl Options {
+    /// The engine's settings.
+    #[must_use]
+    pub fn engine_options(&self) -> EngineOptions {
+        EngineOptions {
+            exact_cap: self.exact_cap,
+            clear_at: self.clear_at,
+            key: self.key,
+            rule: self.rule.clone(),
+            strip: self.strip.clone(),
+            top: self.top,
+        }
+    }
+
+    /// The source's rate in the live view: `--rate`, or [`DEFAULT_RATE`] for the synthetic log
+    /// and unlimited (0) for files and stdin.
+    #[must_use]
+    pub fn source_rate(&self) -> u64 {
+        match self.source {
+            SourceSpec::Synthetic { .. } => self.live_rate(),
+            _ => self.rate.unwrap_or(0),
+        }
+    }
+
     /// The live synthetic rate: `--rate`, or [`DEFAULT_RATE`].
     #[must_use]
     pub fn live_rate(&self) -> u64 {
@@ -282,7 +334,10 @@ impl Default for Options {
             exact_cap: 2_000_000,
             clear_at: 0.01,
             key: KeyFields::whole_line(),
+            rule: KeyRule::Line,
+            strip: None,
             top: DEFAULT_TOP,
+            window: Window::All,
             generate: None,
             emit: None,
             to: SocketAddr::from(([127, 0, 0, 1], 7777)),
@@ -311,6 +366,8 @@ impl RunArgs {
                     .map(|p| {
                         if p.as_os_str() == "-" {
                             Input::Stdin
+                        } else if self.follow {
+                            Input::Follow(p)
                         } else {
                             Input::File(p)
                         }
@@ -328,7 +385,10 @@ impl RunArgs {
             exact_cap: self.exact_cap,
             clear_at: self.clear_at,
             key: self.field.unwrap_or_else(KeyFields::whole_line),
+            rule: self.key_regex.or(self.json_key).unwrap_or(KeyRule::Line),
+            strip: self.strip_timestamp.then(TimestampStrip::new),
             top: self.top,
+            window: self.window,
             save: self.save,
             save_every: std::time::Duration::try_from_secs_f64(self.save_every)
                 .unwrap_or(std::time::Duration::MAX),
@@ -501,6 +561,11 @@ fn top(v: &str) -> Result<usize, String> {
     Ok(n)
 }
 
+/// A window: `all`, `1m`, `5m`, `15m`.
+fn window(v: &str) -> Result<Window, String> {
+    Window::parse(v).ok_or_else(|| format!("'{v}' is not a window: all, 1m, 5m or 15m"))
+}
+
 /// Field numbers: `1`, `1,7`, `3-` (field 3 to the end of the line).
 fn fields(v: &str) -> Result<KeyFields, String> {
     KeyFields::parse(v).ok_or_else(|| {
@@ -578,6 +643,8 @@ mod tests {
         assert_eq!(run(&["--field", "1,7"]).key.numbers(), [1, 7]);
         assert_eq!(run(&["--field", "3-"]).key.to_string(), "3-");
         assert_eq!(run(&["--top", "25"]).top, 25);
+        assert_eq!(run(&["report", "--window", "5m"]).window, Window::Min5);
+        assert_eq!(run(&["--window", "15"]).window, Window::Min15);
         let o = run(&["report", "--save", "a.sk", "--save-every", "5"]);
         assert_eq!(
             (o.save, o.save_every),
@@ -586,6 +653,20 @@ mod tests {
         let o = run(&["merge", "a.sk", "b.sk", "--report"]);
         assert_eq!(o.merge, Some(vec!["a.sk".into(), "b.sk".into()]));
         assert!(run(&[]).key.is_whole_line());
+        let o = run(&["--input", "a.log", "--follow", "--rate", "100", "-i", "-"]);
+        assert_eq!(
+            o.source,
+            SourceSpec::Lines(vec![Input::Follow("a.log".into()), Input::Stdin])
+        );
+        assert_eq!((o.source_rate(), run(&["-i", "a"]).source_rate()), (100, 0));
+        assert_eq!(run(&[]).source_rate(), DEFAULT_RATE);
+        let o = run(&["--key-regex", "user=(\\w+)", "--strip-timestamp"]);
+        assert_eq!(o.rule, KeyRule::regex("user=(\\w+)").unwrap());
+        assert!(o.strip.is_some());
+        assert_eq!(
+            run(&["report", "--json-key", "a.b"]).rule,
+            KeyRule::Json("/a/b".into())
+        );
     }
 
     #[test]
@@ -613,6 +694,12 @@ mod tests {
             &["--field", "-"],
             &["--field", "2-,3"],
             &["--top", "0"],
+            &["--window", "2m"],
+            &["--follow"],
+            &["--key-regex", "("],
+            &["--key-regex", "a", "--field", "1"],
+            &["--json-key", "a", "--key-regex", "b"],
+            &["--json-key", ""],
             &["merge"],
             &["--save-every", "5"],
             &["--save", "a", "--save-every", "0"],

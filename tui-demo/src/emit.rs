@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use sketch_nostd::wire::{self, Frame, Wire};
 use sketch_nostd::{RedisHll, WireError};
 
+use crate::device::{DeviceDistinct, DeviceFreq, DeviceSeen, DeviceTop, DEVICE_SEED};
 use crate::human::{bytes, count};
-use crate::ingest::fleet::{DeviceDistinct, DeviceFreq, DeviceSeen, DeviceTop, DEVICE_SEED};
 use crate::source::synthetic::Generator;
 use crate::source::zipf::Rng;
 

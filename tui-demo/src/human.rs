@@ -78,6 +78,23 @@ pub fn percent(fraction: f64) -> String {
     }
 }
 
+/// A duration as `m:ss` (or `h:mm:ss` from an hour).
+///
+/// ```
+/// use std::time::Duration;
+/// assert_eq!(tui_demo::human::duration(Duration::from_secs(75)), "1:15");
+/// assert_eq!(tui_demo::human::duration(Duration::from_secs(3_725)), "1:02:05");
+/// ```
+#[must_use]
+pub fn duration(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    if s >= 3_600 {
+        format!("{}:{:02}:{:02}", s / 3_600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
 /// Turns raw log bytes into text that is safe to draw: invalid UTF-8 becomes U+FFFD, control
 /// characters (escape sequences, tabs, NUL) become visible symbols, and the result is cut to at most
 /// `max_chars` characters with a trailing `…` when something was cut.

@@ -25,7 +25,7 @@ use ratatui::Terminal;
 
 use tui_demo::app::{Action, App, Mode};
 use tui_demo::args::{self, Options, Output};
-use tui_demo::ingest::{self, EngineOptions};
+use tui_demo::ingest;
 use tui_demo::source::{synthetic, SourceSpec};
 use tui_demo::ui::theme::Theme;
 use tui_demo::{emit, report};
@@ -226,13 +226,8 @@ fn live(opts: &Options) -> io::Result<usize> {
 fn live_view(opts: &Options) -> (io::Result<usize>, Option<Arc<tui_demo::snapshot::Snapshot>>) {
     let handle = match ingest::spawn(
         &opts.source,
-        EngineOptions {
-            exact_cap: opts.exact_cap,
-            clear_at: opts.clear_at,
-            key: opts.key,
-            top: opts.top,
-        },
-        opts.live_rate(),
+        opts.engine_options(),
+        opts.source_rate(),
         opts.lines,
         opts.save.clone().map(|path| ingest::SavePlan {
             path,
@@ -287,6 +282,8 @@ fn live_run(opts: &Options, handle: &ingest::Handle) -> io::Result<usize> {
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
 
     let mut app = App::new(synthetic.then_some(opts.live_rate()), Theme::from_env());
+    app.window = opts.window;
+    handle.send(ingest::Command::Window(opts.window));
     let deadline = tui_demo::clock::deadline(Instant::now(), opts.seconds);
     let result = run(&mut terminal, &mut app, handle, &signalled, deadline);
     handle.send(ingest::Command::Quit);
@@ -327,7 +324,10 @@ fn run(
             })));
         }
         app.snapshot = handle.snapshot();
-        terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
+        terminal.draw(|frame| {
+            app.area = frame.area();
+            frame.render_widget(&*app, frame.area());
+        })?;
         frames += 1;
         drawn += 1;
         if panic_after.is_some_and(|n| drawn >= n) {

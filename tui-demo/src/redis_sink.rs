@@ -40,7 +40,7 @@ use redis::{ConnectionAddr, ConnectionInfo, IntoConnectionInfo};
 use sketch_nostd::hash::hash64;
 use sketch_nostd::redis::{RedisHll, DENSE_LEN};
 
-use crate::ingest::engine::KeyFields;
+use crate::ingest::engine::{EngineOptions, KeyFound};
 use crate::ingest::fleet::Fleet;
 use crate::source::Batch;
 
@@ -201,7 +201,7 @@ pub struct RedisSink {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
     prefix: String,
-    key: KeyFields,
+    key: EngineOptions,
     /// Log mode: the lines counted, as Redis would count them.
     log: Option<Box<RedisHll>>,
     key_buf: Vec<u8>,
@@ -249,7 +249,13 @@ impl RedisSink {
             _ => None,
         };
         let name = redis.name.clone().unwrap_or_else(|| default_name(listen));
-        Self::start(redis.target.clone(), &name, listen.is_none(), opts.key).map(Some)
+        Self::start(
+            redis.target.clone(),
+            &name,
+            listen.is_none(),
+            opts.engine_options(),
+        )
+        .map(Some)
     }
 
     /// Starts the writer for `target`, writing keys under `{tui-demo}:NAME`. `log_mode` keeps a
@@ -262,7 +268,7 @@ impl RedisSink {
         target: RedisTarget,
         name: &str,
         log_mode: bool,
-        key: KeyFields,
+        key: EngineOptions,
     ) -> std::io::Result<Self> {
         let prefix = format!("{KEY_TAG}:{name}");
         let shared = Arc::new(Shared::default());
@@ -300,11 +306,14 @@ impl RedisSink {
             return;
         };
         for (bytes, _) in batch.iter() {
-            if self.key.is_whole_line() {
-                log.insert(bytes);
-            } else {
-                self.key.extract(bytes, &mut self.key_buf);
-                log.insert(self.key_buf.as_slice());
+            match self.key.key_of(bytes, &mut self.key_buf) {
+                KeyFound::Whole => {
+                    log.insert(bytes);
+                }
+                KeyFound::Made(_) => {
+                    log.insert(self.key_buf.as_slice());
+                }
+                KeyFound::Missing => {}
             }
         }
     }
@@ -565,7 +574,7 @@ mod tests {
     fn an_unreachable_server_is_reported_and_retried_not_fatal() {
         // Port 1 on loopback: nothing listens there, the connect is refused at once.
         let target = RedisTarget::parse_with("redis://127.0.0.1:1", None).unwrap();
-        let mut sink = RedisSink::start(target, "t", true, KeyFields::whole_line()).unwrap();
+        let mut sink = RedisSink::start(target, "t", true, EngineOptions::default()).unwrap();
         sink.flush(None, Duration::from_secs(5));
         let start = Instant::now();
         while sink.status().failures < 2 && start.elapsed() < Duration::from_secs(30) {

@@ -1,16 +1,15 @@
-//! Headless mode (`--report`, or whenever stdout is not a terminal): ingest until the input ends,
-//! `--seconds` or `--lines`, then print a summary table or JSON. Scripts and tests use this.
+//! Headless mode (`--report`, or whenever stdout is not a terminal): the live view's ingest loop
+//! ([`crate::ingest`]) runs until the input ends, `--seconds` or `--lines`, then a summary table or
+//! JSON is printed. Scripts and tests use this.
 
 use std::io::{self, Write};
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::RecvTimeoutError;
 use std::time::Instant;
 
 use crate::args::Options;
 use crate::human::{bytes, count, count_f, percent, short};
-use crate::ingest::{Engine, EngineOptions};
 use crate::snapshot::Snapshot;
-use crate::source::{self, Control, SourceMsg, SourceSpec};
+use crate::source::SourceSpec;
 
 /// Lines the synthetic log produces headless when neither `--lines` nor `--seconds` is given.
 pub const DEFAULT_SYNTHETIC_LINES: u64 = 1_000_000;
@@ -38,124 +37,56 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         (None, None) if synthetic => Some(DEFAULT_SYNTHETIC_LINES),
         _ => None,
     };
-    // Headless, the synthetic log runs as fast as ingest takes it unless a rate was asked for.
-    let rate = opts.rate.unwrap_or(if synthetic {
-        0
-    } else {
-        crate::args::DEFAULT_RATE
-    });
-    let control = Control::new(rate);
-    let started = source::spawn(&opts.source, limit, std::sync::Arc::clone(&control))?;
-    let (rx, source, spec) = (started.rx, started.thread, started.spec);
-    let mut engine = Engine::new(EngineOptions {
-        exact_cap: opts.exact_cap,
-        clear_at: opts.clear_at,
-        key: opts.key,
-        top: opts.top,
-    });
-    let mut fleet = crate::ingest::fleet::Fleet::new();
-    let device_mode = matches!(opts.source, SourceSpec::Device(_));
-    // REDIS HOOK (issue 16): `--redis` writes the HyperLogLogs as they grow and at the end.
-    let mut redis = crate::redis_sink::RedisSink::from_options(opts)?;
+    // The live view's ingest loop, run headless: every source as fast as ingest takes it unless a
+    // rate was asked for. It saves (`--save`) and writes to Redis (`--redis`) as in the live view.
+    let redis = crate::redis_sink::RedisSink::from_options(opts)?;
+    let handle = crate::ingest::spawn(
+        &opts.source,
+        opts.engine_options(),
+        opts.rate.unwrap_or(0),
+        limit,
+        opts.save.clone().map(|path| crate::ingest::SavePlan {
+            path,
+            every: opts.save_every,
+        }),
+        redis,
+    )?;
+    handle.send(crate::ingest::Command::Window(opts.window));
     let start = Instant::now();
     let deadline = crate::clock::deadline(start, opts.seconds);
-    let mut error = None;
-    // The source hung up without saying it ended: it panicked.
-    let mut hung_up = false;
-    let mut next_save = crate::clock::deadline(start, Some(opts.save_every.as_secs_f64()));
-    // Waits are sliced so that a stop signal is seen within this long.
-    const SLICE: std::time::Duration = std::time::Duration::from_millis(50);
+    // Until the input ends, a stop signal or the deadline (seen within this long).
+    const SLICE: std::time::Duration = std::time::Duration::from_millis(5);
     loop {
-        if signal.load(Ordering::Relaxed) != 0 {
+        if signal.load(Ordering::Relaxed) != 0
+            || deadline.is_some_and(|d| Instant::now() >= d)
+            || handle.snapshot().finished.is_some()
+            || !handle.alive()
+        {
             break;
         }
-        let now = Instant::now();
-        if deadline.is_some_and(|d| now >= d) {
-            break;
-        }
-        if let (Some(path), Some(due)) = (&opts.save, next_save) {
-            if now >= due {
-                engine.saved().write(path)?;
-                next_save = crate::clock::deadline(now, Some(opts.save_every.as_secs_f64()));
-            }
-        }
-        let wait = deadline.map_or(SLICE, |d| d.saturating_duration_since(now).min(SLICE));
-        let msg = match rx.recv_timeout(wait) {
-            Ok(m) => m,
-            Err(RecvTimeoutError::Timeout) => continue,
-            Err(RecvTimeoutError::Disconnected) => {
-                hung_up = true;
-                break;
-            }
-        };
-        match msg {
-            SourceMsg::Lines(batch) => {
-                engine.apply(&batch);
-                if let Some(r) = redis.as_mut() {
-                    r.lines(&batch); // REDIS HOOK (issue 16)
-                }
-            }
-            SourceMsg::Event(_) => {}
-            SourceMsg::Datagram { from, mut bytes } => {
-                fleet.datagram(from, &mut bytes, Instant::now());
-            }
-            SourceMsg::End(e) => {
-                error = e;
-                break;
-            }
-        }
-        if let Some(r) = redis.as_mut() {
-            r.refresh(Instant::now(), device_mode.then_some(&fleet)); // REDIS HOOK (issue 16)
-        }
-    }
-    control.stop.store(true, Ordering::Relaxed);
-    // REDIS HOOK (issue 16): the final state, written before the report (a bounded wait); how it
-    // went goes to stderr, beside the report.
-    let redis_status = redis.as_mut().map(|r| {
-        r.flush(
-            device_mode.then_some(&fleet),
-            std::time::Duration::from_secs(5),
-        );
-        r.status()
-    });
-    if let Some(status) = &redis_status {
-        eprintln!("tui-demo: {}", status.line());
-    }
-    if let (Some(path), false) = (&opts.save, device_mode) {
-        engine.saved().write(path)?;
-    }
-    if let Some(e) = error {
-        return Err(io::Error::other(e));
-    }
-    // A source that dropped its channel has returned or is unwinding, so joining it cannot block;
-    // a panic must not pass for the end of the input.
-    if hung_up {
-        if let Err(message) = crate::ingest::joined(source) {
-            return Err(io::Error::other(format!(
-                "the source thread panicked: {message}"
-            )));
-        }
+        std::thread::sleep(SLICE);
     }
     let elapsed = start.elapsed();
-    let mut snap = Snapshot {
-        source: crate::ingest::label(
-            &spec,
-            &EngineOptions {
-                key: opts.key,
-                ..EngineOptions::default()
-            },
-        ),
-        finished: Some(None),
-        elapsed,
-        redis: redis_status,
-        ..Snapshot::default()
-    };
-    if !device_mode {
-        engine.fill(&mut snap);
+    let latest = std::sync::Arc::clone(&handle.latest);
+    handle
+        .finish()
+        .map_err(|m| io::Error::other(format!("the ingest thread panicked: {m}")))?;
+    let mut snap = latest
+        .lock()
+        .map(|s| Snapshot::clone(&s))
+        .unwrap_or_default();
+    // REDIS HOOK (issue 16): how the writes went goes to stderr, beside the report.
+    if let Some(status) = &snap.redis {
+        eprintln!("tui-demo: {}", status.line());
     }
-    if device_mode {
-        fleet.stats(Instant::now()).fill(&mut snap);
+    if let Some(e) = &snap.save_error {
+        return Err(io::Error::other(format!("--save: {e}")));
     }
+    if let Some(Some(e)) = &snap.finished {
+        return Err(io::Error::other(e.clone()));
+    }
+    snap.finished = Some(None);
+    snap.elapsed = elapsed;
     let secs = elapsed.as_secs_f64().max(1e-9);
     snap.throughput.lines_per_sec = snap.totals.lines as f64 / secs;
     snap.throughput.bytes_per_sec = snap.totals.bytes as f64 / secs;
@@ -318,6 +249,9 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         short(s.throughput.lines_per_sec),
         bytes(s.throughput.bytes_per_sec as u64)
     )?;
+    if let Some(win) = &s.window {
+        writeln!(w, "window {}", window_line(win))?;
+    }
     writeln!(
         w,
         "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole){}",
@@ -332,12 +266,37 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     )
 }
 
+/// The window the figures answer for, what it covers, and the ring's memory: the same words as the
+/// live view's.
+#[must_use]
+pub fn window_line(win: &crate::snapshot::WindowStats) -> String {
+    let ring = format!(
+        "ring of {} s intervals: {} held, {} (at most {})",
+        win.interval.as_secs(),
+        win.held,
+        bytes(win.bytes),
+        bytes(win.max_bytes)
+    );
+    if win.intervals == 0 {
+        format!("{} · {ring}", win.label)
+    } else {
+        format!(
+            "{}: covers {} ({} intervals merged) · {ring}",
+            win.label,
+            crate::human::duration(win.covered),
+            win.intervals
+        )
+    }
+}
+
 /// Writes one row of the table: what, its value, its cost or a note.
 type RowFn<'a> = dyn Fn(&mut dyn Write, &str, String, String) -> io::Result<()> + 'a;
 
 /// The rows of the exact table, the dedupe filter and the micro filter.
 fn table_lines(s: &Snapshot, w: &mut impl Write, row: &RowFn<'_>) -> io::Result<()> {
     let e = &s.exact;
+    // Exact counts are kept since the start only: a window is not compared with them.
+    let windowed = s.window.as_ref().is_some_and(|w| w.intervals > 0);
     if e.cap == 0 {
         row(
             w,
@@ -351,14 +310,19 @@ fn table_lines(s: &Snapshot, w: &mut impl Write, row: &RowFn<'_>) -> io::Result<
             "exact distinct lines",
             format!("{}{}", if e.capped { "≥" } else { "" }, count(e.distinct)),
             format!(
-                "{} table, {} of distinct lines{}",
+                "{} table, {} of distinct lines{}{}",
                 bytes(e.table_bytes),
                 bytes(e.key_bytes),
-                if e.capped { " (capped)" } else { "" }
+                if e.capped { " (capped)" } else { "" },
+                if windowed {
+                    "; since start, not in the window"
+                } else {
+                    ""
+                }
             ),
         )?;
     }
-    if let (Some(h), false, true) = (&s.distinct, e.capped, e.cap > 0) {
+    if let (Some(h), false, true, false) = (&s.distinct, e.capped, e.cap > 0, windowed) {
         if e.distinct > 0 {
             let x = e.distinct as f64;
             row(

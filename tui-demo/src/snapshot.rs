@@ -267,6 +267,40 @@ pub struct FleetStats {
     pub merged_distinct: Option<(DistinctStats, RegisterStats)>,
 }
 
+/// Which window the figures answer for, and the ring of intervals behind the windows.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct WindowStats {
+    /// The window (`all`, `1m`, `5m`, `15m` in JSON).
+    #[serde(serialize_with = "window_name")]
+    pub window: crate::window::Window,
+    /// Its name on screen: "since start", "last 5 min".
+    pub label: &'static str,
+    /// The time the figures cover (seconds in JSON): a window reaches back to the start of its
+    /// oldest interval, so "last 1 min" covers 60 to 75 s once the run is that long.
+    #[serde(serialize_with = "secs")]
+    pub covered: Duration,
+    /// Intervals merged for the window (0 since start: the run's own sketches answer).
+    pub intervals: usize,
+    /// The length of one interval (seconds in JSON).
+    #[serde(serialize_with = "secs")]
+    pub interval: Duration,
+    /// Intervals held in the ring, the open one included.
+    pub held: usize,
+    /// Memory of the intervals' sketches held now.
+    pub bytes: u64,
+    /// The most the ring holds: its memory once 15 minutes have passed.
+    pub max_bytes: u64,
+    /// Lines per interval, oldest first (up to 15 minutes of closed ones, then the open one so
+    /// far).
+    pub lines: Vec<u64>,
+    /// Distinct lines per interval (each interval's own HyperLogLog), as `lines`.
+    pub distinct: Vec<u64>,
+}
+
+fn window_name<S: serde::Serializer>(w: &crate::window::Window, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(w.name())
+}
+
 /// Everything the UI draws, as of one moment.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Snapshot {
@@ -302,6 +336,8 @@ pub struct Snapshot {
     pub registers: Option<RegisterStats>,
     /// Heavy hitters, once a count-min sketch is running.
     pub heavy: Option<HeavyStats>,
+    /// The window the figures answer for, and the per-interval history (not in device mode).
+    pub window: Option<WindowStats>,
     /// Device mode: the fleet.
     pub devices: Option<FleetStats>,
     /// `--redis`: the Redis writer's state (REDIS HOOK, issue 16).

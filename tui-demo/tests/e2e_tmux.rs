@@ -344,3 +344,69 @@ fn the_live_view_saves_its_sketches_and_merge_reports_them() {
     assert_eq!(rows, 10, "{s}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A growing, rotated file followed live: the last-minute window shows only what came in the last
+/// minute (the run's clock sped up ten times by the `TUI_DEMO_TIME_SCALE` test hook, so a minute is
+/// six seconds), since start shows everything, and the sketches saved on quit merge into a report
+/// of every line, rotation included.
+#[test]
+fn windows_follow_and_save_on_a_growing_file() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-e2e-follow-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("app.log");
+    let append = |text: String| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
+            .unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+    append((0..1_000).map(|i| format!("old {}\n", i % 20)).collect());
+    let save = dir.join("live.sk");
+    let (log_s, save_s) = (log.to_str().unwrap(), save.to_str().unwrap());
+    let t = Tmux::start("follow", 120, 40);
+    t.type_line(&format!(
+        "TUI_DEMO_TIME_SCALE=10 NO_COLOR=1 {BIN} --input {log_s} --follow --save {save_s} \
+         --save-every 0.2; echo exit=$?"
+    ));
+    t.wait_for("the first lines", |s| {
+        is_live(s) && s.contains("1.0k lines")
+    });
+    assert!(t.screen().contains("since start"), "{}", t.screen());
+    // Ninety seconds of the run's time later, new lines arrive.
+    std::thread::sleep(Duration::from_secs(9));
+    append((0..500).map(|i| format!("new {}\n", i % 5)).collect());
+    t.wait_for("the appended lines", |s| s.contains("1.5k lines"));
+    t.keys(&["w"]);
+    let s = t.wait_for("the last minute", |s| {
+        s.contains("last 1 min") && s.contains("estimate 5 ")
+    });
+    assert!(s.contains("new 0") && !s.contains("old 0"), "{s}");
+    assert!(s.contains("since start only"), "{s}");
+    // w steps through 5 and 15 minutes back to since start.
+    t.keys(&["w", "w", "w"]);
+    t.wait_for("since start", |s| {
+        s.contains("since start · ring") && s.contains("1.5k lines")
+    });
+    // Rotation: the old file is renamed, a new one takes its name: every line, 27 distinct.
+    std::fs::rename(&log, dir.join("app.log.1")).unwrap();
+    append((0..100).map(|i| format!("rotated {}\n", i % 2)).collect());
+    t.wait_for("the rotated file's lines", |s| {
+        s.contains("1.6k lines") && s.contains("estimate 27 ") && s.contains("exact    27")
+    });
+    t.keys(&["q"]);
+    t.assert_shell_is_back("exit=0");
+    t.type_line("clear");
+    t.type_line(&format!(
+        "{BIN} merge {save_s} {save_s} --report; echo merge-exit=$?"
+    ));
+    let s = t.wait_for("the merged report", |s| s.contains("merge-exit=0"));
+    assert!(
+        s.contains("lines  3,200 (counted by the saved sketches)"),
+        "{s}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -288,7 +288,7 @@ impl Drop for Server {
 fn a_lost_server_is_shown_and_retried_and_every_key_rewritten() {
     use std::time::Instant;
     use tui_demo::emit::SimDevice;
-    use tui_demo::ingest::engine::KeyFields;
+    use tui_demo::ingest::engine::EngineOptions;
     use tui_demo::ingest::fleet::Fleet;
     use tui_demo::redis_sink::{RedisSink, RedisTarget};
     use tui_demo::source::synthetic::Generator;
@@ -317,7 +317,7 @@ fn a_lost_server_is_shown_and_retried_and_every_key_rewritten() {
         send(d, &mut fleet, 500);
     }
     let target = RedisTarget::parse_with(&url, None).unwrap();
-    let mut sink = RedisSink::start(target, "loss", false, KeyFields::whole_line()).unwrap();
+    let mut sink = RedisSink::start(target, "loss", false, EngineOptions::default()).unwrap();
     sink.flush(Some(&fleet), Duration::from_secs(10));
     let s = sink.status();
     assert!(s.connected && s.last_error.is_none(), "{s:?}");

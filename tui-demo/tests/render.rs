@@ -37,14 +37,19 @@ fn fixture() -> Snapshot {
 fn build_fixture() -> Snapshot {
     let mut engine = Engine::new(EngineOptions::default());
     let mut generator = Generator::new(42);
-    let mut batch = Batch::default();
     let mut line = Vec::new();
-    for _ in 0..200_000 {
-        line.clear();
-        generator.next_line(&mut line);
-        batch.push(&line);
+    // 83 s of the run's time, in six intervals of the windows' ring.
+    for i in 0..6u64 {
+        engine.advance(Duration::from_secs(15 * i));
+        let mut batch = Batch::default();
+        for _ in 0..200_000 / 6 + u64::from(i < 200_000 % 6) {
+            line.clear();
+            generator.next_line(&mut line);
+            batch.push(&line);
+        }
+        engine.apply(&batch);
     }
-    engine.apply(&batch);
+    engine.advance(Duration::from_secs(83));
     let mut snap = Snapshot {
         source: "synthetic access log".into(),
         elapsed: Duration::from_secs(83),
@@ -220,6 +225,7 @@ fn throughput_panel() {
         let panel = ThroughputPanel {
             stats: &s.throughput,
             totals: &s.totals,
+            window: s.window.as_ref(),
             unit: "lines",
             theme: Theme { color: true },
             focused: false,
@@ -234,6 +240,9 @@ fn throughput_panel() {
                 "peak",
                 "total",
                 "200,000",
+                "≤33.3k/15s",
+                "distinct ",
+                "since start · ring 236.5 KiB ≤2.3 MiB",
             ],
         );
         // The sparkline fills the rows under the text with bars.
@@ -243,6 +252,7 @@ fn throughput_panel() {
         let panel = ThroughputPanel {
             stats: &s.throughput,
             totals: &s.totals,
+            window: s.window.as_ref(),
             unit: "lines",
             theme: Theme { color: false },
             focused: false,
@@ -274,8 +284,13 @@ fn whole_screen_at_standard_sizes() {
                 "Micro filter",
                 "Ingest",
                 "q quit",
+                "w window",
                 "? help",
-                "rate: 50.0k/s",
+                if w >= 100 {
+                    "rate: 50.0k/s"
+                } else {
+                    "+/- rate"
+                },
             ],
         );
     }
@@ -320,6 +335,85 @@ fn small_terminals_show_the_focused_panel_and_tab_switches_it() {
         second.contains("Micro filter") && !second.contains("Dedupe"),
         "{second}"
     );
+    // The footer says which panel of how many is shown.
+    assert!(second.contains("◀ 4/6 Micro filter ▶"), "{second}");
+    assert!(first.contains("◀ 3/6 Dedupe ▶"), "{first}");
+}
+
+#[test]
+fn the_help_scrolls_at_80x24_and_nothing_is_lost() {
+    let s = fixture();
+    let mut a = app(&s);
+    a.help = true;
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    let mut seen = String::new();
+    for scroll in 0..40 {
+        a.help_scroll = scroll;
+        terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+        seen.push_str(&text(terminal.backend().buffer()));
+    }
+    assert!(seen.contains("↑↓ scroll"), "{seen}");
+    // The first and the last lines of the help were both on screen at some scroll.
+    assert_has(
+        &seen,
+        &["quit (Esc first closes help", "PgUp PgDn scroll this help."],
+    );
+    // Narrow: every word still there, wrapped.
+    let mut terminal = Terminal::new(TestBackend::new(30, 60)).unwrap();
+    a.help_scroll = 0;
+    terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let narrow = text(terminal.backend().buffer());
+    assert_has(&narrow, &["q Esc Ctrl-C", "help or zoom)", "15 min"]);
+}
+
+/// The screen, the table report and the JSON show the same figures for one snapshot.
+#[test]
+fn screen_report_and_json_agree() {
+    let s = fixture();
+    let a = app(&s);
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let screen = text(terminal.backend().buffer());
+    let mut table = Vec::new();
+    tui_demo::report::write_table(&s, &mut table).unwrap();
+    let table = String::from_utf8(table).unwrap();
+    let mut json = Vec::new();
+    tui_demo::report::write_json(&s, &mut json).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let d = s.distinct.as_ref().unwrap();
+    let estimate = tui_demo::human::count_f(d.estimate);
+    assert_has(&screen, &[&estimate]);
+    assert_has(&table, &[&estimate]);
+    // (serde_json's default float parsing may differ in the last bit.)
+    let parsed = json["distinct"]["estimate"].as_f64().unwrap();
+    assert!((parsed - d.estimate).abs() <= 1e-9 * d.estimate, "{parsed}");
+    let exact = tui_demo::human::count(s.exact.distinct);
+    assert_has(&screen, &[&exact]);
+    assert_has(&table, &[&exact]);
+    assert_eq!(json["exact"]["distinct"], s.exact.distinct);
+    // The top heavy hitter: its bracket in all three.
+    let top = &s.heavy.as_ref().unwrap().rows[0];
+    let (lo, hi) = top.bounds.unwrap();
+    assert_eq!(
+        json["heavy"]["rows"][0]["bounds"],
+        serde_json::json!([lo, hi])
+    );
+    assert!(table.contains(&format!(
+        "{:>12} {:>12}",
+        tui_demo::human::count(lo),
+        tui_demo::human::count(hi)
+    )));
+    let short = |n: u64| tui_demo::human::short(n as f64);
+    assert!(
+        screen.contains(&format!("{:>6}  {:>6}", short(lo), short(hi))),
+        "{screen}"
+    );
+    // The window and the ring's memory.
+    let w = s.window.as_ref().unwrap();
+    assert_eq!(json["window"]["bytes"], w.bytes);
+    let ring = tui_demo::human::bytes(w.bytes);
+    assert_has(&screen, &[&format!("ring {ring}")]);
+    assert_has(&table, &[&format!("{} held, {ring}", w.held)]);
 }
 
 #[test]
@@ -508,6 +602,7 @@ fn distinct_panel() {
         let panel = DistinctPanel {
             stats: &d,
             exact: &s.exact,
+            windowed: false,
             theme: Theme { color: true },
             focused: false,
         };
@@ -536,6 +631,7 @@ fn distinct_panel() {
         let panel = DistinctPanel {
             stats: &d,
             exact: &s.exact,
+            windowed: true,
             theme: Theme { color: false },
             focused: true,
         };

@@ -593,3 +593,146 @@ fn a_field_range_keys_the_rest_of_the_line() {
     assert_eq!(v["heavy"]["rows"][0]["line"], "disk  full on /var");
     assert_eq!(v["heavy"]["rows"][0]["exact"], 2);
 }
+
+/// `--window 1m` headless, on a source whose lines come in two bursts 90 s apart on the run's
+/// clock (the test hook `TUI_DEMO_TIME_SCALE=20` runs that clock 20 times faster, so 4.5 s of
+/// wall time): the window holds the second burst only, since start both; the JSON and the table
+/// give the same figures.
+#[test]
+fn a_window_reports_only_its_last_minute() {
+    let report = |window: &str, json: bool| {
+        let mut args = vec!["report", "--input", "-", "--window", window];
+        if json {
+            args.push("--json");
+        }
+        let mut child = Command::new(BIN)
+            .args(&args)
+            .env("NO_COLOR", "1")
+            .env("TUI_DEMO_TIME_SCALE", "20")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start tui-demo");
+        let mut stdin = child.stdin.take().unwrap();
+        let old: String = (0..500).map(|i| format!("old {}\n", i % 50)).collect();
+        let new: String = (0..200).map(|i| format!("new {}\n", i % 7)).collect();
+        stdin.write_all(old.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(4_500));
+        stdin.write_all(new.as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: Value = serde_json::from_str(&report("1m", true)).expect("JSON");
+    assert_eq!(v["window"]["window"], "1m");
+    assert_eq!(v["window"]["label"], "last 1 min");
+    assert_eq!(v["lines"], 200, "{v}");
+    assert_eq!(v["heavy"]["total"], 200);
+    let rows = v["heavy"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 7);
+    assert!(rows
+        .iter()
+        .all(|r| r["line"].as_str().unwrap().starts_with("new ") && r["exact"].is_null()));
+    assert_eq!(v["distinct"]["estimate"].as_f64().unwrap().round(), 7.0);
+    let history = v["window"]["lines"].as_array().unwrap();
+    assert_eq!(history.first(), Some(&Value::from(500)), "{history:?}");
+    // The table says the same.
+    let table = report("1m", false);
+    assert!(table.contains("window last 1 min: covers"), "{table}");
+    assert!(
+        table.lines().any(|l| l.starts_with("lines  200 ")),
+        "{table}"
+    );
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with("distinct lines (HLL p=14)") && l.contains(" 7 ")),
+        "{table}"
+    );
+    // Since start: both bursts.
+    let v: Value = serde_json::from_str(&report("all", true)).unwrap();
+    assert_eq!(v["lines"], 700);
+    assert_eq!(v["window"]["intervals"], 0);
+}
+
+/// `--json-key`, `--key-regex` and `--strip-timestamp` headless: the keys counted, and lines without
+/// a key left out (and counted as such).
+#[test]
+fn regex_json_and_timestamp_keys() {
+    let json: String = (0..300)
+        .map(|i| format!("{{\"ts\":{i},\"req\":{{\"path\":\"/p{}\"}}}}\n", i % 3))
+        .chain(["not json\n".to_string(), "{\"ts\":1}\n".to_string()])
+        .collect();
+    let (status, out, err) = run(
+        &["report", "--input", "-", "--json-key", "req.path", "--json"],
+        json.as_bytes(),
+    );
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lines"], 300);
+    assert_eq!(v["missing_field"], 2);
+    assert_eq!(v["exact"]["distinct"], 3);
+    assert_eq!(v["heavy"]["rows"][0]["exact"], 100);
+    assert!(
+        v["source"]
+            .as_str()
+            .unwrap()
+            .ends_with("key: JSON /req/path"),
+        "{}",
+        v["source"]
+    );
+
+    let log: String = (0..200)
+        .map(|i| {
+            format!(
+                "2024-05-01T12:00:{:02}.{i:03}Z user=u{} GET /x\n",
+                i % 60,
+                i % 4
+            )
+        })
+        .collect();
+    let (status, out, err) = run(
+        &[
+            "report",
+            "--input",
+            "-",
+            "--key-regex",
+            r"user=(?P<key>\w+)",
+            "--json",
+        ],
+        log.as_bytes(),
+    );
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["lines"].as_u64(), v["exact"]["distinct"].as_u64()),
+        (Some(200), Some(4))
+    );
+    assert_eq!(v["heavy"]["rows"][0]["exact"], 50);
+    // Whole lines differ by their timestamps; stripped, they are four lines.
+    let (_, out, _) = run(&["report", "--input", "-", "--json"], log.as_bytes());
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["exact"]["distinct"], 200);
+    let (status, out, err) = run(
+        &["report", "--input", "-", "--strip-timestamp", "--json"],
+        log.as_bytes(),
+    );
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["exact"]["distinct"], 4);
+    assert_eq!(
+        v["heavy"]["rows"][0]["line"].as_str().unwrap().len(),
+        "user=u0 GET /x".len()
+    );
+    // A bad pattern is a usage error naming the problem.
+    let (status, _, err) = run(&["report", "--key-regex", "("], b"");
+    assert_eq!(status.code(), Some(2));
+    assert!(err.contains("--key-regex"), "{err}");
+}

@@ -8,13 +8,17 @@ use sketch_nostd::hll::Estimator;
 use sketch_nostd::sizing::{k_for, words_for};
 use sketch_nostd::{Bloom, Hll14, HyperLogLog, MicroBloom, SpaceSaving};
 
+use super::key::{KeyRule, TimestampStrip};
+use super::ring::{Named, Ring};
 use super::SEED;
 use crate::exact::{Exact, Seen};
 use crate::human::printable;
 use crate::snapshot::{
     DedupeStats, DistinctStats, HeavyRow, HeavyStats, MicroStats, RegisterStats, Snapshot,
+    WindowStats,
 };
 use crate::source::Batch;
+use crate::window::Window;
 
 /// Distinct lines the dedupe filter is sized for.
 pub const DEDUPE_CAPACITY: u64 = 100_000;
@@ -48,10 +52,6 @@ pub const HEAVY_EPSILON: f64 = 1.0 / HEAVY_K as f64;
 pub type Heavy = SpaceSaving<u64, HEAVY_K>;
 /// Rows of the heavy-hitter list shown (and reported) unless `--top` says otherwise.
 pub const DEFAULT_TOP: usize = 10;
-/// How often (in lines) the count a line needs to be shown is recomputed.
-const THRESHOLD_EVERY: u32 = 65_536;
-/// Bytes of display text kept per heavy hitter.
-const TOP_SHOWN: usize = 200;
 
 /// Lines of "recently passed" text kept for the dedupe panel.
 const RECENT: usize = 8;
@@ -61,7 +61,7 @@ const RECENT_BYTES: usize = 240;
 const CHECK_EVERY: u32 = 4_096;
 
 /// Settings of an engine.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct EngineOptions {
     /// Distinct lines counted exactly before the exact table stops growing (0: off).
     pub exact_cap: usize,
@@ -69,8 +69,61 @@ pub struct EngineOptions {
     pub clear_at: f64,
     /// What is counted: whole lines, or some of their fields.
     pub key: KeyFields,
+    /// Or a regex capture or a JSON field (`--key-regex`, `--json-key`).
+    pub rule: KeyRule,
+    /// A leading timestamp is removed first (`--strip-timestamp`).
+    pub strip: Option<TimestampStrip>,
     /// Rows of the heavy-hitter list shown.
     pub top: usize,
+}
+
+impl EngineOptions {
+    /// Whether the key is the whole line as read (the hash made while reading serves).
+    #[must_use]
+    pub fn whole_line(&self) -> bool {
+        self.key.is_whole_line() && self.rule.is_line() && self.strip.is_none()
+    }
+
+    /// Writes the key of `line` into `out`. With a key of fields a missing field still makes a key
+    /// (of what was found: `Made(false)`); a regex or JSON rule that finds nothing makes none.
+    pub fn key_of(&self, line: &[u8], out: &mut Vec<u8>) -> KeyFound {
+        if self.whole_line() {
+            return KeyFound::Whole;
+        }
+        let text = self.strip.as_ref().map_or(line, |s| s.strip(line));
+        if !self.key.is_whole_line() {
+            KeyFound::Made(self.key.extract(text, out))
+        } else if self.rule.extract(text, out) {
+            KeyFound::Made(true)
+        } else {
+            KeyFound::Missing
+        }
+    }
+
+    /// How the key is made, for the header and the report (`None`: whole lines).
+    #[must_use]
+    pub fn describe(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.strip.is_some() {
+            parts.push("timestamp stripped".to_string());
+        }
+        if !self.key.is_whole_line() {
+            parts.push(format!("field {}", self.key));
+        }
+        parts.extend(self.rule.describe());
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+}
+
+/// What [`EngineOptions::key_of`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyFound {
+    /// The key is the whole line as read.
+    Whole,
+    /// A key was written; `false` if a field was missing (the key is what was found).
+    Made(bool),
+    /// The line has no key: not counted.
+    Missing,
 }
 
 /// Which whitespace-separated fields of a line make its key (`--field 1,7`); none means the whole
@@ -203,14 +256,16 @@ impl Default for EngineOptions {
             exact_cap: 2_000_000,
             clear_at: DEDUPE_FP,
             key: KeyFields::whole_line(),
+            rule: KeyRule::Line,
+            strip: None,
             top: DEFAULT_TOP,
         }
     }
 }
 
 /// Counters for the dedupe filter.
-#[derive(Clone, Copy, Debug, Default)]
-struct DedupeCounters {
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DedupeCounters {
     passed: u64,
     suppressed: u64,
     false_suppressed: u64,
@@ -219,39 +274,76 @@ struct DedupeCounters {
 }
 
 /// Counters for the micro filter.
-#[derive(Clone, Copy, Debug, Default)]
-struct MicroCounters {
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MicroCounters {
     lookups: u64,
     skipped: u64,
     hits: u64,
     false_positives: u64,
 }
 
-/// The state ingest keeps: every sketch, the exact reference, totals.
+/// The running counters: totals over the input and the filters' counts. A window's counts are
+/// the difference of two of these ([`Counters::since`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Counters {
+    /// Lines, bytes and odd lines.
+    pub totals: crate::snapshot::Totals,
+    /// The dedupe filter's counts.
+    pub dedupe: DedupeCounters,
+    /// The micro filter's counts.
+    pub micro: MicroCounters,
+}
+
+impl Counters {
+    /// What was counted after `start` (an earlier state of the same counters).
+    #[must_use]
+    pub fn since(&self, start: &Self) -> Self {
+        let (t, s) = (&self.totals, &start.totals);
+        let (d, sd) = (&self.dedupe, &start.dedupe);
+        let (m, sm) = (&self.micro, &start.micro);
+        Self {
+            totals: crate::snapshot::Totals {
+                lines: t.lines - s.lines,
+                bytes: t.bytes - s.bytes,
+                non_utf8: t.non_utf8 - s.non_utf8,
+                crlf: t.crlf - s.crlf,
+                long: t.long - s.long,
+                missing_field: t.missing_field - s.missing_field,
+            },
+            dedupe: DedupeCounters {
+                passed: d.passed - sd.passed,
+                suppressed: d.suppressed - sd.suppressed,
+                false_suppressed: d.false_suppressed - sd.false_suppressed,
+                never_seen: d.never_seen - sd.never_seen,
+                clears: d.clears - sd.clears,
+            },
+            micro: MicroCounters {
+                lookups: m.lookups - sm.lookups,
+                skipped: m.skipped - sm.skipped,
+                hits: m.hits - sm.hits,
+                false_positives: m.false_positives - sm.false_positives,
+            },
+        }
+    }
+}
+
+/// The state ingest keeps: every sketch, the exact reference, totals, and the windows' ring.
 #[derive(Clone, Debug)]
 pub struct Engine {
     options: EngineOptions,
     dedupe: Box<DedupeFilter>,
-    dedupe_n: DedupeCounters,
     recent: VecDeque<Vec<u8>>,
     micro: Micro,
     ring: [u64; RING],
     ring_len: usize,
     ring_next: usize,
-    micro_n: MicroCounters,
+    counters: Counters,
     exact: Exact,
-    totals: crate::snapshot::Totals,
     until_check: u32,
     distinct: Box<Distinct>,
-    heavy: Box<Heavy>,
-    /// Display text of the lines that may be shown, by key (pruned as the list changes).
-    names: HashMap<u64, String>,
-    /// The count a line needs to be among the shown rows, as of the last recount (the shown rows'
-    /// smallest count never goes down, so a stale value is only lower).
-    show_at: u64,
-    until_show: u32,
-    /// `names` is pruned when it grows past this.
-    names_limit: usize,
+    heavy: Named,
+    /// The windows: per-interval sketches.
+    windows: Ring,
     /// Reused buffer for keys made of fields.
     key_buf: Vec<u8>,
 }
@@ -260,101 +352,78 @@ impl Engine {
     /// An empty engine.
     #[must_use]
     pub fn new(options: EngineOptions) -> Self {
+        let (exact_cap, top) = (options.exact_cap, options.top);
         Self {
             options,
             dedupe: Box::new(DedupeFilter::with_seed(SEED)),
-            dedupe_n: DedupeCounters::default(),
             recent: VecDeque::with_capacity(RECENT),
             micro: Micro::new(),
             ring: [0; RING],
             ring_len: 0,
             ring_next: 0,
-            micro_n: MicroCounters::default(),
-            exact: Exact::new(options.exact_cap),
-            totals: crate::snapshot::Totals::default(),
+            counters: Counters::default(),
+            exact: Exact::new(exact_cap),
             until_check: CHECK_EVERY,
             distinct: Box::new(Distinct::with_seed(SEED)),
-            heavy: Box::new(Heavy::new()),
-            names: HashMap::with_capacity(4 * options.top),
-            show_at: 0,
-            until_show: THRESHOLD_EVERY,
-            names_limit: 8 * options.top + 64,
+            heavy: Named::new(top),
+            windows: Ring::new(top),
             key_buf: Vec::new(),
         }
     }
 
-    /// Forgets everything seen so far.
+    /// Forgets everything seen so far; the run's time starts again at 0.
     pub fn reset(&mut self) {
-        *self = Self::new(self.options);
+        *self = Self::new(self.options.clone());
+    }
+
+    /// Tells the engine the run's time (since the start or the last reset): lines applied from
+    /// now on count in the interval of that time. Ingest passes its clock's time; tests pass
+    /// whatever they like, so windows are tested exactly.
+    pub fn advance(&mut self, now: std::time::Duration) {
+        self.windows.advance(now, &self.counters);
     }
 
     /// Counts every line of a batch.
     pub fn apply(&mut self, batch: &Batch) {
         let mut key = std::mem::take(&mut self.key_buf);
+        let options = self.options.clone();
         for (bytes, line) in batch.iter() {
-            self.totals.crlf += u64::from(line.crlf);
-            self.totals.long += u64::from(line.long.is_some());
-            self.totals.non_utf8 += u64::from(!line.utf8);
-            if self.options.key.is_whole_line() {
-                let len = line.long.map_or(bytes.len() as u64, |l| l.len);
-                self.line(bytes, line.hash, len);
-            } else {
-                // Fields come from the bytes kept: for a streamed long line, its first 256.
-                if !self.options.key.extract(bytes, &mut key) {
-                    self.totals.missing_field += 1;
+            let totals = &mut self.counters.totals;
+            totals.crlf += u64::from(line.crlf);
+            totals.long += u64::from(line.long.is_some());
+            totals.non_utf8 += u64::from(!line.utf8);
+            // Keys come from the bytes kept: for a streamed long line, its first 256.
+            match options.key_of(bytes, &mut key) {
+                KeyFound::Whole => {
+                    let len = line.long.map_or(bytes.len() as u64, |l| l.len);
+                    self.line(bytes, line.hash, len);
                 }
-                self.line(&key, hash64(key.as_slice(), SEED), key.len() as u64);
+                KeyFound::Made(complete) => {
+                    self.counters.totals.missing_field += u64::from(!complete);
+                    self.line(&key, hash64(key.as_slice(), SEED), key.len() as u64);
+                }
+                // No key in the line (no match, not JSON, no such field): not counted.
+                KeyFound::Missing => self.counters.totals.missing_field += 1,
             }
         }
         self.key_buf = key;
-        self.totals.bytes += batch.input_bytes;
+        self.counters.totals.bytes += batch.input_bytes;
     }
 
     /// Counts one key: `shown` is its bytes (or a prefix of them), `hash` the hash of all of it.
     pub fn line(&mut self, shown: &[u8], hash: u64, len: u64) {
-        self.totals.lines += 1;
+        self.counters.totals.lines += 1;
         let seen = self.exact.observe(hash, len);
         self.distinct.insert_hash(hash);
-        self.heavy(shown, hash);
+        self.heavy.add(shown, hash);
+        self.windows.line(shown, hash);
         self.dedupe(shown, hash, seen);
         self.micro(hash);
     }
 
-    fn heavy(&mut self, shown: &[u8], hash: u64) {
-        let count = self.heavy.increment(&hash);
-        // A shown line's count is at least the shown rows' smallest, which never decreases (each
-        // event raises one counter), so when the line was last seen its count was at least
-        // `show_at` then: its text is recorded at that moment.
-        if count >= self.show_at && !self.names.contains_key(&hash) {
-            self.names.insert(hash, printable(shown, TOP_SHOWN));
-            if self.names.len() > self.names_limit {
-                self.recount_shown();
-            }
-        }
-        self.until_show -= 1;
-        if self.until_show == 0 {
-            self.until_show = THRESHOLD_EVERY;
-            self.recount_shown();
-        }
-    }
-
-    /// Recomputes the count a line needs to be shown, and forgets the text of lines below it.
-    fn recount_shown(&mut self) {
-        let top = self.heavy.sorted();
-        self.show_at = top
-            .get(self.options.top.saturating_sub(1))
-            .map_or(0, |c| c.count);
-        let show_at = self.show_at;
-        let heavy = &self.heavy;
-        self.names.retain(|k, _| heavy.estimate(k) >= show_at);
-        // When many lines tie at the cut-off (all-distinct input) many names stay: recount again
-        // only once the map has doubled, so the cost per line stays constant.
-        self.names_limit = (8 * self.options.top + 64).max(2 * self.names.len());
-    }
-
     fn dedupe(&mut self, shown: &[u8], hash: u64, seen: Seen) {
         let new_here = self.dedupe.insert_hash(hash);
-        let n = &mut self.dedupe_n;
+        let n = &mut self.counters.dedupe;
         if seen == Seen::New && !self.exact.capped() {
             n.never_seen += 1;
             n.false_suppressed += u64::from(!new_here);
@@ -379,13 +448,13 @@ impl Engine {
                 // Anti-spam filters are cleared, not grown: a line seen before the clear may pass
                 // once more, which is the point of clearing.
                 self.dedupe.clear();
-                self.dedupe_n.clears += 1;
+                self.counters.dedupe.clears += 1;
             }
         }
     }
 
     fn micro(&mut self, hash: u64) {
-        let n = &mut self.micro_n;
+        let n = &mut self.counters.micro;
         n.lookups += 1;
         let in_ring = if self.micro.contains_hash(hash) {
             let found = self
@@ -418,11 +487,59 @@ impl Engine {
         }
     }
 
-    /// Writes the engine's figures into a snapshot (the caller fills in timing and the source).
+    /// Writes the engine's figures since the start into a snapshot (the caller fills in timing
+    /// and the source).
     pub fn fill(&self, snap: &mut Snapshot) {
-        snap.totals = self.totals.clone();
+        self.fill_parts(snap, &self.counters, &self.distinct, &self.heavy, true);
+        snap.window = Some(self.window_stats(Window::All, 0, self.windows.now()));
+    }
+
+    /// Writes the figures of window `w` into a snapshot: the distinct count, the registers and the
+    /// heavy hitters of the window's merged sketches, and the counts made in it. The filters'
+    /// state (fill, false-positive estimates, recent lines) is their state now; exact counts are
+    /// kept since the start only, so a window shows none.
+    pub fn fill_window(&mut self, snap: &mut Snapshot, w: Window) {
+        let Some(m) = self.windows.window(w) else {
+            self.fill(snap);
+            return;
+        };
+        let counters = self.counters.since(&m.at_start);
+        self.fill_parts(snap, &counters, &m.distinct, &m.heavy, false);
+        snap.window = Some(self.window_stats(w, m.intervals, m.covered));
+    }
+
+    fn window_stats(
+        &self,
+        w: Window,
+        intervals: usize,
+        covered: std::time::Duration,
+    ) -> WindowStats {
+        let (lines, distinct) = self.windows.history(&self.counters);
+        WindowStats {
+            window: w,
+            label: w.label(),
+            covered,
+            intervals,
+            interval: crate::window::INTERVAL,
+            held: self.windows.len(),
+            bytes: self.windows.len() as u64 * Ring::interval_bytes(),
+            max_bytes: (crate::window::INTERVALS as u64 + 1) * Ring::interval_bytes(),
+            lines,
+            distinct,
+        }
+    }
+
+    fn fill_parts(
+        &self,
+        snap: &mut Snapshot,
+        counters: &Counters,
+        distinct: &Distinct,
+        heavy: &Named,
+        exact: bool,
+    ) {
+        snap.totals = counters.totals.clone();
         snap.exact = self.exact.stats();
-        let d = &self.dedupe_n;
+        let d = &counters.dedupe;
         snap.dedupe = DedupeStats {
             passed: d.passed,
             suppressed: d.suppressed,
@@ -442,11 +559,16 @@ impl Engine {
                 .map(|l| printable(l, RECENT_BYTES))
                 .collect(),
         };
-        let (distinct, registers) = hll_stats(&self.distinct);
+        let (distinct, registers) = hll_stats(distinct);
         snap.distinct = Some(distinct);
         snap.registers = Some(registers);
-        snap.heavy = Some(self.heavy_stats());
-        let m = &self.micro_n;
+        snap.heavy = Some(heavy_stats(
+            &heavy.heavy,
+            &heavy.names,
+            |k| if exact { self.exact.count(k) } else { None },
+            self.options.top,
+        ));
+        let m = &counters.micro;
         snap.micro = MicroStats {
             bits: self.micro.bits(),
             hashes: Micro::HASHES,
@@ -460,25 +582,14 @@ impl Engine {
         };
     }
 
-    /// The heavy-hitter list as shown: the top rows, each with Space-Saving's bracket of its
-    /// true count, noise marked.
-    fn heavy_stats(&self) -> HeavyStats {
-        heavy_stats(
-            &self.heavy,
-            &self.names,
-            |k| self.exact.count(k),
-            self.options.top,
-        )
-    }
-
     /// The sketches worth keeping (`--save`): the distinct counter, the heavy-hitter summary, and
     /// the text of the lines it may show.
     #[must_use]
     pub fn saved(&self) -> crate::saved::Saved {
         crate::saved::Saved {
             distinct: self.distinct.clone(),
-            heavy: self.heavy.clone(),
-            names: self.names.clone(),
+            heavy: self.heavy.heavy.clone(),
+            names: self.heavy.names.clone(),
         }
     }
 

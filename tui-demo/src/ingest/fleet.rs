@@ -12,56 +12,17 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::time::Instant;
 
-use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
 use sketch_nostd::wire::{RawFrame, SketchKind};
-use sketch_nostd::{Bloom, CountMin, Hll14, SpaceSaving, WireError};
+use sketch_nostd::WireError;
 
 use crate::human::printable;
 use crate::ingest::engine::hll_stats;
+use crate::ingest::ring::merged as merge_all;
 use crate::snapshot::{
     DeviceRow, DistinctStats, FleetStats, HeavyRow, HeavyStats, RegisterStats, Snapshot,
 };
 
-/// The seed every device's sketches use (sketches merge only with equal seeds).
-pub const DEVICE_SEED: u64 = 0xdead_beef_0000_0001;
-
-/// Lines a device's dedupe filter is sized for.
-pub const DEVICE_SEEN_CAPACITY: u64 = 10_000;
-/// A device's dedupe filter: 10,000 lines at 1% (11.7 KiB), cleared when its estimate passes 1%.
-pub type DeviceSeen =
-    Bloom<{ words_for(DEVICE_SEEN_CAPACITY, 0.01) }, { k_for(DEVICE_SEEN_CAPACITY, 0.01) }>;
-
-/// A device's frequency sketch: count-min with ε = 1%, δ = 1% (5 rows × 272 `u32`, 5.3 KiB).
-pub type DeviceFreq = CountMin<{ cm_width(0.01) }, { cm_depth(0.01) }, u32>;
-
-/// A device's distinct counter as it travels: a Redis-compatible HyperLogLog
-/// ([`sketch_nostd::RedisHll`], sent as its [`Hll14`] with seed [`DEVICE_HLL_SEED`]): 2^14 registers
-/// (12 KiB, 0.81% standard error) hashed as Redis's `PFADD` hashes, so the host can hand the devices'
-/// and the fleet's registers to Redis (`--redis`) for `PFCOUNT` and `PFMERGE` across hosts.
-// REDIS HOOK (issue 16): was Hll12 with DEVICE_SEED; Redis keeps exactly 2^14 registers.
-pub type DeviceDistinct = Hll14;
-
-/// The seed of the devices' distinct counters: Redis's MurmurHash64A seed (see
-/// [`sketch_nostd::redis`]). The other sketches keep [`DEVICE_SEED`].
-pub const DEVICE_HLL_SEED: u64 = sketch_nostd::redis::REDIS_SEED;
-
-/// Bytes of a line a device's heavy-hitter summary can hold: the synthetic log's lines are at most
-/// 148 bytes. A longer line is still counted by the device's other sketches; the summary skips it
-/// and counts it as overlong.
-pub const DEVICE_LINE_MAX: usize = 160;
-/// Counters of a device's heavy-hitter summary. Whole log lines are mostly unique (about 85% of
-/// the synthetic log's), which is hard on Space-Saving: with 4 devices the merged top 10 held 2–5
-/// of the true top 10 with 64 counters, 5–8 with 128, and 9–10 with 256 (the misses near-ties
-/// with the 11th), over 3,000 to 300,000 lines per device.
-pub const DEVICE_TOP_K: usize = 256;
-/// A line as a device's heavy-hitter summary stores it: up to [`DEVICE_LINE_MAX`] bytes, owned, no
-/// heap (a one-byte length).
-pub type DeviceLine = sketch_nostd::heapless::Vec<u8, DEVICE_LINE_MAX, u8>;
-/// A device's heavy hitters: Space-Saving with 256 counters (46 KiB: the lines' text is most of it;
-/// a microcontroller would count a field such as the path, in far smaller slots). No sketch beside
-/// it (the device's count-min sketch answers "how often" for any line); the top lines arrive early
-/// and keep nearly exact counts.
-pub type DeviceTop = SpaceSaving<DeviceLine, DEVICE_TOP_K>;
+pub use crate::device::*;
 
 /// Heavy hitters shown in device mode.
 pub const SHOWN_TOP: usize = 10;
@@ -252,27 +213,21 @@ impl Fleet {
     /// The figures for the UI, as of `now`.
     #[must_use]
     pub fn stats(&self, now: Instant) -> FleetStats {
-        let mut merged: Option<DeviceSeen> = None;
-        let mut merged_freq: Option<DeviceFreq> = None;
-        let mut merged_distinct: Option<DeviceDistinct> = None;
-        let mut merged_top: Option<DeviceTop> = None;
+        // Bloom union, cell-wise saturating count-min sums, register-wise HLL max, Space-Saving's
+        // mergeable summaries: one generic merge over the library's `Sketch` trait. Seeds and
+        // parameters are checked when frames are decoded, so these merges cannot fail.
+        let devices = || self.devices.values();
+        let merged: Option<DeviceSeen> =
+            merge_all(devices().filter_map(|d| d.seen.as_deref())).unwrap_or_default();
+        let merged_freq: Option<DeviceFreq> =
+            merge_all(devices().filter_map(|d| d.freq.as_deref())).unwrap_or_default();
+        let merged_distinct: Option<DeviceDistinct> =
+            merge_all(devices().filter_map(|d| d.distinct.as_deref())).unwrap_or_default();
+        let merged_top: Option<DeviceTop> =
+            merge_all(devices().filter_map(|d| d.top.as_deref())).unwrap_or_default();
         let mut rows = Vec::with_capacity(self.devices.len());
         for (&id, d) in &self.devices {
             let held = d.seen.as_ref().map(|s| s.cardinality());
-            // Bloom union, cell-wise saturating count-min sums, register-wise HLL max: seeds are
-            // checked when decoding. Space-Saving merges any two summaries of one type.
-            if let Some(s) = d.seen.as_deref() {
-                merge_into(&mut merged, s, DeviceSeen::merge);
-            }
-            if let Some(f) = d.freq.as_deref() {
-                merge_into(&mut merged_freq, f, DeviceFreq::merge);
-            }
-            if let Some(h) = d.distinct.as_deref() {
-                merge_into(&mut merged_distinct, h, DeviceDistinct::merge);
-            }
-            if let Some(t) = d.top.as_deref() {
-                merge_into(&mut merged_top, t, DeviceTop::merge);
-            }
             rows.push(DeviceRow {
                 id,
                 addr: d.addr.to_string(),
@@ -321,21 +276,6 @@ impl Fleet {
 
 /// The merged heavy hitters: the top lines of the merged Space-Saving summary, each with its
 /// Space-Saving bounds and the merged count-min estimate.
-/// Adds `sketch` to the running merge `acc`, which starts as a copy of the first one. The fleet's
-/// merges cannot fail (see [`Fleet::stats`]), so their result is not looked at.
-fn merge_into<T: Clone, E>(
-    acc: &mut Option<T>,
-    sketch: &T,
-    merge: impl FnOnce(&mut T, &T) -> Result<(), E>,
-) {
-    match acc {
-        Some(m) => {
-            let _ = merge(m, sketch);
-        }
-        None => *acc = Some(sketch.clone()),
-    }
-}
-
 fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>) -> HeavyStats {
     let (total, bound, epsilon, delta) = freq.map_or((top.total(), 0, 0.0, 0.0), |f| {
         (f.total(), f.error_bound(), f.epsilon(), f.delta())
@@ -349,8 +289,14 @@ fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>) -> HeavyStats {
         .take(SHOWN_TOP)
         .map(|c| HeavyRow {
             line: printable(c.key, SHOWN_CHARS),
-            // Without a count-min sketch yet, the summary's own upper bound.
-            estimate: freq.map_or(c.count, |f| f.estimate(c.key.as_slice())),
+            // Without a count-min sketch yet, the summary's own upper bound. A device sends its
+            // sketches in separate frames, so its latest count-min can be older than its latest
+            // summary: a count-min estimate below the summary's guaranteed count is stale and
+            // bounds nothing, and the summary's count stands.
+            estimate: freq
+                .map(|f| f.estimate(c.key.as_slice()))
+                .filter(|&cm| cm >= c.guaranteed())
+                .unwrap_or(c.count),
             exact: None,
             bounds: Some((c.guaranteed(), c.count)),
             noise: c.guaranteed() <= noise_at,
@@ -487,6 +433,31 @@ mod tests {
         assert_eq!(r.registers, 16_384);
         assert!((s.rows[1].distinct.unwrap() - 300.0).abs() < 6.0);
         assert_eq!(fleet.distinct_sketches().count(), 2);
+    }
+
+    #[test]
+    fn a_count_min_older_than_the_summary_never_makes_an_empty_bracket() {
+        // The device's count-min frame says "GET /" 5 times, its later summary 40: the bracket
+        // shown is the summary's [40, 40], not [40, 5] (seen in the device-mode capture as
+        // "1.0k 991").
+        let mut fleet = Fleet::new();
+        let from = "127.0.0.1:4001".parse().unwrap();
+        let mut freq = DeviceFreq::with_seed(DEVICE_SEED);
+        freq.add("GET /", 5);
+        fleet.datagram(from, &mut encoded(1, 0, freq), Instant::now());
+        let mut top = DeviceTop::new();
+        let line = DeviceLine::from_slice(b"GET /").unwrap();
+        top.add(&line, 40);
+        fleet.datagram(from, &mut encoded(1, 1, top), Instant::now());
+        let h = fleet.stats(Instant::now()).heavy.expect("heavy hitters");
+        let r = &h.rows[0];
+        assert_eq!((r.bounds, r.estimate), (Some((40, 40)), 40));
+        // A fresh count-min above the guaranteed count tightens the upper bound as before.
+        let mut freq = DeviceFreq::with_seed(DEVICE_SEED);
+        freq.add("GET /", 40);
+        fleet.datagram(from, &mut encoded(1, 2, freq), Instant::now());
+        let r = &fleet.stats(Instant::now()).heavy.unwrap().rows[0];
+        assert_eq!(r.estimate, 40);
     }
 
     #[test]

@@ -4,6 +4,8 @@
 
 pub mod engine;
 pub mod fleet;
+pub mod key;
+pub mod ring;
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -17,8 +19,7 @@ use crate::redis_sink::RedisSink;
 use crate::snapshot::{Snapshot, Throughput};
 use crate::source::{self, Control, SourceEvent, SourceMsg, SourceSpec};
 
-/// The seed every host-side sketch hashes lines with.
-pub const SEED: u64 = 0x5eed_0f5c_a1ab_1e00;
+pub use crate::seed::SEED;
 
 /// How often a snapshot is published.
 pub const PUBLISH_EVERY: Duration = Duration::from_millis(50);
@@ -38,6 +39,8 @@ pub enum Command {
     Quit,
     /// Save the sketches as planned: now and then periodically, and on quit.
     Save(SavePlan),
+    /// Publish the figures of this window.
+    Window(crate::window::Window),
 }
 
 /// Lines-per-second history.
@@ -168,10 +171,9 @@ pub fn joined(thread: std::thread::JoinHandle<()>) -> Result<(), String> {
 /// The header's name for what is counted: the source, and the key fields if not whole lines.
 #[must_use]
 pub fn label(spec: &SourceSpec, options: &EngineOptions) -> String {
-    if options.key.is_whole_line() {
-        spec.label()
-    } else {
-        format!("{} · key: field {}", spec.label(), options.key)
+    match options.describe() {
+        None => spec.label(),
+        Some(key) => format!("{} · key: {key}", spec.label()),
     }
 }
 
@@ -195,7 +197,15 @@ pub fn spawn(
     let panic_after = std::env::var(PANIC_AFTER_VAR)
         .ok()
         .and_then(|v| v.parse().ok());
-    let handle = spawn_full(spec, options, rate, limit, panic_after, redis)?;
+    let handle = spawn_full(
+        spec,
+        options,
+        rate,
+        limit,
+        panic_after,
+        redis,
+        Box::new(crate::clock::WallClock::new()),
+    )?;
     if let Some(plan) = save {
         handle.send(Command::Save(plan));
     }
@@ -222,7 +232,28 @@ pub fn spawn_with(
     limit: Option<u64>,
     panic_after: Option<u32>,
 ) -> std::io::Result<Handle> {
-    spawn_full(spec, options, rate, limit, panic_after, None)
+    spawn_full(
+        spec,
+        options,
+        rate,
+        limit,
+        panic_after,
+        None,
+        Box::new(crate::clock::WallClock::new()),
+    )
+}
+
+/// [`spawn`] without saving or Redis, with the windows' time from `clock` (for tests).
+///
+/// # Errors
+/// When the source cannot be opened or a thread cannot start.
+pub fn spawn_clocked(
+    spec: &SourceSpec,
+    options: EngineOptions,
+    limit: Option<u64>,
+    clock: Box<dyn crate::clock::Clock>,
+) -> std::io::Result<Handle> {
+    spawn_full(spec, options, 0, limit, None, None, clock)
 }
 
 fn spawn_full(
@@ -232,15 +263,16 @@ fn spawn_full(
     limit: Option<u64>,
     panic_after: Option<u32>,
     redis: Option<RedisSink>,
+    clock: Box<dyn crate::clock::Clock>,
 ) -> std::io::Result<Handle> {
     let control = Control::new(rate);
     let started = source::spawn(spec, limit, Arc::clone(&control))?;
-    let (source_rx, spec) = (started.rx, &started.spec);
+    let (source_rx, spec, source_thread) = (started.rx, &started.spec, started.thread);
     let (tx, rx) = channel();
     let latest: Latest = Arc::default();
     let mut ingest = Ingest {
-        engine: Engine::new(options),
         label: label(spec, &options),
+        engine: Engine::new(options),
         meter: Meter::new(),
         started: Instant::now(),
         paused_for: Duration::ZERO,
@@ -255,6 +287,10 @@ fn spawn_full(
         save: None,
         next_save: None,
         save_error: None,
+        epoch: clock.now(),
+        clock,
+        window: crate::window::Window::All,
+        source_thread: Some(source_thread),
     };
     let control2 = Arc::clone(&control);
     let thread = std::thread::Builder::new()
@@ -289,6 +325,14 @@ struct Ingest {
     save: Option<SavePlan>,
     next_save: Option<Instant>,
     save_error: Option<String>,
+    /// The windows' clock, and its time at the start (or the last reset).
+    clock: Box<dyn crate::clock::Clock>,
+    epoch: Duration,
+    /// The window whose figures are published.
+    window: crate::window::Window,
+    /// The source's thread: joined when its channel closes without an end, to tell a panic from
+    /// the end of the input.
+    source_thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Ingest {
@@ -310,8 +354,9 @@ impl Ingest {
                         }
                         if self.save.is_some() {
                             self.save_now(Instant::now());
-                            self.publish(Instant::now());
                         }
+                        // The last figures, for the report or the summary printed on quit.
+                        self.publish(Instant::now());
                         return;
                     }
                     Ok(Command::Save(plan)) => {
@@ -319,6 +364,10 @@ impl Ingest {
                         self.next_save = Some(Instant::now());
                     }
                     Ok(Command::Pause(p)) => self.pause(p),
+                    Ok(Command::Window(w)) => {
+                        self.window = w;
+                        self.publish(Instant::now());
+                    }
                     Ok(Command::Reset) => {
                         self.engine.reset();
                         if let Some(r) = self.redis.as_mut() {
@@ -328,6 +377,7 @@ impl Ingest {
                             *f = fleet::Fleet::new();
                         }
                         self.meter = Meter::new();
+                        self.epoch = self.clock.now();
                         self.started = Instant::now();
                         self.paused_for = Duration::ZERO;
                         self.paused_since = self.paused_since.map(|_| Instant::now());
@@ -343,6 +393,7 @@ impl Ingest {
                 loop {
                     match source.recv_timeout(until.saturating_duration_since(Instant::now())) {
                         Ok(SourceMsg::Lines(batch)) => {
+                            self.engine.advance(self.time());
                             self.engine.apply(&batch);
                             if let Some(r) = self.redis.as_mut() {
                                 r.lines(&batch); // REDIS HOOK (issue 16)
@@ -365,7 +416,14 @@ impl Ingest {
                         }
                         Err(RecvTimeoutError::Timeout) => break,
                         Err(RecvTimeoutError::Disconnected) => {
-                            self.finished.get_or_insert(None);
+                            // The source hung up without saying it ended: it has returned or is
+                            // unwinding, so joining cannot block; a panic is not the end of input.
+                            let panicked = self
+                                .source_thread
+                                .take()
+                                .and_then(|t| joined(t).err())
+                                .map(|m| format!("the source thread panicked: {m}"));
+                            self.finished.get_or_insert(panicked);
                             break;
                         }
                     }
@@ -384,6 +442,11 @@ impl Ingest {
                 next_publish = now + PUBLISH_EVERY;
             }
         }
+    }
+
+    /// The windows' time: the clock's since the start or the last reset.
+    fn time(&self) -> Duration {
+        self.clock.now().saturating_sub(self.epoch)
     }
 
     /// Writes the sketches as the save plan says, and schedules the next save.
@@ -432,7 +495,9 @@ impl Ingest {
             ..Snapshot::default()
         };
         if self.fleet.is_none() {
-            self.engine.fill(&mut snap);
+            // Intervals close on time, input or not.
+            self.engine.advance(self.time());
+            self.engine.fill_window(&mut snap, self.window);
         }
         if let Some(f) = &self.fleet {
             f.stats(now).fill(&mut snap);
@@ -503,6 +568,46 @@ mod tests {
         let literal = std::thread::spawn(|| panic!("plain"));
         assert_eq!(joined(literal), Err("plain".into()));
         assert_eq!(joined(std::thread::spawn(|| {})), Ok(()));
+    }
+
+    #[test]
+    fn the_windows_run_on_the_clock_ingest_is_given() {
+        use crate::window::Window;
+        let dir = std::env::temp_dir().join(format!("tui-demo-clock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("log");
+        let text: String = (0..1_000).map(|i| format!("line {}\n", i % 37)).collect();
+        std::fs::write(&path, text).unwrap();
+        let clock = crate::clock::ManualClock::default();
+        clock.set(Duration::from_secs(3));
+        let handle = spawn_clocked(
+            &SourceSpec::Lines(vec![source::Input::File(path)]),
+            EngineOptions::default(),
+            None,
+            Box::new(clock.clone()),
+        )
+        .unwrap();
+        let limit = Duration::from_secs(60);
+        assert!(wait_until(limit, || handle.snapshot().finished.is_some()));
+        // All of it was read at 0 s of the run's time (the clock said 3 s at the start). Two
+        // minutes on, the last minute holds nothing; since start still holds all of it.
+        clock.set(Duration::from_secs(123));
+        handle.send(Command::Window(Window::Min1));
+        assert!(wait_until(limit, || {
+            let s = handle.snapshot();
+            s.window.as_ref().is_some_and(|w| w.window == Window::Min1) && s.totals.lines == 0
+        }));
+        let w = handle.snapshot().window.clone().unwrap();
+        assert_eq!(w.lines[0], 1_000, "the first interval held every line");
+        assert_eq!(
+            w.covered,
+            Duration::from_secs(60),
+            "intervals 4 (60 s) to 8 (open at 120 s)"
+        );
+        handle.send(Command::Window(Window::All));
+        assert!(wait_until(limit, || handle.snapshot().totals.lines == 1_000));
+        assert_eq!(handle.finish(), Ok(()));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use memchr::{memchr, memchr_iter, memrchr};
 use sketch_nostd::hash::StreamHasher;
 
 use super::{Batch, Control, Line, LongLine, SourceMsg, SHOWN_MAX};
-use crate::ingest::SEED;
+use crate::seed::SEED;
 
 /// Size of one read buffer, and so of one batch; also the length above which a line is streamed.
 pub const CHUNK: usize = 64 * 1024;

@@ -5,6 +5,7 @@
 //! Control flows the other way through [`Control`]: the synthetic rate and a stop flag.
 
 pub mod device;
+pub mod follow;
 pub mod lines;
 pub mod synthetic;
 pub mod zipf;
@@ -52,7 +53,7 @@ impl Line {
             end: end as u32,
             crlf,
             long: None,
-            hash: sketch_nostd::hash::hash64(bytes, crate::ingest::SEED),
+            hash: sketch_nostd::hash::hash64(bytes, crate::seed::SEED),
             // Most log lines are ASCII, which is checked a word at a time.
             utf8: bytes.is_ascii() || std::str::from_utf8(bytes).is_ok(),
         }
@@ -168,8 +169,10 @@ impl Control {
 pub enum Input {
     /// Standard input (`--input -`).
     Stdin,
-    /// A file.
+    /// A file, read to its end (decompressed if it is gzip).
     File(PathBuf),
+    /// A file followed as it grows, across rotation and truncation (`--follow`).
+    Follow(PathBuf),
 }
 
 impl Input {
@@ -178,9 +181,111 @@ impl Input {
     pub fn name(&self) -> String {
         match self {
             Self::Stdin => "stdin".to_string(),
-            Self::File(p) => p.display().to_string(),
+            Self::File(p) | Self::Follow(p) => p.display().to_string(),
         }
     }
+}
+
+/// What every line-reading thread sends through: the shared `--lines` limit and `--rate`.
+struct Out {
+    tx: SyncSender<SourceMsg>,
+    /// Lines still to send (`u64::MAX`: no limit).
+    left: AtomicU64,
+    control: Arc<Control>,
+    /// Rate pacing: when it started, at which rate, and lines sent since.
+    pace: std::sync::Mutex<(std::time::Instant, u64, u64)>,
+}
+
+impl Out {
+    /// Sends a batch, within the limit and at the rate; `false` once nothing more is wanted.
+    fn send(&self, msg: SourceMsg) -> bool {
+        let SourceMsg::Lines(mut batch) = msg else {
+            return self.tx.send(msg).is_ok();
+        };
+        // Take this batch's lines from what the limit leaves.
+        let n = batch.lines.len() as u64;
+        let mut last = false;
+        let took = self
+            .left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                Some(left.saturating_sub(n))
+            })
+            .unwrap_or(0);
+        if took <= n {
+            batch.truncate(took as usize);
+            last = true;
+        }
+        let rate = self.control.rate.load(Ordering::Relaxed);
+        let ok = if rate == 0 {
+            batch.lines.is_empty() || self.tx.send(SourceMsg::Lines(batch)).is_ok()
+        } else {
+            self.paced(batch, rate)
+        };
+        if last {
+            // The limit is reached: every reader stops (followed files never end by themselves).
+            self.control.stop.store(true, Ordering::Relaxed);
+        }
+        ok && !last
+    }
+
+    /// Sends a batch in slices of a twentieth of a second's lines, each when it is due.
+    fn paced(&self, batch: Batch, rate: u64) -> bool {
+        let step = (rate / 20).max(1) as usize;
+        let total_bytes = batch.input_bytes;
+        let mut sent_bytes = 0u64;
+        let chunks: Vec<&[Line]> = batch.lines.chunks(step).collect();
+        let count = chunks.len();
+        for (i, chunk) in chunks.into_iter().enumerate() {
+            let due = {
+                let mut pace = self
+                    .pace
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                if pace.1 != rate {
+                    *pace = (std::time::Instant::now(), rate, 0);
+                }
+                let due = pace.0 + std::time::Duration::from_secs_f64(pace.2 as f64 / rate as f64);
+                pace.2 += chunk.len() as u64;
+                due
+            };
+            while std::time::Instant::now() < due {
+                if self.control.stopped() {
+                    return false;
+                }
+                std::thread::sleep(
+                    due.saturating_duration_since(std::time::Instant::now())
+                        .min(std::time::Duration::from_millis(50)),
+                );
+            }
+            // Input bytes: each line's own, the rest of the batch's with the last slice.
+            let bytes = if i + 1 == count {
+                total_bytes - sent_bytes
+            } else {
+                chunk
+                    .iter()
+                    .map(|l| u64::from(l.end - l.start) + 1 + u64::from(l.crlf))
+                    .sum::<u64>()
+                    .min(total_bytes - sent_bytes)
+            };
+            sent_bytes += bytes;
+            let slice = Batch {
+                data: batch.data.clone(),
+                lines: chunk.to_vec(),
+                input_bytes: bytes,
+            };
+            if self.tx.send(SourceMsg::Lines(slice)).is_err() {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Reads one input to its end (or, followed, until stopped), sending through `out`; a read error
+/// comes back named.
+fn read_input(name: &str, reader: Box<dyn std::io::Read + Send>, out: &Out) -> Result<(), String> {
+    lines::read(reader, None, &out.control, &mut |msg| out.send(msg))
+        .map_err(|e| format!("{name}: {e}"))
 }
 
 /// Which source to run.
@@ -261,36 +366,60 @@ pub fn spawn(
         }
         SourceSpec::Lines(inputs) => {
             // Every file is opened now, so a missing one is an error before anything runs.
-            let mut readers: Vec<(String, Box<dyn std::io::Read + Send>)> = Vec::new();
+            let mut readers: Vec<(String, bool, Box<dyn std::io::Read + Send>)> = Vec::new();
             for input in inputs.iter() {
                 let reader: Box<dyn std::io::Read + Send> = match input {
                     Input::Stdin => Box::new(std::io::stdin()),
-                    Input::File(path) => Box::new(open_file(path)?),
+                    Input::File(path) => follow::open_lines(path)?,
+                    Input::Follow(path) => {
+                        Box::new(follow::Follow::open(path.clone(), Arc::clone(&control))?)
+                    }
                 };
-                readers.push((input.name(), reader));
+                readers.push((input.name(), matches!(input, Input::Follow(_)), reader));
             }
+            let out = Arc::new(Out {
+                tx: tx.clone(),
+                left: AtomicU64::new(limit.unwrap_or(u64::MAX)),
+                control: Arc::clone(&control),
+                pace: std::sync::Mutex::new((std::time::Instant::now(), 0, 0)),
+            });
             std::thread::Builder::new()
                 .name("source-lines".into())
                 .spawn(move || {
-                    let mut left = limit;
-                    for (name, reader) in readers {
-                        let mut sent = 0u64;
-                        let result = lines::read(reader, left, &control, &mut |msg| {
-                            if let SourceMsg::Lines(b) = &msg {
-                                sent += b.lines.len() as u64;
-                            }
-                            tx.send(msg).is_ok()
-                        });
-                        if let Err(e) = result {
-                            let _ = tx.send(SourceMsg::End(Some(format!("{name}: {e}"))));
-                            return;
+                    // Followed files are read side by side, each on its own thread (none of them
+                    // ends); the others one after the other, on this one.
+                    let mut followers = Vec::new();
+                    let mut in_order = Vec::new();
+                    for (name, followed, reader) in readers {
+                        if followed {
+                            let out = Arc::clone(&out);
+                            followers
+                                .push(std::thread::spawn(move || read_input(&name, reader, &out)));
+                        } else {
+                            in_order.push((name, reader));
                         }
-                        left = left.map(|l| l.saturating_sub(sent));
-                        if left == Some(0) || control.stopped() {
+                    }
+                    let mut result = Ok(());
+                    for (name, reader) in in_order {
+                        if out.left.load(Ordering::SeqCst) == 0 || control.stopped() {
+                            break;
+                        }
+                        result = read_input(&name, reader, &out);
+                        if result.is_err() {
                             break;
                         }
                     }
-                    let _ = tx.send(SourceMsg::End(None));
+                    if result.is_ok() {
+                        for f in followers {
+                            result = f.join().unwrap_or_else(|_| Err("a reader panicked".into()));
+                            if result.is_err() {
+                                break;
+                            }
+                        }
+                    } else {
+                        control.stop.store(true, Ordering::Relaxed);
+                    }
+                    let _ = out.tx.send(SourceMsg::End(result.err()));
                 })?
         }
         SourceSpec::Device(addr) => {

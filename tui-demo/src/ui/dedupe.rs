@@ -28,11 +28,12 @@ impl Widget for &DedupePanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (s, t) = (self.stats, self.theme);
         let cost = format!("Bloom {} · k={}", bytes(s.bytes), s.hashes);
-        let inner = framed(
-            panel_block("Dedupe · anti-spam", &cost, t, self.focused),
-            area,
-            buf,
-        );
+        let name = if area.width >= 50 {
+            "Dedupe · anti-spam"
+        } else {
+            "Dedupe"
+        };
+        let inner = framed(panel_block(name, &cost, t, self.focused), area, buf);
         if inner.is_empty() {
             return;
         }

@@ -18,6 +18,8 @@ pub struct DistinctPanel<'a> {
     pub stats: &'a DistinctStats,
     /// The exact reference.
     pub exact: &'a ExactStats,
+    /// The figures are a window's: exact counts (kept since the start) do not apply.
+    pub windowed: bool,
     /// The theme.
     pub theme: Theme,
     /// Whether the panel has focus.
@@ -77,8 +79,12 @@ impl Widget for &DistinctPanel<'_> {
         lines.push(Line::from(est));
 
         // The exact count while the table is complete; past the cap it is only a lower bound.
-        let exact = (e.cap > 0 && !e.capped).then_some(e.distinct as f64);
+        let exact = (e.cap > 0 && !e.capped && !self.windowed).then_some(e.distinct as f64);
         let mut ex = match (e.cap, e.capped) {
+            _ if self.windowed => vec![Span::styled(
+                "exact    since start only (w: window)",
+                t.dim(),
+            )],
             (0, _) if s.sum_of_parts.is_some() => vec![Span::styled(
                 "exact    none: the host sees sketches, not lines",
                 t.dim(),
@@ -91,7 +97,7 @@ impl Widget for &DistinctPanel<'_> {
             }
             (_, false) => kv("exact   ", count(e.distinct), t),
         };
-        if e.cap > 0 && !narrow {
+        if e.cap > 0 && !narrow && !self.windowed {
             ex.push(Span::styled(" · table ", t.dim()));
             ex.push(Span::styled(bytes(e.table_bytes), t.cost()));
         }
@@ -117,7 +123,7 @@ impl Widget for &DistinctPanel<'_> {
             format!(" 2σ: {} … {}", count_f(s.lower), count_f(s.upper)),
             t.dim(),
         )));
-        if e.cap > 0 && e.key_bytes > 0 {
+        if e.cap > 0 && e.key_bytes > 0 && !self.windowed {
             // What an exact set of the distinct lines holds: the lines themselves (or the hash
             // table of their hashes, if that is larger).
             let exact_bytes = e.key_bytes.max(e.table_bytes);

@@ -40,8 +40,11 @@ impl Widget for &HeavyPanel<'_> {
                 s.width,
                 bytes(s.cm_bytes)
             )
-        } else {
+        } else if area.width >= 60 {
             format!("Space-Saving {} counters {}", s.k, bytes(s.topk_bytes))
+        } else {
+            // Narrow: the title still fits whole.
+            format!("{} ctrs {}", s.k, bytes(s.topk_bytes))
         };
         let inner = framed(
             panel_block("Heavy hitters", &cost, t, self.focused),

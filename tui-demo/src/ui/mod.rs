@@ -11,7 +11,6 @@ pub mod heavy;
 pub mod help;
 pub mod micro;
 pub mod registers;
-pub mod theme;
 pub mod throughput;
 
 use ratatui::buffer::Buffer;
@@ -22,6 +21,8 @@ use ratatui::widgets::{Block, BorderType, Paragraph, Widget};
 
 use crate::app::{App, Mode, Panel};
 use crate::human;
+pub use crate::layout::layout;
+pub use crate::theme;
 use theme::Theme;
 
 /// A panel's block: a rounded border, the panel's name and what it costs in the title, a brighter
@@ -83,87 +84,6 @@ pub fn kv(label: &str, value: String, theme: Theme) -> Vec<Span<'static>> {
     ]
 }
 
-/// Where each panel goes, for a body area.
-///
-/// With `zoom`, or when the area is too small for a grid (under 60×14), only `focus` is placed.
-/// Otherwise two columns (three from 120 columns), each a stack; the last panel of a column takes
-/// the remaining rows.
-#[must_use]
-pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Panel, Rect)> {
-    if body.is_empty() || panels.is_empty() {
-        return Vec::new();
-    }
-    let focus = if panels.contains(&focus) {
-        focus
-    } else {
-        panels[0]
-    };
-    if zoom || body.width < 60 || body.height < 14 {
-        return vec![(focus, body)];
-    }
-    use Panel::{Dedupe, Devices, Distinct, Heavy, Micro, Registers, Throughput};
-    // Two columns; the right one is wider from 120 columns on, for the heavy hitters' lines.
-    // Heights are for a 22-row body (80×24) and grow with the terminal.
-    let tall = body.height >= 34;
-    let plan: Vec<Vec<(Panel, u16)>> = vec![
-        vec![
-            (Distinct, if tall { 9 } else { 8 }),
-            (Devices, 10),
-            (Dedupe, if tall { 16 } else { 8 }),
-            (Micro, 6),
-        ],
-        vec![
-            (Heavy, if tall { 16 } else { 10 }),
-            (Registers, if tall { 12 } else { 7 }),
-            (Throughput, 5),
-        ],
-    ];
-    let columns: Vec<Vec<(Panel, u16)>> = plan
-        .into_iter()
-        .map(|col| {
-            col.into_iter()
-                .filter(|(p, _)| panels.contains(p))
-                .collect::<Vec<_>>()
-        })
-        .filter(|col| !col.is_empty())
-        .collect();
-    let devices = panels.contains(&Devices);
-    let widths = if columns.len() == 2 && body.width >= 120 {
-        // The wider column holds the widest table: devices on the left, heavy hitters on the right.
-        if devices {
-            vec![Constraint::Percentage(58), Constraint::Percentage(42)]
-        } else {
-            vec![Constraint::Percentage(42), Constraint::Percentage(58)]
-        }
-    } else {
-        vec![Constraint::Fill(1); columns.len()]
-    };
-    let col_areas = Layout::horizontal(widths).split(body);
-    let mut out = Vec::new();
-    for (col, area) in columns.iter().zip(col_areas.iter()) {
-        // Each panel gets its height; one takes what is left (Dedupe on the left, Heavy on the
-        // right, else the last one).
-        let flex = col
-            .iter()
-            .position(|(p, _)| matches!(p, Dedupe | Devices | Heavy))
-            .unwrap_or(col.len() - 1);
-        let constraints: Vec<Constraint> = col
-            .iter()
-            .enumerate()
-            .map(|(i, (_, h))| {
-                if i == flex {
-                    Constraint::Fill(1)
-                } else {
-                    Constraint::Length(*h)
-                }
-            })
-            .collect();
-        let rows = Layout::vertical(constraints).split(*area);
-        out.extend(col.iter().zip(rows.iter()).map(|((p, _), r)| (*p, *r)));
-    }
-    out
-}
-
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
         if area.is_empty() {
@@ -183,14 +103,21 @@ impl Widget for &App {
         if let Some(h) = header {
             self.render_header(h, buf);
         }
-        for (panel, rect) in layout(body, &self.panels(), self.focused(), self.zoom) {
+        let placed = layout(body, &self.panels(), self.focused(), self.zoom);
+        let single = placed.len() == 1;
+        for (panel, rect) in placed {
             self.render_panel(panel, rect, buf);
         }
         if let Some(f) = footer {
-            self.render_footer(f, buf);
+            self.render_footer(f, buf, single);
         }
         if self.help {
-            help::Help { theme: self.theme }.render(area, buf);
+            // Over the panels only: the header and the key bar stay in sight.
+            help::Help {
+                theme: self.theme,
+                scroll: self.help_scroll,
+            }
+            .render(body, buf);
         }
     }
 }
@@ -205,6 +132,7 @@ impl App {
                     (&distinct::DistinctPanel {
                         stats: d,
                         exact: &s.exact,
+                        windowed: s.window.as_ref().is_some_and(|w| w.intervals > 0),
                         theme: self.theme,
                         focused,
                     })
@@ -257,6 +185,7 @@ impl App {
             Panel::Throughput => (&throughput::ThroughputPanel {
                 stats: &s.throughput,
                 totals: &s.totals,
+                window: s.window.as_ref(),
                 unit: if s.devices.is_some() {
                     "frames"
                 } else {
@@ -291,6 +220,10 @@ impl App {
             human::short(s.throughput.lines_per_sec),
         );
         stats.push_str(&format!(" │ {}:{:02} ", secs / 60, secs % 60));
+        // A window other than since start says so first thing (since start is said in Ingest).
+        if let Some(w) = s.window.as_ref().filter(|w| w.intervals > 0) {
+            stats.push_str(&format!("│ {} ", w.label));
+        }
         let title = " ◆ sketch-nostd ";
         let fixed = title.chars().count() + stats.chars().count() + state.width() + 3;
         let room = (area.width as usize).saturating_sub(fixed);
@@ -307,7 +240,7 @@ impl App {
         Paragraph::new(line).style(t.header()).render(area, buf);
     }
 
-    fn render_footer(&self, area: Rect, buf: &mut Buffer) {
+    fn render_footer(&self, area: Rect, buf: &mut Buffer, single: bool) {
         let t = self.theme;
         let s = &self.snapshot;
         let line = if let Some(Some(err)) = &s.finished {
@@ -325,18 +258,41 @@ impl App {
             ])
         } else {
             let mut spans = Vec::new();
+            if single {
+                // One panel on screen (a small terminal, or zoom): which one of how many.
+                let panels = self.panels();
+                let at = panels
+                    .iter()
+                    .position(|&p| p == self.focused())
+                    .unwrap_or(0);
+                spans.push(Span::styled(
+                    format!(
+                        " ◀ {}/{} {} ▶ ",
+                        at + 1,
+                        panels.len(),
+                        self.focused().name()
+                    ),
+                    t.accent().add_modifier(ratatui::style::Modifier::REVERSED),
+                ));
+            }
             let mut key = |k: &str, what: &str| {
                 spans.push(Span::styled(format!(" {k}"), t.accent()));
                 spans.push(Span::styled(format!(" {what} "), t.dim()));
             };
+            // Below 100 columns the rate is left to the header: every key still fits in 80.
+            let wide = area.width >= 100;
             key("q", "quit");
             key("p", "pause");
             key("r", "reset");
             key("Tab", "focus");
             key("Enter", "zoom");
+            if s.window.is_some() {
+                key("w", "window");
+            }
             match self.rate {
-                Some(0) => key("+/-", "rate: max"),
-                Some(r) => key("+/-", &format!("rate: {}/s", human::short(r as f64))),
+                Some(0) if wide => key("+/-", "rate: max"),
+                Some(r) if wide => key("+/-", &format!("rate: {}/s", human::short(r as f64))),
+                Some(_) => key("+/-", "rate"),
                 None => {}
             }
             key("?", "help");

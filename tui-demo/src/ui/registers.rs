@@ -4,7 +4,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Direction, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Bar, BarChart, BarGroup, Widget};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Paragraph, Widget};
 
 use super::theme::Theme;
 use super::{framed, panel_block};
@@ -25,11 +25,15 @@ pub struct RegistersPanel<'a> {
 impl Widget for &RegistersPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (s, t) = (self.stats, self.theme);
-        let cost = format!(
-            "{} × 6 bits = {}",
-            count(u64::from(s.registers)),
-            bytes(s.bytes)
-        );
+        let cost = if area.width >= 50 {
+            format!(
+                "{} × 6 bits = {}",
+                count(u64::from(s.registers)),
+                bytes(s.bytes)
+            )
+        } else {
+            format!("{} × 6 b {}", short(f64::from(s.registers)), bytes(s.bytes))
+        };
         let inner = framed(
             panel_block("HLL registers", &cost, t, self.focused),
             area,
@@ -38,6 +42,27 @@ impl Widget for &RegistersPanel<'_> {
         if inner.is_empty() {
             return;
         }
+        // The legend: what the axes are, and the scale's top (the bars' numbers show only when
+        // they fit).
+        let tallest = s.counts.iter().copied().max().unwrap_or(0);
+        let inner = if inner.height >= 5 {
+            let legend = if inner.width >= 60 {
+                format!(
+                    "↑ registers per value (tallest {}) · → value: leading zeros + 1",
+                    short(f64::from(tallest))
+                )
+            } else {
+                format!("↑ registers, ≤{} · → value", short(f64::from(tallest)))
+            };
+            Paragraph::new(Line::styled(legend, t.dim())).render(Rect { height: 1, ..inner }, buf);
+            Rect {
+                y: inner.y + 1,
+                height: inner.height - 1,
+                ..inner
+            }
+        } else {
+            inner
+        };
         // Values from 0 to the highest one present (at least 0..=8 so the shape reads).
         let last = s
             .counts

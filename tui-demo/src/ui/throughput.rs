@@ -1,4 +1,5 @@
-//! The ingest throughput panel: lines per second as a sparkline.
+//! The ingest throughput panel: lines per second as a sparkline, and per window interval the lines
+//! and the distinct lines counted (each interval's own HyperLogLog), with the ring's memory.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -8,7 +9,34 @@ use ratatui::widgets::{Paragraph, Sparkline, Widget};
 use super::theme::Theme;
 use super::{framed, kv, panel_block};
 use crate::human::{bytes, count, short};
-use crate::snapshot::{Throughput, Totals};
+use crate::snapshot::{Throughput, Totals, WindowStats};
+
+/// One row of a text sparkline: the last `width` values, scaled to the largest of them (0 is a
+/// blank, anything above 0 at least `▁`).
+///
+/// ```
+/// assert_eq!(tui_demo::ui::throughput::spark(&[0, 1, 4, 8], 8), " ▁▄█");
+/// assert_eq!(tui_demo::ui::throughput::spark(&[5, 6, 7], 2), "▇█");
+/// ```
+#[must_use]
+pub fn spark(values: &[u64], width: usize) -> String {
+    const LEVELS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let shown = values
+        .get(values.len().saturating_sub(width)..)
+        .unwrap_or_default();
+    let max = shown.iter().copied().max().unwrap_or(0).max(1);
+    shown
+        .iter()
+        .map(|&v| {
+            if v == 0 {
+                ' '
+            } else {
+                let level = ((v as f64 / max as f64) * 8.0).ceil() as usize;
+                LEVELS.get(level.clamp(1, 8) - 1).copied().unwrap_or('█')
+            }
+        })
+        .collect()
+}
 
 /// The panel.
 #[derive(Clone, Copy, Debug)]
@@ -17,6 +45,8 @@ pub struct ThroughputPanel<'a> {
     pub stats: &'a Throughput,
     /// Totals.
     pub totals: &'a Totals,
+    /// The windows: per-interval history and the ring's memory (not in device mode).
+    pub window: Option<&'a WindowStats>,
     /// What is counted: "lines", or "frames" in device mode.
     pub unit: &'static str,
     /// The theme.
@@ -51,7 +81,33 @@ impl Widget for &ThroughputPanel<'_> {
                 second.push(Span::styled(format!(" · {} {what}", count(n)), t.warn()));
             }
         }
-        let text = vec![Line::from(first), Line::from(second)];
+        let mut text = vec![Line::from(first), Line::from(second)];
+        if let Some(win) = self.window {
+            // Per interval, oldest left, newest right, each with its scale's top as a legend.
+            let per = format!("/{}s", win.interval.as_secs());
+            let width = (inner.width as usize).saturating_sub(9 + 8 + per.len());
+            for (what, values) in [("lines", &win.lines), ("distinct", &win.distinct)] {
+                let max = values
+                    .get(values.len().saturating_sub(width)..)
+                    .unwrap_or_default()
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0);
+                text.push(Line::from(vec![
+                    Span::styled(format!("{what:<9}"), t.dim()),
+                    Span::styled(format!("{:<width$}", spark(values, width)), t.bar()),
+                    Span::styled(format!(" ≤{}{per}", short(max as f64)), t.dim()),
+                ]));
+            }
+            let mut ring = vec![Span::styled(win.label, t.accent())];
+            ring.extend(kv(" · ring", bytes(win.bytes), t));
+            ring.push(Span::styled(
+                format!(" ≤{}", bytes(win.max_bytes)),
+                t.cost(),
+            ));
+            text.push(Line::from(ring));
+        }
         let text_h = (text.len() as u16).min(inner.height);
         Paragraph::new(text).render(
             Rect {

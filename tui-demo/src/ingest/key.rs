@@ -1,0 +1,246 @@
+//! What a line's key is, beyond whitespace fields ([`KeyFields`](super::engine::KeyFields)): a
+//! regular-expression capture (`--key-regex`, the `regex` crate), a field of a JSON-lines log
+//! (`--json-key`, `serde_json`), and a leading timestamp stripped first (`--strip-timestamp`).
+//!
+//! A line the rule finds no key in (no match, not JSON, no such field) is not counted by the
+//! sketches; it is counted in `missing_field`, which the report and the Ingest panel show as lines
+//! without the key.
+
+use std::sync::Arc;
+
+use regex::bytes::Regex;
+
+/// The common leading timestamp forms `--strip-timestamp` removes, with the separators after them:
+/// ISO 8601 / RFC 3339 (`2024-05-01T12:00:00.123Z`, `2024-05-01 12:00:00,123 +02:00`), syslog
+/// (`May  1 12:00:00`), the common log format's date (`01/May/2024:12:00:00 +0000`), a time of day
+/// (`12:00:00.123`), Unix seconds with an optional fraction (`1714564800.123`), each optionally in
+/// brackets.
+pub const TIMESTAMP: &str = r"^\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s?(?:Z|[+-]\d{2}:?\d{2}))?|[A-Z][a-z]{2} [ \d]?\d \d{2}:\d{2}:\d{2}(?:\.\d+)?|\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|\d{10}(?:\.\d+)?)\]?(?:[\s|:,-]+|$)";
+
+/// How the key is taken from a line when it is not whole fields.
+#[derive(Clone, Debug)]
+pub enum KeyRule {
+    /// The line itself (after `--field`, if any).
+    Line,
+    /// A regular expression's capture: the group named `key`, else group 1, else the whole match.
+    Regex(Arc<Regex>),
+    /// A JSON value: the line is a JSON object, the key is the value at this JSON pointer (a
+    /// string's contents, else the value's compact JSON text).
+    Json(String),
+}
+
+impl PartialEq for KeyRule {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Line, Self::Line) => true,
+            (Self::Regex(a), Self::Regex(b)) => a.as_str() == b.as_str(),
+            (Self::Json(a), Self::Json(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl KeyRule {
+    /// A `--key-regex`.
+    ///
+    /// # Errors
+    /// The `regex` crate's message for a pattern it refuses.
+    pub fn regex(pattern: &str) -> Result<Self, String> {
+        Regex::new(pattern)
+            .map(|r| Self::Regex(Arc::new(r)))
+            .map_err(|e| e.to_string())
+    }
+
+    /// A `--json-key`: a dotted path (`user.id`, `items.0.sku`) or a JSON pointer (`/user/id`).
+    ///
+    /// # Errors
+    /// An empty path.
+    pub fn json(path: &str) -> Result<Self, String> {
+        let path = path.trim();
+        if path.is_empty() || path == "." {
+            return Err("a field name or path, e.g. user.id or /user/id".into());
+        }
+        let pointer = if path.starts_with('/') {
+            path.to_string()
+        } else {
+            path.split('.')
+                .map(|p| format!("/{}", p.replace('~', "~0").replace('/', "~1")))
+                .collect()
+        };
+        Ok(Self::Json(pointer))
+    }
+
+    /// Whether the key is the line (or its fields) as it is.
+    #[must_use]
+    pub fn is_line(&self) -> bool {
+        matches!(self, Self::Line)
+    }
+
+    /// Writes the key of `line` into `out`; `false` if the line has none (then `out` is empty).
+    ///
+    /// ```
+    /// use tui_demo::ingest::key::KeyRule;
+    /// let mut out = Vec::new();
+    /// let r = KeyRule::regex(r"user=(?P<key>\w+)").unwrap();
+    /// assert!(r.extract(b"GET /a user=ada took 3ms", &mut out));
+    /// assert_eq!(out, b"ada");
+    /// let j = KeyRule::json("req.path").unwrap();
+    /// assert!(j.extract(br#"{"ts":1,"req":{"path":"/a"}}"#, &mut out));
+    /// assert_eq!(out, b"/a");
+    /// assert!(!j.extract(b"not json", &mut out));
+    /// ```
+    pub fn extract(&self, line: &[u8], out: &mut Vec<u8>) -> bool {
+        out.clear();
+        match self {
+            Self::Line => {
+                out.extend_from_slice(line);
+                true
+            }
+            Self::Regex(re) => {
+                let Some(caps) = re.captures(line) else {
+                    return false;
+                };
+                let m = caps
+                    .name("key")
+                    .or_else(|| caps.get(1))
+                    .or_else(|| caps.get(0));
+                match m {
+                    Some(m) => {
+                        out.extend_from_slice(m.as_bytes());
+                        true
+                    }
+                    None => false,
+                }
+            }
+            Self::Json(pointer) => {
+                let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else {
+                    return false;
+                };
+                match value.pointer(pointer) {
+                    None | Some(serde_json::Value::Null) => false,
+                    Some(serde_json::Value::String(s)) => {
+                        out.extend_from_slice(s.as_bytes());
+                        true
+                    }
+                    Some(v) => serde_json::to_writer(&mut *out, v).is_ok(),
+                }
+            }
+        }
+    }
+
+    /// How the rule is named in the header and the report.
+    #[must_use]
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            Self::Line => None,
+            Self::Regex(r) => Some(format!("regex {}", r.as_str())),
+            Self::Json(p) => Some(format!("JSON {p}")),
+        }
+    }
+}
+
+/// `--strip-timestamp`: removes a leading timestamp.
+#[derive(Clone, Debug)]
+pub struct TimestampStrip(Arc<Regex>);
+
+impl TimestampStrip {
+    /// The strip of [`TIMESTAMP`].
+    ///
+    /// # Panics
+    /// Never: the pattern is fixed and tested.
+    #[must_use]
+    pub fn new() -> Self {
+        Self(Arc::new(
+            Regex::new(TIMESTAMP).expect("the timestamp pattern compiles"),
+        ))
+    }
+
+    /// The line without its leading timestamp (the line itself if it starts with none).
+    ///
+    /// ```
+    /// let s = tui_demo::ingest::key::TimestampStrip::new();
+    /// assert_eq!(s.strip(b"2024-05-01T12:00:00.123Z GET /a"), b"GET /a");
+    /// assert_eq!(s.strip(b"GET /a"), b"GET /a");
+    /// ```
+    #[must_use]
+    pub fn strip<'a>(&self, line: &'a [u8]) -> &'a [u8] {
+        match self.0.find(line) {
+            Some(m) => line.get(m.end()..).unwrap_or_default(),
+            None => line,
+        }
+    }
+}
+
+impl Default for TimestampStrip {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PartialEq for TimestampStrip {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_timestamps_are_stripped() {
+        let s = TimestampStrip::new();
+        for line in [
+            "2024-05-01T12:00:00Z GET /a",
+            "2024-05-01T12:00:00.123456+02:00 GET /a",
+            "2024-05-01 12:00:00,123 GET /a",
+            "2024-05-01 12:00:00 +0200 | GET /a",
+            "[2024-05-01 12:00:00] GET /a",
+            "May  1 12:00:00 GET /a",
+            "Dec 31 23:59:59 GET /a",
+            "[01/May/2024:12:00:00 +0000] GET /a",
+            "12:00:00.123 GET /a",
+            "1714564800.123 GET /a",
+            "1714564800 - GET /a",
+        ] {
+            assert_eq!(
+                std::str::from_utf8(s.strip(line.as_bytes())).unwrap(),
+                "GET /a",
+                "{line}"
+            );
+        }
+        // Not timestamps: kept whole.
+        for line in ["GET /a", "404 not found", "12345 items", "2024 was a year"] {
+            assert_eq!(s.strip(line.as_bytes()), line.as_bytes(), "{line}");
+        }
+    }
+
+    #[test]
+    fn regex_groups_and_json_paths() {
+        let mut out = Vec::new();
+        let r = KeyRule::regex(r"(\d+)ms").unwrap();
+        assert!(r.extract(b"took 15ms", &mut out));
+        assert_eq!(out, b"15");
+        assert!(!r.extract(b"took long", &mut out));
+        assert!(out.is_empty());
+        let whole = KeyRule::regex(r"GET \S+").unwrap();
+        assert!(whole.extract(b"x GET /a y", &mut out));
+        assert_eq!(out, b"GET /a");
+        assert!(KeyRule::regex("(").is_err());
+
+        let j = KeyRule::json("a.1").unwrap();
+        assert!(j.extract(br#"{"a":[10,{"b":2}]}"#, &mut out));
+        assert_eq!(out, br#"{"b":2}"#);
+        let n = KeyRule::json("/n").unwrap();
+        assert!(n.extract(br#"{"n":42}"#, &mut out));
+        assert_eq!(out, b"42");
+        assert!(!n.extract(br#"{"n":null}"#, &mut out));
+        assert!(!n.extract(br#"{"m":1}"#, &mut out));
+        assert!(!n.extract(b"{broken", &mut out));
+        assert!(KeyRule::json("").is_err());
+        assert_eq!(
+            KeyRule::json("a/b.c").unwrap(),
+            KeyRule::Json("/a~1b/c".into())
+        );
+    }
+}

@@ -1,0 +1,544 @@
+//! The windows' ring: one interval of [`INTERVAL`] at a time gets its own distinct counter and
+//! heavy-hitter summary; the last [`INTERVALS`] closed intervals are kept (bounded memory, shown on
+//! screen), and a window is their merge with the library's own [`Sketch::merge`], made on demand.
+//!
+//! Time is never read here: [`Ring::advance`] is told the run's time, so tests drive it exactly.
+//! Counters (lines, bytes, the filters' counts) are not kept per interval: the engine's running
+//! totals are recorded when an interval opens, and a window's counts are the difference.
+//!
+//! The merge of the closed intervals a window reaches back to is cached until the next interval
+//! closes, so a refresh merges one interval (the open one) into a copy of it.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use sketch_nostd::Sketch;
+
+use super::engine::{Distinct, Heavy};
+use super::SEED;
+use crate::human::printable;
+use crate::window::{Window, INTERVAL, INTERVALS};
+
+/// Bytes of display text kept per heavy hitter.
+pub const TOP_SHOWN: usize = 200;
+/// How often (in lines) the count a line needs to be shown is recomputed.
+const THRESHOLD_EVERY: u32 = 65_536;
+
+/// A heavy-hitter summary with the text of the lines it may show (keys are line hashes).
+#[derive(Clone, Debug)]
+pub struct Named {
+    /// The summary.
+    pub heavy: Box<Heavy>,
+    /// Display text of the lines that may be shown, by key (pruned as the list changes).
+    pub names: HashMap<u64, String>,
+    /// Rows whose text is kept.
+    keep: usize,
+    /// The count a line needs to be among the kept rows, as of the last recount (the kept rows'
+    /// smallest count never goes down, so a stale value is only lower).
+    show_at: u64,
+    until_show: u32,
+    /// `names` is pruned when it grows past this.
+    names_limit: usize,
+}
+
+impl Named {
+    /// An empty summary keeping the text of its `keep` largest rows.
+    #[must_use]
+    pub fn new(keep: usize) -> Self {
+        Self {
+            heavy: Box::new(Heavy::new()),
+            names: HashMap::with_capacity(4 * keep),
+            keep,
+            show_at: 0,
+            until_show: THRESHOLD_EVERY,
+            names_limit: 8 * keep + 64,
+        }
+    }
+
+    /// Empties it, keeping its allocations.
+    pub fn clear(&mut self) {
+        self.heavy.clear();
+        self.names.clear();
+        self.show_at = 0;
+        self.until_show = THRESHOLD_EVERY;
+        self.names_limit = 8 * self.keep + 64;
+    }
+
+    /// Counts one key: `shown` is its bytes (or a prefix), `hash` the hash of all of it.
+    pub fn add(&mut self, shown: &[u8], hash: u64) {
+        let count = self.heavy.increment(&hash);
+        // A kept line's count is at least the kept rows' smallest, which never decreases (each
+        // event raises one counter), so when the line was last seen its count was at least
+        // `show_at` then: its text is recorded at that moment.
+        if count >= self.show_at && !self.names.contains_key(&hash) {
+            self.names.insert(hash, printable(shown, TOP_SHOWN));
+            if self.names.len() > self.names_limit {
+                self.recount();
+            }
+        }
+        self.until_show -= 1;
+        if self.until_show == 0 {
+            self.until_show = THRESHOLD_EVERY;
+            self.recount();
+        }
+    }
+
+    /// Recomputes the count a line needs to be kept, and forgets the text of lines below it.
+    fn recount(&mut self) {
+        let top = self.heavy.sorted();
+        self.show_at = top.get(self.keep.saturating_sub(1)).map_or(0, |c| c.count);
+        let show_at = self.show_at;
+        let heavy = &self.heavy;
+        self.names.retain(|k, _| heavy.estimate(k) >= show_at);
+        // When many lines tie at the cut-off (all-distinct input) many names stay: recount again
+        // only once the map has doubled, so the cost per line stays constant.
+        self.names_limit = (8 * self.keep + 64).max(2 * self.names.len());
+    }
+}
+
+/// Merges `parts` into a copy of the first with the library's merge (the sketches of one run share
+/// their parameters and seed, so a refusal is a bug, reported as such).
+///
+/// ```
+/// use sketch_nostd::Hll10;
+/// let (mut a, mut b) = (Hll10::with_seed(1), Hll10::with_seed(1));
+/// a.insert("x");
+/// b.insert("y");
+/// let all = tui_demo::ingest::ring::merged([&a, &b]).unwrap().unwrap();
+/// assert_eq!(all.cardinality().round(), 2.0);
+/// ```
+///
+/// # Errors
+/// The library's refusal (different seeds).
+pub fn merged<'a, S: Sketch + Clone + 'a>(
+    parts: impl IntoIterator<Item = &'a S>,
+) -> Result<Option<S>, sketch_nostd::MergeError> {
+    let mut parts = parts.into_iter();
+    let Some(first) = parts.next() else {
+        return Ok(None);
+    };
+    let mut all = first.clone();
+    for p in parts {
+        all.merge(p)?;
+    }
+    Ok(Some(all))
+}
+
+/// One interval's sketches.
+#[derive(Clone, Debug)]
+struct Interval {
+    /// Its number: it covers `[index·INTERVAL, (index+1)·INTERVAL)` of the run's time.
+    index: u64,
+    distinct: Box<Distinct>,
+    heavy: Named,
+    /// The engine's running counters when it opened.
+    at_start: Counters,
+    /// Lines counted in it, and its distinct estimate (set when it closes).
+    lines: u64,
+    estimate: f64,
+}
+
+impl Interval {
+    fn new(index: u64, keep: usize, at_start: Counters) -> Self {
+        Self {
+            index,
+            distinct: Box::new(Distinct::with_seed(SEED)),
+            heavy: Named::new(keep),
+            at_start,
+            lines: 0,
+            estimate: 0.0,
+        }
+    }
+
+    /// Makes `self` an empty interval `index`, keeping its allocations.
+    fn reuse(&mut self, index: u64, at_start: Counters) {
+        self.index = index;
+        self.distinct.clear();
+        self.heavy.clear();
+        self.at_start = at_start;
+        self.lines = 0;
+        self.estimate = 0.0;
+    }
+}
+
+/// The running counters a window's counts are differences of: the totals, the dedupe filter's and
+/// the micro filter's counts (the engine's own types).
+pub type Counters = super::engine::Counters;
+
+/// A window's sketches, merged.
+#[derive(Clone, Debug)]
+pub struct Merged {
+    /// Distinct lines in the window.
+    pub distinct: Box<Distinct>,
+    /// Heavy hitters in the window, with the text of the lines they may list.
+    pub heavy: Named,
+    /// The counters at the window's start (subtract from the current ones).
+    pub at_start: Counters,
+    /// Intervals merged (the open one included).
+    pub intervals: usize,
+    /// The time the window covers: from its oldest interval's start to now.
+    pub covered: Duration,
+}
+
+/// The ring of intervals.
+#[derive(Clone, Debug)]
+pub struct Ring {
+    open: Interval,
+    closed: VecDeque<Interval>,
+    /// Intervals that left the ring, kept for reuse.
+    spare: Vec<Interval>,
+    /// Rows whose text each interval keeps.
+    keep: usize,
+    now: Duration,
+    /// The merge of the closed intervals of a window, valid while the open interval is the same.
+    cache: Option<Cache>,
+}
+
+/// The merge of a window's closed intervals.
+#[derive(Clone, Debug)]
+struct Cache {
+    window: Window,
+    /// The open interval when it was made: it is stale once another opens.
+    open: u64,
+    distinct: Box<Distinct>,
+    heavy: Box<Heavy>,
+    names: HashMap<u64, String>,
+}
+
+impl Ring {
+    /// An empty ring at time 0; every interval keeps the text of its `keep` largest rows.
+    #[must_use]
+    pub fn new(keep: usize) -> Self {
+        Self {
+            open: Interval::new(0, keep, Counters::default()),
+            closed: VecDeque::with_capacity(INTERVALS),
+            spare: Vec::new(),
+            keep,
+            now: Duration::ZERO,
+            cache: None,
+        }
+    }
+
+    /// The interval number of a time.
+    fn index(t: Duration) -> u64 {
+        (t.as_nanos() / INTERVAL.as_nanos()) as u64
+    }
+
+    /// Moves the ring to time `now` (time only goes forward: an earlier time is ignored), closing
+    /// the open interval if `now` is past it; `counters` are the engine's running counters.
+    pub fn advance(&mut self, now: Duration, counters: &Counters) {
+        if now <= self.now {
+            return;
+        }
+        self.now = now;
+        let to = Self::index(now);
+        if to == self.open.index {
+            return;
+        }
+        // Empty intervals for a quiet spell, but never more than the ring holds.
+        let from = (self.open.index + 1).max(to.saturating_sub(INTERVALS as u64));
+        for index in from..=to {
+            let mut next = match self.spare.pop() {
+                Some(mut s) => {
+                    s.reuse(index, counters.clone());
+                    s
+                }
+                None => Interval::new(index, self.keep, counters.clone()),
+            };
+            std::mem::swap(&mut self.open, &mut next);
+            // `next` is the interval that just closed.
+            next.lines = counters.totals.lines - next.at_start.totals.lines;
+            next.estimate = next.distinct.cardinality();
+            self.closed.push_back(next);
+            while self.closed.len() > INTERVALS {
+                if let Some(old) = self.closed.pop_front() {
+                    self.spare.push(old);
+                }
+            }
+        }
+        self.spare.truncate(2);
+        self.cache = None;
+    }
+
+    /// Counts one key in the open interval.
+    pub fn line(&mut self, shown: &[u8], hash: u64) {
+        self.open.distinct.insert_hash(hash);
+        self.open.heavy.add(shown, hash);
+    }
+
+    /// The run's time as last told.
+    #[must_use]
+    pub fn now(&self) -> Duration {
+        self.now
+    }
+
+    /// The sketches of window `w` (its closed intervals and the open one), merged; `None` for
+    /// [`Window::All`], which the engine's own sketches answer.
+    pub fn window(&mut self, w: Window) -> Option<Merged> {
+        let n = w.intervals()?;
+        let first = self.open.index.saturating_sub(n as u64);
+        let parts: Vec<&Interval> = self.closed.iter().filter(|i| i.index >= first).collect();
+        let oldest = parts.first().copied().unwrap_or(&self.open);
+        let (at_start, start_index, intervals) =
+            (oldest.at_start.clone(), oldest.index, parts.len() + 1);
+        let valid = matches!(&self.cache, Some(c) if c.window == w && c.open == self.open.index);
+        if !valid {
+            let distinct = merged(parts.iter().map(|i| &*i.distinct))
+                .expect("the ring's intervals share their seed")
+                .map_or_else(|| Box::new(Distinct::with_seed(SEED)), Box::new);
+            let heavy = merged(parts.iter().map(|i| &*i.heavy.heavy))
+                .expect("the ring's intervals share their seed")
+                .map_or_else(|| Box::new(Heavy::new()), Box::new);
+            let mut names = HashMap::new();
+            for i in &parts {
+                for (k, v) in &i.heavy.names {
+                    names.entry(*k).or_insert_with(|| v.clone());
+                }
+            }
+            self.cache = Some(Cache {
+                window: w,
+                open: self.open.index,
+                distinct,
+                heavy,
+                names,
+            });
+        }
+        let Cache {
+            distinct,
+            heavy,
+            names,
+            ..
+        } = self.cache.as_ref()?;
+        let mut distinct = distinct.clone();
+        let mut h = Named::new(self.keep);
+        *h.heavy = (**heavy).clone();
+        h.names.clone_from(names);
+        distinct
+            .merge(&self.open.distinct)
+            .expect("the ring's intervals share their seed");
+        h.heavy
+            .merge(&self.open.heavy.heavy)
+            .expect("the ring's intervals share their seed");
+        for (k, v) in &self.open.heavy.names {
+            h.names.entry(*k).or_insert_with(|| v.clone());
+        }
+        let start = INTERVAL.saturating_mul(u32::try_from(start_index).unwrap_or(u32::MAX));
+        Some(Merged {
+            distinct,
+            heavy: h,
+            at_start,
+            intervals,
+            covered: self.now.saturating_sub(start),
+        })
+    }
+
+    /// Lines and distinct lines (the interval's own HyperLogLog estimate, rounded) per closed
+    /// interval, oldest first, then the open interval's so far; `counters` are the engine's
+    /// running counters.
+    #[must_use]
+    pub fn history(&self, counters: &Counters) -> (Vec<u64>, Vec<u64>) {
+        self.closed
+            .iter()
+            .map(|i| (i.lines, i.estimate.round() as u64))
+            .chain(std::iter::once((
+                counters.totals.lines - self.open.at_start.totals.lines,
+                self.open.distinct.cardinality().round() as u64,
+            )))
+            .unzip()
+    }
+
+    /// Intervals held (the open one included).
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.closed.len() + 1
+    }
+
+    /// Always false: the open interval is always there.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Bytes of one interval's sketches (the lines' text beside them is not counted).
+    #[must_use]
+    pub fn interval_bytes() -> u64 {
+        (std::mem::size_of::<Distinct>() + std::mem::size_of::<Heavy>()) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    use sketch_nostd::hash::hash64;
+
+    use crate::ingest::engine::{hll_stats, Distinct, Engine, EngineOptions};
+    use crate::ingest::SEED;
+    use crate::snapshot::Snapshot;
+    use crate::source::Batch;
+    use crate::window::{Window, INTERVALS};
+
+    fn secs(s: u64) -> Duration {
+        Duration::from_secs(s)
+    }
+
+    /// Feeds `lines` at time `t`.
+    fn feed_at(e: &mut Engine, t: Duration, lines: &[String]) {
+        e.advance(t);
+        let mut b = Batch::default();
+        for l in lines {
+            b.push(l.as_bytes());
+        }
+        e.apply(&b);
+    }
+
+    fn window(e: &mut Engine, w: Window) -> Snapshot {
+        let mut s = Snapshot::default();
+        e.fill_window(&mut s, w);
+        s
+    }
+
+    /// `n` lines: line `i` is `"{tag} {i % distinct}"`, so heavy keys repeat.
+    fn lines(tag: &str, n: u32, distinct: u32) -> Vec<String> {
+        (0..n)
+            .map(|i| format!("{tag} {}", (i * i) % distinct))
+            .collect()
+    }
+
+    #[test]
+    fn a_window_holds_exactly_the_lines_of_its_intervals() {
+        let mut e = Engine::new(EngineOptions::default());
+        let old = lines("old", 5_000, 700);
+        let new = lines("new", 3_000, 300);
+        feed_at(&mut e, secs(5), &old); // interval 0
+        feed_at(&mut e, secs(20), &new[..1_000]); // interval 1
+        feed_at(&mut e, secs(62), &new[1_000..]); // interval 4
+        e.advance(secs(80)); // open: interval 5 (75–90 s)
+
+        // The last minute: the open interval and the four before it, 1–4: only the new lines.
+        let s = window(&mut e, Window::Min1);
+        let w = s.window.as_ref().unwrap();
+        assert_eq!((w.window, w.intervals), (Window::Min1, 5));
+        assert_eq!(w.covered, secs(80 - 15), "from the start of interval 1");
+        assert_eq!(s.totals.lines, 3_000);
+        assert_eq!(
+            s.totals.bytes,
+            new.iter().map(|l| l.len() as u64 + 1).sum::<u64>()
+        );
+        // Merged by register max, the window's registers are those of one sketch of its lines.
+        let mut one = Distinct::with_seed(SEED);
+        for l in &new {
+            one.insert_hash(hash64(l.as_bytes(), SEED));
+        }
+        assert_eq!(s.registers.as_ref(), Some(&hll_stats(&one).1));
+        // The heavy list is the window's: every row a new line, its bracket holding its count in
+        // the window; no exact counts in a window.
+        let mut truth: HashMap<&str, u64> = HashMap::new();
+        for l in &new {
+            *truth.entry(l.as_str()).or_default() += 1;
+        }
+        let h = s.heavy.as_ref().unwrap();
+        assert_eq!(h.total, 3_000);
+        assert_eq!(h.rows.len(), 10);
+        for r in &h.rows {
+            let x = truth[r.line.as_str()];
+            let (lo, hi) = r.bounds.unwrap();
+            assert!(lo <= x && x <= hi, "{r:?} true {x}");
+            assert_eq!(r.exact, None);
+        }
+        // The dedupe filter's counts in the window: the new lines passed once each, since the
+        // old lines never repeat them.
+        assert_eq!(s.dedupe.passed + s.dedupe.suppressed, 3_000);
+        assert_eq!(s.dedupe.passed, truth.len() as u64);
+
+        // Since start: everything, with exact counts.
+        let all = window(&mut e, Window::All);
+        assert_eq!(all.totals.lines, 8_000);
+        assert_eq!(all.window.as_ref().unwrap().intervals, 0);
+        assert!(all.heavy.unwrap().rows.iter().all(|r| r.exact.is_some()));
+        // Five minutes reach back to the start: the same lines as since start.
+        let five = window(&mut e, Window::Min5);
+        assert_eq!(five.totals.lines, 8_000);
+        assert_eq!(five.registers, all.registers);
+        assert_eq!(five.window.unwrap().covered, secs(80));
+    }
+
+    #[test]
+    fn the_ring_is_bounded_and_quiet_time_empties_the_windows() {
+        let mut e = Engine::new(EngineOptions::default());
+        // Two hours, a line every 5 s: the ring never holds more than 15 minutes.
+        for t in (0..7_200).step_by(5) {
+            feed_at(&mut e, secs(t), &[format!("tick {}", t % 600)]);
+        }
+        let s = window(&mut e, Window::Min15);
+        let w = s.window.unwrap();
+        assert_eq!(w.held, INTERVALS + 1);
+        assert_eq!(w.bytes, w.max_bytes);
+        // The closed intervals and the open one.
+        assert_eq!(
+            (w.lines.len(), w.distinct.len()),
+            (INTERVALS + 1, INTERVALS + 1)
+        );
+        assert!(w.lines.iter().all(|&n| n == 3), "{:?}", w.lines);
+        // 15 min of closed intervals and the open one (7,195 s is 10 s into it).
+        assert_eq!(w.covered, secs(15 * 60 + 10));
+        assert_eq!(s.totals.lines, 15 * 12 + 3);
+        // An hour without input: every window is empty, since start is not.
+        e.advance(secs(7_200 + 3_600));
+        for w in [Window::Min1, Window::Min5, Window::Min15] {
+            let s = window(&mut e, w);
+            assert_eq!(s.totals.lines, 0, "{w:?}");
+            assert_eq!(s.heavy.unwrap().rows.len(), 0);
+            assert_eq!(s.distinct.unwrap().estimate, 0.0);
+        }
+        assert_eq!(window(&mut e, Window::All).totals.lines, 1_440);
+        let w = window(&mut e, Window::Min1).window.unwrap();
+        assert!(w.lines.iter().all(|&n| n == 0));
+        assert_eq!(w.held, INTERVALS + 1);
+    }
+
+    #[test]
+    fn the_history_counts_each_interval() {
+        let mut e = Engine::new(EngineOptions::default());
+        feed_at(&mut e, secs(1), &lines("a", 100, 100));
+        feed_at(&mut e, secs(16), &lines("b", 40, 4));
+        feed_at(&mut e, secs(46), &lines("c", 7, 7));
+        e.advance(secs(61));
+        let w = window(&mut e, Window::All).window.unwrap();
+        assert_eq!(
+            w.lines,
+            [100, 40, 0, 7, 0],
+            "the open interval (60–75 s) last"
+        );
+        // Each interval's own HyperLogLog: small counts are exact in its sparse form.
+        let distinct = |l: Vec<String>| {
+            l.into_iter()
+                .collect::<std::collections::HashSet<_>>()
+                .len() as u64
+        };
+        let expected = [
+            distinct(lines("a", 100, 100)),
+            distinct(lines("b", 40, 4)),
+            0,
+            distinct(lines("c", 7, 7)),
+            0,
+        ];
+        assert_eq!(expected, [22, 2, 0, 4, 0], "squares modulo 100, 4 and 7");
+        assert_eq!(w.distinct, expected);
+        // Time never goes back: an earlier time changes nothing.
+        e.advance(secs(3));
+        assert_eq!(
+            window(&mut e, Window::All).window.unwrap().lines,
+            [100, 40, 0, 7, 0]
+        );
+        // A reset starts the run's time again.
+        e.reset();
+        e.advance(secs(2));
+        assert_eq!(
+            window(&mut e, Window::All).window.unwrap().lines,
+            [0],
+            "only the open interval"
+        );
+    }
+}

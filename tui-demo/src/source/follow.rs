@@ -1,0 +1,154 @@
+//! Input that does not end: `--follow` reads a growing file as `tail -F` does, and `.gz` input is
+//! decompressed as it is read (`flate2`).
+//!
+//! [`Follow`] is a [`Read`] that, at the end of the file, polls every [`POLL`]: new bytes are
+//! returned as they are appended; a file replaced under its name (log rotation: a new inode) is
+//! opened again from its start once the old one is read to its end; a file cut shorter than what was
+//! read (truncation, `> app.log`) is read again from its start; a name that is missing for a while
+//! (between a rotation's rename and the new file's creation) is waited for. A line cut by a
+//! rotation or a truncation is ended there (a newline is supplied), so it never runs into the next
+//! file's first line. It only returns end-of-input once its [`Control`] says stop.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{open_file, Control};
+
+/// How often the end of a followed file is checked for more.
+pub const POLL: Duration = Duration::from_millis(100);
+
+/// A followed file.
+#[derive(Debug)]
+pub struct Follow {
+    path: PathBuf,
+    file: File,
+    /// (device, inode) of the open file.
+    id: (u64, u64),
+    /// Bytes read from the open file.
+    pos: u64,
+    /// The last byte returned was a newline (or nothing was returned yet).
+    at_line_start: bool,
+    control: Arc<Control>,
+    /// Times the file was opened again after a rotation, and read again after a truncation.
+    pub rotations: u64,
+    /// See `rotations`.
+    pub truncations: u64,
+}
+
+impl Follow {
+    /// Opens `path` to follow it, from its start.
+    ///
+    /// # Errors
+    /// When the file cannot be opened, is a directory or is gzip (the message names it).
+    pub fn open(path: PathBuf, control: Arc<Control>) -> io::Result<Self> {
+        let mut file = open_file(&path)?;
+        let mut head = [0u8; 2];
+        let n = file.read(&mut head)?;
+        file.seek(SeekFrom::Start(0))?;
+        if is_gzip(&path, head.get(..n).unwrap_or_default()) {
+            // A compressed stream cannot be read as it grows, nor from a truncation point.
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: a gzip file cannot be followed (read it without --follow)",
+                    path.display()
+                ),
+            ));
+        }
+        let m = file.metadata()?;
+        Ok(Self {
+            path,
+            file,
+            id: (m.dev(), m.ino()),
+            pos: 0,
+            at_line_start: true,
+            control,
+            rotations: 0,
+            truncations: 0,
+        })
+    }
+
+    /// At the end of the open file: whether it was replaced or truncated (and is now reopened or
+    /// rewound).
+    fn changed(&mut self) -> io::Result<bool> {
+        if let Ok(m) = std::fs::metadata(&self.path) {
+            if (m.dev(), m.ino()) != self.id && !m.is_dir() {
+                // Rotated: the old file is read to its end (we are there), the new one from 0.
+                if let Ok(file) = File::open(&self.path) {
+                    self.file = file;
+                    self.id = (m.dev(), m.ino());
+                    self.pos = 0;
+                    self.rotations += 1;
+                    return Ok(true);
+                }
+            }
+        }
+        if self.file.metadata()?.len() < self.pos {
+            self.file.seek(SeekFrom::Start(0))?;
+            self.pos = 0;
+            self.truncations += 1;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+impl Read for Follow {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.control.stopped() {
+                return Ok(0);
+            }
+            let n = self.file.read(buf)?;
+            if n > 0 {
+                self.pos += n as u64;
+                self.at_line_start = buf.get(n - 1) == Some(&b'\n');
+                return Ok(n);
+            }
+            if self.changed()? {
+                if !self.at_line_start {
+                    // The cut line ends here.
+                    self.at_line_start = true;
+                    if let Some(b) = buf.first_mut() {
+                        *b = b'\n';
+                    }
+                    return Ok(1);
+                }
+                continue;
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+}
+
+/// Whether a file is gzip-compressed: its name ends in `.gz`, or it starts with gzip's magic bytes.
+#[must_use]
+pub fn is_gzip(path: &std::path::Path, head: &[u8]) -> bool {
+    path.extension().is_some_and(|e| e == "gz") || head.starts_with(&[0x1f, 0x8b])
+}
+
+/// Opens a file of lines to read to its end, decompressing it if it is gzip (several members, as
+/// `cat a.gz b.gz` makes, are read one after the other).
+///
+/// # Errors
+/// When the file cannot be opened or read, or is a directory (the message names it).
+pub fn open_lines(path: &std::path::Path) -> io::Result<Box<dyn Read + Send>> {
+    let mut file = open_file(path)?;
+    let mut head = [0u8; 2];
+    let n = file.read(&mut head)?;
+    file.seek(SeekFrom::Start(0))?;
+    if is_gzip(path, head.get(..n).unwrap_or_default()) {
+        Ok(Box::new(flate2::read::MultiGzDecoder::new(
+            io::BufReader::with_capacity(1 << 16, file),
+        )))
+    } else {
+        Ok(Box::new(file))
+    }
+}

@@ -1,0 +1,232 @@
+//! Sources on real files in a temporary directory: `--follow` across appends, rotation, truncation
+//! and a missing name; `.gz` input; several inputs; `--rate`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tui_demo::source::{self, Control, Input, SourceMsg, SourceSpec};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tui-demo");
+
+/// A fresh directory for one test.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tui-demo-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn append(path: &Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+/// Receives lines until `want` more have come (a guard of 60 s against a hang, not a timing
+/// assertion), returning them as text.
+fn receive(rx: &std::sync::mpsc::Receiver<SourceMsg>, want: usize) -> Vec<String> {
+    let start = Instant::now();
+    let mut got = Vec::new();
+    while got.len() < want {
+        assert!(start.elapsed() < Duration::from_secs(60), "only {got:?}");
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(SourceMsg::Lines(b)) => {
+                got.extend(
+                    b.iter()
+                        .map(|(l, _)| String::from_utf8_lossy(l).into_owned()),
+                );
+            }
+            Ok(SourceMsg::End(e)) => panic!("the followed source ended: {e:?} after {got:?}"),
+            Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => panic!("the source hung up after {got:?}"),
+        }
+    }
+    got
+}
+
+#[test]
+fn follow_reads_appends_across_rotation_truncation_and_a_missing_name() {
+    let dir = temp_dir("follow");
+    let log = dir.join("app.log");
+    let lines: String = (0..10).map(|i| format!("a{i}\n")).collect();
+    append(&log, &(lines + "a10"));
+    let control = Control::new(0);
+    let started = source::spawn(
+        &SourceSpec::Lines(vec![Input::Follow(log.clone())]),
+        None,
+        Arc::clone(&control),
+    )
+    .unwrap();
+    let rx = &started.rx;
+    assert_eq!(receive(rx, 10).last().map(String::as_str), Some("a9"));
+    // A line is counted once its newline comes.
+    append(&log, "-rest\n");
+    assert_eq!(receive(rx, 1), ["a10-rest"]);
+    // Rotation: the old file is read to its end (its cut last line ended there), then the new one.
+    append(&log, "a11\nlast-partial");
+    std::fs::rename(&log, dir.join("app.log.1")).unwrap();
+    append(&log, "b0\nb1\n");
+    assert_eq!(receive(rx, 4), ["a11", "last-partial", "b0", "b1"]);
+    // Truncation: the file is read again from its start.
+    std::fs::write(&log, "c0\n").unwrap();
+    assert_eq!(receive(rx, 1), ["c0"]);
+    // The name is missing for a while, then back.
+    std::fs::remove_file(&log).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    append(&log, "d0\n");
+    assert_eq!(receive(rx, 1), ["d0"]);
+    // Stopping ends it cleanly.
+    control
+        .stop
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let start = Instant::now();
+    loop {
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(SourceMsg::End(e)) => {
+                assert_eq!(e, None);
+                break;
+            }
+            Ok(_) => assert!(start.elapsed() < Duration::from_secs(60)),
+            Err(e) => panic!("no end: {e}"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs the binary; returns (status, stdout, stderr) and the wall time it took.
+fn run(args: &[&str]) -> (std::process::Output, Duration) {
+    let start = Instant::now();
+    let out = Command::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run tui-demo");
+    (out, start.elapsed())
+}
+
+fn json(out: &std::process::Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn gzip_input_and_several_files() {
+    use flate2::write::GzEncoder;
+    let dir = temp_dir("gzip");
+    let text: String = (0..5_000).map(|i| format!("GET /{}\n", i % 40)).collect();
+    let gz = |text: &str| {
+        let mut e = GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap()
+    };
+    std::fs::write(dir.join("a.log.gz"), gz(&text)).unwrap();
+    // Gzip without the name, and two members back to back (as `cat a.gz b.gz` makes).
+    let mut two = gz("x 1\nx 2\n");
+    two.extend(gz("x 3\n"));
+    std::fs::write(dir.join("b.log"), two).unwrap();
+    std::fs::write(dir.join("c.log"), "plain\n").unwrap();
+    let path = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let (out, _) = run(&[
+        "report",
+        "--json",
+        "-i",
+        &path("a.log.gz"),
+        "-i",
+        &path("b.log"),
+        "-i",
+        &path("c.log"),
+    ]);
+    let v = json(&out);
+    assert_eq!(v["lines"], 5_004);
+    assert_eq!(v["exact"]["distinct"], 44);
+    assert_eq!(v["heavy"]["rows"][0]["exact"], 125);
+    // A corrupt gzip file is an error naming it.
+    let mut bad = gz(&text);
+    bad.truncate(bad.len() / 2);
+    std::fs::write(dir.join("bad.gz"), bad).unwrap();
+    let (out, _) = run(&["report", "-i", &path("bad.gz")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.gz"), "{err}");
+    // A gzip file cannot be followed: refused at once, named.
+    let (out, _) = run(&["report", "--follow", "-i", &path("b.log")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("b.log: a gzip file cannot be followed"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rate_replays_a_file_at_that_speed() {
+    let dir = temp_dir("rate");
+    let log = dir.join("a.log");
+    std::fs::write(
+        &log,
+        (0..10_000).map(|i| format!("l{i}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let log = log.to_str().unwrap();
+    // 200 lines at 400 a second take at least half a second (a slower machine only adds).
+    let (out, took) = run(&[
+        "report", "--json", "-i", log, "--rate", "400", "--lines", "200",
+    ]);
+    assert_eq!(json(&out)["lines"], 200);
+    assert!(took >= Duration::from_millis(450), "{took:?}");
+    // For one second at 200 a second: at most 200 lines and a twentieth of a second's slice.
+    let (out, _) = run(&[
+        "report",
+        "--json",
+        "-i",
+        log,
+        "--rate",
+        "200",
+        "--seconds",
+        "1",
+    ]);
+    let n = json(&out)["lines"].as_u64().unwrap();
+    assert!((1..=210).contains(&n), "{n}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn several_followed_files_are_read_side_by_side() {
+    let dir = temp_dir("follow-two");
+    let (a, b) = (dir.join("a.log"), dir.join("b.log"));
+    append(&a, "a0\n");
+    append(&b, "b0\n");
+    let control = Control::new(0);
+    let started = source::spawn(
+        &SourceSpec::Lines(vec![Input::Follow(a.clone()), Input::Follow(b.clone())]),
+        None,
+        Arc::clone(&control),
+    )
+    .unwrap();
+    let mut got = receive(&started.rx, 2);
+    got.sort();
+    assert_eq!(got, ["a0", "b0"]);
+    // Neither file ends, yet both keep being read.
+    append(&b, "b1\n");
+    assert_eq!(receive(&started.rx, 1), ["b1"]);
+    append(&a, "a1\n");
+    assert_eq!(receive(&started.rx, 1), ["a1"]);
+    control
+        .stop
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = std::fs::remove_dir_all(&dir);
+}

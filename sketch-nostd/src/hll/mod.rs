@@ -57,7 +57,7 @@
 
 mod device;
 mod estimator;
-mod num;
+pub(crate) mod num;
 mod registers;
 mod sparse;
 

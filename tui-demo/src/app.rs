@@ -42,11 +42,13 @@ pub enum Panel {
     Devices,
     /// Ingest throughput.
     Throughput,
+    /// `--value-field N`: a numeric field's quantiles.
+    Quantiles,
 }
 
 impl Panel {
     /// Every panel, in focus order.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Distinct,
         Self::Devices,
         Self::Heavy,
@@ -54,6 +56,7 @@ impl Panel {
         Self::Micro,
         Self::Registers,
         Self::Throughput,
+        Self::Quantiles,
     ];
 
     /// The panel's name.
@@ -67,6 +70,7 @@ impl Panel {
             Self::Registers => "HLL registers",
             Self::Devices => "Devices",
             Self::Throughput => "Ingest",
+            Self::Quantiles => "Quantiles",
         }
     }
 }
@@ -132,6 +136,7 @@ impl App {
                 // Line panels: not in device mode, where the host sees sketches, not lines.
                 Panel::Dedupe | Panel::Micro => s.devices.is_none(),
                 Panel::Throughput => true,
+                Panel::Quantiles => s.quantiles.is_some(),
             })
             .collect()
     }

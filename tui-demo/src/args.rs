@@ -139,6 +139,10 @@ pub struct RunArgs {
     /// a last N- runs to the end of the line (3-: all but the first two fields).
     #[arg(long, short = 'f', value_name = "N[,M..]", value_parser = fields)]
     pub field: Option<KeyFields>,
+    /// Quantiles (p50 … p999, within ±1%) of whitespace-separated field N (from 1) as a number,
+    /// e.g. 8 for the synthetic log's response size, 9 for its latency in µs.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub value_field: Option<u16>,
     /// Synthetic lines per second [default: 50000 live, unlimited in a report; 0 = unlimited].
     #[arg(long)]
     pub rate: Option<u64>,
@@ -241,6 +245,8 @@ pub struct Options {
     pub key: KeyFields,
     /// Heavy-hitter rows shown and reported (`--top`).
     pub top: usize,
+    /// `--value-field N`: the field whose numbers feed the quantile sketch.
+    pub value_field: Option<u16>,
     /// `generate SIZE`: write synthetic log and exit.
     pub generate: Option<u64>,
     /// `emit N`: simulate N devices sending frames.
@@ -283,6 +289,7 @@ impl Default for Options {
             clear_at: 0.01,
             key: KeyFields::whole_line(),
             top: DEFAULT_TOP,
+            value_field: None,
             generate: None,
             emit: None,
             to: SocketAddr::from(([127, 0, 0, 1], 7777)),
@@ -329,6 +336,7 @@ impl RunArgs {
             clear_at: self.clear_at,
             key: self.field.unwrap_or_else(KeyFields::whole_line),
             top: self.top,
+            value_field: self.value_field,
             save: self.save,
             save_every: std::time::Duration::try_from_secs_f64(self.save_every)
                 .unwrap_or(std::time::Duration::MAX),
@@ -578,6 +586,7 @@ mod tests {
         assert_eq!(run(&["--field", "1,7"]).key.numbers(), [1, 7]);
         assert_eq!(run(&["--field", "3-"]).key.to_string(), "3-");
         assert_eq!(run(&["--top", "25"]).top, 25);
+        assert_eq!(run(&["--value-field", "9"]).value_field, Some(9));
         let o = run(&["report", "--save", "a.sk", "--save-every", "5"]);
         assert_eq!(
             (o.save, o.save_every),
@@ -608,6 +617,8 @@ mod tests {
             &["--input", "-", "--input", "-"],
             &["generate", "1T"],
             &["--field", "0"],
+            &["--value-field", "0"],
+            &["--value-field", "x"],
             &["--field", "1,2,3,4,5"],
             &["--field", "x"],
             &["--field", "-"],

@@ -231,6 +231,7 @@ fn live_view(opts: &Options) -> (io::Result<usize>, Option<Arc<tui_demo::snapsho
             clear_at: opts.clear_at,
             key: opts.key,
             top: opts.top,
+            value_field: opts.value_field,
         },
         opts.live_rate(),
         opts.lines,

@@ -52,6 +52,7 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         clear_at: opts.clear_at,
         key: opts.key,
         top: opts.top,
+        value_field: opts.value_field,
     });
     let mut fleet = crate::ingest::fleet::Fleet::new();
     let device_mode = matches!(opts.source, SourceSpec::Device(_));
@@ -219,7 +220,69 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         )?;
         heavy_rows(h, w)?;
     }
+    if let Some(q) = &s.quantiles {
+        write_quantiles(q, w)?;
+    }
     w.flush()
+}
+
+/// `--value-field N`: the quantiles, each beside the exact value while the exact table is on.
+fn write_quantiles(q: &crate::snapshot::QuantileStats, w: &mut impl Write) -> io::Result<()> {
+    writeln!(w)?;
+    writeln!(
+        w,
+        "field {} quantiles: QuantileSketch ({}), every quantile within ±{} of the true value; {} values{}{}",
+        q.field,
+        bytes(q.bytes),
+        percent(q.alpha),
+        count(q.count),
+        if q.missing > 0 {
+            format!(", {} lines without a number there", count(q.missing))
+        } else {
+            String::new()
+        },
+        q.collapsed_below
+            .map_or(String::new(), |c| format!("; collapsed below {c}: lower quantiles may be lower"))
+    )?;
+    writeln!(
+        w,
+        "{:>8} {:>16} {:>16} {:>9}",
+        "", "estimate", "exact", "error"
+    )?;
+    // The extremes are exact; the quantiles have their exact value while the exact table is on.
+    let mut rows: Vec<(String, f64, Option<f64>)> = Vec::new();
+    if let Some(m) = q.min {
+        rows.push(("min".to_owned(), m, Some(m)));
+    }
+    rows.extend(
+        q.rows
+            .iter()
+            .map(|r| (quantile_name(r.q), r.estimate, r.exact)),
+    );
+    if let Some(m) = q.max {
+        rows.push(("max".to_owned(), m, Some(m)));
+    }
+    for (label, e, exact) in rows {
+        let (exact_text, error) = match exact {
+            Some(x) if x != 0.0 => (format!("{x}"), percent((e - x).abs() / x.abs())),
+            Some(x) => (format!("{x}"), "-".to_owned()),
+            None => ("-".to_owned(), "-".to_owned()),
+        };
+        writeln!(w, "{label:>8} {e:>16.6} {exact_text:>16} {error:>9}")?;
+    }
+    Ok(())
+}
+
+/// `p50`, `p90`, `p99`, `p999` for 0.5 … 0.999.
+#[must_use]
+pub fn quantile_name(q: f64) -> String {
+    let digits = format!("{q}");
+    let tail = digits.strip_prefix("0.").unwrap_or(&digits);
+    if tail.len() == 1 {
+        format!("p{tail}0")
+    } else {
+        format!("p{tail}")
+    }
 }
 
 fn write_fleet(

@@ -593,3 +593,70 @@ fn a_field_range_keys_the_rest_of_the_line() {
     assert_eq!(v["heavy"]["rows"][0]["line"], "disk  full on /var");
     assert_eq!(v["heavy"]["rows"][0]["exact"], 2);
 }
+
+/// `--value-field`: on the seeded synthetic log, the report's quantiles of the response size
+/// (field 8) and the latency (field 9) are each within the sketch's α of the exact value (rank
+/// ⌊q·(n − 1)⌋ of all the values, computed here from the generated log itself), and the JSON and
+/// the table show them.
+#[test]
+fn value_field_quantiles_within_alpha_of_exact_on_the_synthetic_log() {
+    const LINES: u64 = 40_000;
+    // The same log, generated to a buffer: exact quantiles from its values.
+    let mut log = Vec::new();
+    tui_demo::source::synthetic::generate(5, 8 << 20, &mut log).unwrap();
+    let lines: Vec<&[u8]> = log.split(|&b| b == b'\n').take(LINES as usize).collect();
+    assert_eq!(lines.len(), LINES as usize);
+    let mut input = lines.join(&b'\n');
+    input.push(b'\n');
+    for field in [8u16, 9] {
+        let mut values: Vec<f64> = lines
+            .iter()
+            .map(|l| {
+                let mut f = l.split(u8::is_ascii_whitespace).filter(|f| !f.is_empty());
+                let text = f.nth(usize::from(field - 1)).unwrap();
+                std::str::from_utf8(text).unwrap().parse().unwrap()
+            })
+            .collect();
+        values.sort_by(f64::total_cmp);
+        let field_arg = field.to_string();
+        let (status, out, err) = run(
+            &["--input", "-", "--json", "--value-field", &field_arg],
+            &input,
+        );
+        assert!(status.success(), "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let q = &v["quantiles"];
+        assert_eq!(q["field"], field);
+        assert_eq!(q["count"], LINES);
+        assert_eq!(q["missing"], 0);
+        assert_eq!(q["exact_on"], true);
+        let alpha = q["alpha"].as_f64().unwrap();
+        assert!(alpha > 0.0 && alpha <= 0.01);
+        let rows = q["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 4);
+        for r in rows {
+            let p = r["q"].as_f64().unwrap();
+            let truth = values[(p * (values.len() - 1) as f64) as usize];
+            let (est, exact) = (
+                r["estimate"].as_f64().unwrap(),
+                r["exact"].as_f64().unwrap(),
+            );
+            assert_eq!(exact, truth, "field {field} q {p}");
+            assert!(
+                (est - truth).abs() <= alpha * truth.abs(),
+                "field {field} q {p}: {est} vs {truth}"
+            );
+        }
+        assert_eq!(q["min"].as_f64(), values.first().copied());
+        assert_eq!(q["max"].as_f64(), values.last().copied());
+    }
+    let (status, out, err) = run(&["--input", "-", "--value-field", "9"], &input);
+    assert!(status.success(), "{err}");
+    assert!(out.contains("field 9 quantiles"), "{out}");
+    for name in ["p50", "p90", "p99", "p999"] {
+        assert!(
+            out.lines().any(|l| l.trim_start().starts_with(name)),
+            "{name}: {out}"
+        );
+    }
+}

@@ -71,6 +71,8 @@ pub struct EngineOptions {
     pub key: KeyFields,
     /// Rows of the heavy-hitter list shown.
     pub top: usize,
+    /// `--value-field N`: the field (from 1) whose numbers feed the quantile sketch.
+    pub value_field: Option<u16>,
 }
 
 /// Which whitespace-separated fields of a line make its key (`--field 1,7`); none means the whole
@@ -204,6 +206,7 @@ impl Default for EngineOptions {
             clear_at: DEDUPE_FP,
             key: KeyFields::whole_line(),
             top: DEFAULT_TOP,
+            value_field: None,
         }
     }
 }
@@ -254,6 +257,8 @@ pub struct Engine {
     names_limit: usize,
     /// Reused buffer for keys made of fields.
     key_buf: Vec<u8>,
+    /// `--value-field N`: the quantiles of a numeric field.
+    values: Option<super::values::ValueField>,
 }
 
 impl Engine {
@@ -280,6 +285,9 @@ impl Engine {
             until_show: THRESHOLD_EVERY,
             names_limit: 8 * options.top + 64,
             key_buf: Vec::new(),
+            values: options
+                .value_field
+                .map(|n| super::values::ValueField::new(n, options.exact_cap)),
         }
     }
 
@@ -295,6 +303,9 @@ impl Engine {
             self.totals.crlf += u64::from(line.crlf);
             self.totals.long += u64::from(line.long.is_some());
             self.totals.non_utf8 += u64::from(!line.utf8);
+            if let Some(v) = self.values.as_mut() {
+                v.line(bytes);
+            }
             if self.options.key.is_whole_line() {
                 let len = line.long.map_or(bytes.len() as u64, |l| l.len);
                 self.line(bytes, line.hash, len);
@@ -446,6 +457,7 @@ impl Engine {
         snap.distinct = Some(distinct);
         snap.registers = Some(registers);
         snap.heavy = Some(self.heavy_stats());
+        snap.quantiles = self.values.as_ref().map(super::values::ValueField::stats);
         let m = &self.micro_n;
         snap.micro = MicroStats {
             bits: self.micro.bits(),

@@ -4,6 +4,7 @@
 
 pub mod engine;
 pub mod fleet;
+pub mod values;
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;

@@ -10,6 +10,7 @@ pub mod distinct;
 pub mod heavy;
 pub mod help;
 pub mod micro;
+pub mod quantiles;
 pub mod registers;
 pub mod theme;
 pub mod throughput;
@@ -101,7 +102,7 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
     if zoom || body.width < 60 || body.height < 14 {
         return vec![(focus, body)];
     }
-    use Panel::{Dedupe, Devices, Distinct, Heavy, Micro, Registers, Throughput};
+    use Panel::{Dedupe, Devices, Distinct, Heavy, Micro, Quantiles, Registers, Throughput};
     // Two columns; the right one is wider from 120 columns on, for the heavy hitters' lines.
     // Heights are for a 22-row body (80×24) and grow with the terminal.
     let tall = body.height >= 34;
@@ -115,6 +116,7 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
         vec![
             (Heavy, if tall { 16 } else { 10 }),
             (Registers, if tall { 12 } else { 7 }),
+            (Quantiles, 9),
             (Throughput, 5),
         ],
     ];
@@ -254,6 +256,16 @@ impl App {
                 focused,
             })
                 .render(area, buf),
+            Panel::Quantiles => {
+                if let Some(q) = &s.quantiles {
+                    (&quantiles::QuantilesPanel {
+                        stats: q,
+                        theme: self.theme,
+                        focused,
+                    })
+                        .render(area, buf);
+                }
+            }
             Panel::Throughput => (&throughput::ThroughputPanel {
                 stats: &s.throughput,
                 totals: &s.totals,

@@ -263,12 +263,13 @@ fn write_quantiles(q: &crate::snapshot::QuantileStats, w: &mut impl Write) -> io
         rows.push(("max".to_owned(), m, Some(m)));
     }
     for (label, e, exact) in rows {
+        let value = crate::ui::quantiles::value;
         let (exact_text, error) = match exact {
-            Some(x) if x != 0.0 => (format!("{x}"), percent((e - x).abs() / x.abs())),
-            Some(x) => (format!("{x}"), "-".to_owned()),
+            Some(x) if x != 0.0 => (value(x), percent((e - x).abs() / x.abs())),
+            Some(x) => (value(x), "-".to_owned()),
             None => ("-".to_owned(), "-".to_owned()),
         };
-        writeln!(w, "{label:>8} {e:>16.6} {exact_text:>16} {error:>9}")?;
+        writeln!(w, "{label:>8} {:>16} {exact_text:>16} {error:>9}", value(e))?;
     }
     Ok(())
 }

@@ -6,8 +6,9 @@ use sketch_nostd::QuantileSketch;
 
 use crate::snapshot::{QuantileRow, QuantileStats};
 
-/// The quantile sketch: α = 0.99% (35 buckets per power of two), 2,048 `u32` counters (8.3 KB),
-/// 58 powers of two of room (for instance 10^-3 … 10^14) before the lowest buckets collapse.
+/// The quantile sketch: α = 0.99% (35 buckets per power of two), 2,048 `u32` counters
+/// (8,256 bytes), 58 powers of two of room (for instance 10^-3 … 10^14) before the lowest buckets
+/// collapse.
 pub type Values = QuantileSketch<35, 2_048>;
 
 /// The quantiles shown and reported.
@@ -168,5 +169,6 @@ mod tests {
         let s = small.stats();
         assert!(!s.exact_on && s.rows.iter().all(|r| r.exact.is_none()));
         assert_eq!(s.count, 4);
+        assert_eq!(std::mem::size_of::<Values>(), 8_256);
     }
 }

@@ -14,7 +14,7 @@ use xorf::Filter as _;
 /// One figure of one implementation: a cell of a README table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
-    /// The table (sketch family): `bloom`, `hll`, `countmin`, `deletable`.
+    /// The table (sketch family): `bloom`, `hll`, `countmin`, `deletable`, `quantile`.
     pub family: &'static str,
     /// The row, e.g. `10k u64 · measured FP`.
     pub row: String,
@@ -368,6 +368,76 @@ pub fn deletable(out: &mut Vec<Cell>) {
     }
 }
 
+/// Quantile sketches on the benchmark's 100,000 log-normal latencies (`benches/quantile.rs`: median
+/// 1,000 µs, σ = 1, seed 0x9a11): the worst relative error of p50, p90, p99 and p999 against the
+/// exact quantiles (rank `⌊q·(n − 1)⌋`), and the bytes in memory and encoded after all the values.
+pub fn quantile(out: &mut Vec<Cell>) {
+    use sketch_nostd::{wire, QuantileSketch};
+    type Ours = QuantileSketch<35, 1_047, u32>;
+    type Ours16 = QuantileSketch<35, 1_047, u16>;
+    let values = sketch_tests::dists::Dist::LogNormal.values(100_000, 0x9a11);
+    let mut sorted = values.clone();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let exact = |q: f64| sorted[(q * (sorted.len() - 1) as f64) as usize];
+    let worst = |estimate: &dyn Fn(f64) -> f64| {
+        [0.5, 0.9, 0.99, 0.999]
+            .iter()
+            .map(|&q| (estimate(q) - exact(q)).abs() / exact(q))
+            .fold(0.0, f64::max)
+    };
+    let mut ours = Box::new(Ours::new());
+    let mut ours16 = Box::new(Ours16::new());
+    let mut dd = sketches_ddsketch::DDSketch::new(sketches_ddsketch::Config::defaults());
+    for &v in &values {
+        ours.insert(v);
+        ours16.insert(v);
+        dd.add(v);
+    }
+    let mut cells = Cells {
+        family: "quantile",
+        out,
+    };
+    const ERR: &str = "lognormal 100k · worst error of p50 … p999";
+    const MEM: &str = "lognormal 100k · bytes in memory";
+    const WIRE: &str = "lognormal 100k · bytes encoded";
+    let pct = |e: f64| format!("{:.3}%", 100.0 * e);
+    cells.put(
+        ERR,
+        "sketch-nostd",
+        pct(worst(&|q| ours.quantile(q).unwrap_or(f64::NAN))),
+    );
+    cells.put(
+        ERR,
+        "sketch-nostd u16",
+        pct(worst(&|q| ours16.quantile(q).unwrap_or(f64::NAN))),
+    );
+    cells.put(
+        ERR,
+        "sketches-ddsketch",
+        pct(worst(&|q| {
+            dd.quantile(q).ok().flatten().unwrap_or(f64::NAN)
+        })),
+    );
+    cells.put(ERR, "exact (sort)", pct(0.0));
+    cells.put(MEM, "sketch-nostd", bytes(core::mem::size_of::<Ours>()));
+    cells.put(
+        MEM,
+        "sketch-nostd u16",
+        bytes(core::mem::size_of::<Ours16>()),
+    );
+    // DDSketch keeps a Vec<u64> of bins per sign (length() counts both) beside its struct.
+    cells.put(
+        MEM,
+        "sketches-ddsketch",
+        bytes(core::mem::size_of::<sketches_ddsketch::DDSketch>() + 8 * dd.length()),
+    );
+    cells.put(MEM, "exact (sort)", bytes(8 * values.len()));
+    cells.put(WIRE, "sketch-nostd", bytes(wire::encoded_len(&*ours)));
+    cells.put(WIRE, "sketch-nostd u16", bytes(wire::encoded_len(&*ours16)));
+    cells.put(WIRE, "sketches-ddsketch", bytes(dd.to_java_bytes().len()));
+    cells.put(WIRE, "exact (sort)", bytes(8 * values.len()));
+}
+
 /// Every family's figures.
 #[must_use]
 pub fn all() -> Vec<Cell> {
@@ -376,7 +446,24 @@ pub fn all() -> Vec<Cell> {
     hll(&mut out);
     countmin(&mut out);
     deletable(&mut out);
+    quantile(&mut out);
     out
+}
+
+/// One family's figures (`bloom`, `hll`, `countmin`, `deletable`, `quantile`), for a run of that
+/// family's benchmarks alone; `None` for another name.
+#[must_use]
+pub fn of_family(key: &str) -> Option<Vec<Cell>> {
+    let mut out = Vec::new();
+    match key {
+        "bloom" => bloom(&mut out),
+        "hll" => hll(&mut out),
+        "countmin" => countmin(&mut out),
+        "deletable" => deletable(&mut out),
+        "quantile" => quantile(&mut out),
+        _ => return None,
+    }
+    Some(out)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use sketch_nostd::hll::{Hll10, Hll14, Hll4, HyperLogLog};
 use sketch_nostd::wire::{self, Frame, FrameDecoder, RawFrame, Wire};
 use sketch_nostd::{
     BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32,
-    SpaceSaving, TopK,
+    QuantileSketch, SpaceSaving, TopK,
 };
 
 /// The in-place decoder on `data`, into an empty `T` (seed 0): the same result as `decode` (compared
@@ -357,4 +357,90 @@ pub fn redis(data: &[u8]) {
         }
         Err(_) => assert_eq!(h.sparse_len(), None),
     }
+}
+
+/// A quantile sketch's queries, for any content a decoder or a merge gives: quantiles within the
+/// extremes and non-decreasing in `q`, ranks non-decreasing and at most the count.
+pub fn quantile_queries<const S: usize, const B: usize, C: sketch_nostd::quantile::Counter>(
+    q: &QuantileSketch<S, B, C>,
+) {
+    let mut last = f64::NEG_INFINITY;
+    for i in 0..=20 {
+        match q.quantile(f64::from(i) / 20.0) {
+            Some(v) => {
+                let (lo, hi) = (q.min().unwrap(), q.max().unwrap());
+                assert!(lo <= v && v <= hi, "{v} outside [{lo}, {hi}]");
+                assert!(v >= last, "quantiles decrease: {last} then {v}");
+                last = v;
+            }
+            None => assert!(q.is_empty()),
+        }
+    }
+    let mut below = 0;
+    for x in [
+        f64::NEG_INFINITY,
+        -1e6,
+        -1.0,
+        0.0,
+        1.0,
+        1e3,
+        1e9,
+        f64::INFINITY,
+    ] {
+        let r = q.rank(x);
+        assert!(r >= below && r <= q.count(), "rank({x}) = {r}");
+        below = r;
+    }
+    let _ = (q.sum(), q.collapsed_below(), q.is_saturated());
+}
+
+/// Values from the input, 4 bytes each: small integers of both signs, floats from the bits (NaN,
+/// infinities and subnormals included) and zero.
+fn quantile_values(data: &[u8]) -> impl Iterator<Item = f64> + '_ {
+    data.chunks(4).map(|c| {
+        let mut b = [0u8; 4];
+        b[..c.len()].copy_from_slice(c);
+        let w = u32::from_le_bytes(b);
+        match w & 3 {
+            0 => f64::from(w as i32 >> 2),
+            1 => f64::from(f32::from_bits(w)),
+            2 => f64::from_bits(u64::from(w) << 32 | u64::from(w)),
+            _ => 0.0,
+        }
+    })
+}
+
+/// [`decoder`] for one quantile sketch type, then its queries, and a merge with a sketch built from
+/// the input (which must round-trip too).
+fn quantile_decoder<const S: usize, const B: usize, C>(data: &[u8])
+where
+    C: sketch_nostd::quantile::Counter,
+    QuantileSketch<S, B, C>: Wire,
+{
+    decoder::<QuantileSketch<S, B, C>>(data);
+    let mut built = QuantileSketch::<S, B, C>::new();
+    for v in quantile_values(data) {
+        built.insert(v);
+    }
+    round_trip(&built);
+    quantile_queries(&built);
+    if let Ok(mut d) = wire::decode::<QuantileSketch<S, B, C>>(data) {
+        quantile_queries(&d);
+        let count = d.count();
+        d.merge(&built).expect("same parameters merge");
+        // Less when a collapse moves counts into a full counter (saturated), never more.
+        assert!(d.count() <= count + built.count());
+        round_trip(&d);
+        quantile_queries(&d);
+    }
+}
+
+/// The `quantile` target: [`QuantileSketch`] decoders of several shapes (the benchmark's α = 1% with
+/// `u32` counters, a narrow `u16` one that collapses, one bucket per octave with `u64` counters).
+pub fn quantile(data: &[u8]) {
+    let _ = wire::peek(data);
+    quantile_decoder::<35, 1_047, u32>(data);
+    quantile_decoder::<35, 70, u16>(data);
+    quantile_decoder::<8, 48, u16>(data);
+    quantile_decoder::<1, 4, u64>(data);
 }

@@ -504,21 +504,45 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         if s.octave == 0 {
             return 0;
         }
-        // The bucket where the mantissa's 1/256 slice starts, then on while the next bound is at or
-        // below it: one step at most for SUB ≤ 177 (a bucket is wider than a slice).
-        let mut j = Self::COARSE[(s.frac >> 56) as usize] as usize;
-        while let Some(&t) = Self::TABLE.get(j + 1) {
-            if t > s.frac {
-                break;
-            }
-            j += 1;
-        }
+        // A 64-bit host spends 512 bytes on a lookup table; a microcontroller searches.
+        #[cfg(target_pointer_width = "64")]
+        let j = Self::coarse_index(s.frac);
+        #[cfg(not(target_pointer_width = "64"))]
+        let j = Self::search_index(s.frac);
         let k = i64::from(s.octave) * SUB as i64 + j as i64;
         if s.negative {
             -k
         } else {
             k
         }
+    }
+
+    /// The bucket of a mantissa (64-bit fraction) within its octave: the number of bounds at or
+    /// below it, less one. From the 1/256 slice where it starts ([`COARSE`](Self::COARSE)), then on
+    /// while the next bound is at or below it: one step at most for SUB ≤ 177 (a bucket is wider
+    /// than a slice).
+    #[cfg_attr(not(target_pointer_width = "64"), allow(dead_code))]
+    #[inline]
+    fn coarse_index(frac: u64) -> usize {
+        let mut j = Self::COARSE[(frac >> 56) as usize] as usize;
+        while let Some(&t) = Self::TABLE.get(j + 1) {
+            if t > frac {
+                break;
+            }
+            j += 1;
+        }
+        j
+    }
+
+    /// [`coarse_index`](Self::coarse_index) by a binary search of the bounds (⌈log2 SUB⌉
+    /// comparisons), without the 512-byte table: what microcontrollers use.
+    #[cfg_attr(target_pointer_width = "64", allow(dead_code))]
+    #[inline]
+    fn search_index(frac: u64) -> usize {
+        // The first bound is 0, at or below every mantissa.
+        Self::TABLE
+            .partition_point(|&t| t <= frac)
+            .saturating_sub(1)
     }
 
     /// The value reported for key `k`: the representative `2lu/(l+u)` of its bucket, from a table of
@@ -902,10 +926,13 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     /// ```
     #[must_use]
     pub fn quantile(&self, q: f64) -> Option<f64> {
-        if self.count == 0 || !(0.0..=1.0).contains(&q) {
+        // 0 ≤ q ≤ 1 by the bits (no float comparison helper on parts without an FPU): the bits of
+        // non-negative `f64`s order as their values, NaN and negative values have larger ones.
+        let bits = q.to_bits();
+        if self.count == 0 || (bits > 1.0f64.to_bits() && bits != (-0.0f64).to_bits()) {
             return None;
         }
-        let rank = (q * (self.count - 1) as f64) as u64;
+        let rank = scaled_rank(q, self.count - 1);
         if rank == 0 {
             return Some(self.min);
         }
@@ -937,7 +964,16 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
                 }
             }
         }
-        Some(hit.map_or(self.max, |k| Self::value_of(k).max(self.min).min(self.max)))
+        Some(hit.map_or(self.max, |k| {
+            let v = Self::value_of(k);
+            if before(v, self.min) {
+                self.min
+            } else if before(self.max, v) {
+                self.max
+            } else {
+                v
+            }
+        }))
     }
 
     /// The number of values at or below `x`, as far as the buckets tell: every value in a lower bucket,
@@ -1058,6 +1094,36 @@ fn before(a: f64, b: f64) -> bool {
         }
     };
     key(a) < key(b)
+}
+
+/// `(q * m as f64) as u64` for `q` in `[0, 1]` (or −0), rounded exactly as IEEE 754 arithmetic
+/// does it (the conversion of `m` and the product each to nearest, ties to even; the conversion back
+/// truncates), in integer arithmetic: no soft-float multiply on parts without an FPU.
+fn scaled_rank(q: f64, m: u64) -> u64 {
+    use crate::hll::num::{mul_wide, round53};
+    let bits = q.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    if exp == 0 || m == 0 {
+        // ±0 or subnormal: q·m < 2^−1022 · 2^64 truncates to 0.
+        return 0;
+    }
+    let qm = (bits & ((1 << 52) - 1)) | 1 << 52;
+    // m as f64: mm·2^me, mm in [2^52, 2^53).
+    let z = m.leading_zeros();
+    let (mm, me) = round53(m << z, -(z as i32), false);
+    // The exact product of two 53-bit mantissas is in [2^104, 2^106): its high word is not 0 and
+    // has 22 or 23 leading zeros.
+    let (hi, lo) = mul_wide(qm, mm);
+    let z = hi.leading_zeros();
+    let top = hi << z | lo >> (64 - z);
+    let (rm, re) = round53(top, exp - 1075 + me + 64 - z as i32, lo << z != 0);
+    // ⌊rm·2^re⌋, saturating at 2^64 as `as u64` does.
+    match re {
+        12.. => u64::MAX,
+        0..=11 => rm << re,
+        -63..=-1 => rm >> -re,
+        _ => 0,
+    }
 }
 
 /// Moves `len` counters from `src` to `dst` (the block given as `(src, len, dst)`), correctly when
@@ -1181,6 +1247,80 @@ mod tests {
         assert_eq!(Q::key(0.0f64.split().unwrap()), 0);
         assert_eq!(Q::key((-0.0f64).split().unwrap()), 0);
         assert!(f64::NAN.split().is_none());
+    }
+
+    #[test]
+    fn scaled_rank_rounds_as_f64() {
+        let mut r = Rng(17);
+        let qs = [
+            0.0,
+            -0.0,
+            1.0,
+            0.5,
+            0.9,
+            0.99,
+            0.999,
+            0.29,
+            1e-300,
+            5e-324,
+            1.0 - f64::EPSILON / 2.0,
+        ];
+        for i in 0..300_000u32 {
+            let q = if i % 4 == 0 {
+                qs[(i / 4) as usize % qs.len()]
+            } else {
+                r.unit()
+            };
+            // Counts of every size, with short mantissas (ties) common.
+            let width = r.next() % 65;
+            let mut m = if width == 0 {
+                0
+            } else {
+                r.next() >> (64 - width)
+            };
+            if i % 3 == 0 {
+                m &= !((1u64 << (width / 2)) - 1);
+            }
+            assert_eq!(scaled_rank(q, m), (q * m as f64) as u64, "{q:e} · {m}");
+        }
+        for m in [
+            u64::MAX,
+            u64::MAX - 1,
+            1 << 53,
+            (1 << 53) + 1,
+            (1 << 54) + 3,
+        ] {
+            for q in qs {
+                assert_eq!(scaled_rank(q, m), (q * m as f64) as u64, "{q:e} · {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn search_index_equals_coarse_index() {
+        fn check<const S: usize>(r: &mut Rng) {
+            for _ in 0..3_000 {
+                let f = r.next();
+                assert_eq!(
+                    QuantileSketch::<S, 1>::search_index(f),
+                    QuantileSketch::<S, 1>::coarse_index(f)
+                );
+            }
+            for j in 0..S {
+                let t = threshold(j, S);
+                for f in [t, t.saturating_sub(1), t + 1] {
+                    assert_eq!(
+                        QuantileSketch::<S, 1>::search_index(f),
+                        QuantileSketch::<S, 1>::coarse_index(f)
+                    );
+                }
+            }
+        }
+        let mut r = Rng(23);
+        check::<1>(&mut r);
+        check::<35>(&mut r);
+        check::<178>(&mut r);
+        check::<1_000>(&mut r);
     }
 
     #[test]

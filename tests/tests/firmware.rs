@@ -11,6 +11,10 @@
 #[path = "../firmware/src/workload.rs"]
 mod workload;
 
+#[allow(missing_docs)]
+#[path = "../firmware/src/quantile.rs"]
+mod quantile;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -101,6 +105,7 @@ fn host_bytes(big_ram: bool) -> BTreeMap<String, Vec<u8>> {
     workload::blocked(&mut sink, true).unwrap();
     workload::spacesaving(&mut sink, true).unwrap();
     workload::topk(&mut sink, true).unwrap();
+    quantile::quantile(&mut sink, true).unwrap();
     if big_ram {
         workload::hll14(&mut sink, true).unwrap();
     }
@@ -406,6 +411,12 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 /// 1.5 KB on a Cortex-M0; so does the stack of the `device-hll` send path (the frame writer and
 /// envelope alone leave 479 B beyond the sketch and buffer). The ceilings are the figures measured
 /// when they were listed, plus 2% (rounded up to 16 B).
+///
+/// `quantile` (issue 17: ≤ 4 KB of code, ≤ 512 B of stack beyond the sketches): the window growth
+/// and collapse (`plan`, `apply`: 2.2 KB), the soft-float `f64` addition of `sum` (the one float
+/// operation left: 0.9 KB; the rank and the range checks are integer code now), and the merge and
+/// quantile walks inlined into the workload; its stack is the collapse's layouts. Its encoder (the
+/// two windows, dense or as zero runs) and frames are the send miss.
 const KNOWN_MISSES: &[(&str, u64)] = &[
     ("hll: ops text", 12512),
     ("hll: send text", 5552),
@@ -413,6 +424,9 @@ const KNOWN_MISSES: &[(&str, u64)] = &[
     ("device-hll: whole path text", 2592),
     ("device-hll: send text", 1792),
     ("device-hll: stack beyond the sketch and buffer", 528),
+    ("quantile: ops text", 8832),
+    ("quantile: ops stack beyond the sketches", 672),
+    ("quantile: send text", 3744),
 ];
 
 /// Checks figures against budgets, with the known misses of [`KNOWN_MISSES`].
@@ -530,10 +544,12 @@ fn budgets_on_cortex_m0_and_sizes_on_every_target() {
             panics.join(" / "),
         );
         budgets.check(&format!("{family}: ops text"), text, 4096);
+        // Issue 17 gives the quantile family 512 B of stack beyond its sketches.
+        let max_stack = if family == "quantile" { 512 } else { 1024 };
         budgets.check(
             &format!("{family}: ops stack beyond the sketches"),
             beyond,
-            1024,
+            max_stack,
         );
         budgets.check(&format!("{family}: send text"), send_text, 1536);
     }

@@ -6,7 +6,9 @@
 //! ```
 //!
 //! The tables go between the `bench-table` markers of README.md (nothing else is touched); with
-//! `--print` they are printed instead.
+//! `--print` they are printed instead. `--only FAMILY` (e.g. `--only quantile`, after
+//! `cargo bench -p sketch-benches --bench main -- quantile/`) prints that family's table alone,
+//! with only its accuracy figures computed.
 
 use sketch_benches::{accuracy, table};
 use std::path::Path;
@@ -48,8 +50,18 @@ fn run_load(root: &Path) -> String {
 
 fn main() -> Result<(), String> {
     let print = std::env::args().any(|a| a == "--print");
+    let only = std::env::args().skip_while(|a| a != "--only").nth(1);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let timings = table::read_criterion(&root.join("target/criterion"))?;
+    if let Some(key) = only {
+        let family = table::FAMILIES
+            .iter()
+            .find(|f| f.key == key)
+            .ok_or_else(|| format!("--only {key}: no such family"))?;
+        let cells = accuracy::of_family(&key).unwrap_or_default();
+        println!("{}", table::render_family(family, &timings, &cells));
+        return Ok(());
+    }
     let cells = accuracy::all();
     let cores = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
     let generated = format!(

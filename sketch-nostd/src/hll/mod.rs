@@ -59,7 +59,7 @@ mod bounds;
 mod device;
 mod estimator;
 mod iter;
-mod num;
+pub(crate) mod num;
 mod parts;
 pub(crate) mod registers;
 mod sparse;

@@ -224,7 +224,7 @@ const fn shr(x: u64, s: i32) -> (u64, bool) {
 
 /// The 128-bit product `a·b` as (high, low) words, from four 32×32-bit products (a Cortex-M0 has
 /// no 64-bit multiply; this avoids the compiler's 128-bit multiplication routine).
-const fn mul_wide(a: u64, b: u64) -> (u64, u64) {
+pub(crate) const fn mul_wide(a: u64, b: u64) -> (u64, u64) {
     const LOW: u64 = 0xffff_ffff;
     let (a1, a0, b1, b0) = (a >> 32, a & LOW, b >> 32, b & LOW);
     let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
@@ -289,7 +289,7 @@ const fn mul_32_16(x: u32, y: u32) -> u64 {
 /// Rounds `m·2^e` (`m` with its top bit set), plus something less than one unit of `m` if `sticky`,
 /// to 53 significant bits, to nearest with ties to even: returns `(mantissa, exponent)` with the
 /// mantissa in `[2^52, 2^53)`.
-const fn round53(m: u64, e: i32, sticky: bool) -> (u64, i32) {
+pub(crate) const fn round53(m: u64, e: i32, sticky: bool) -> (u64, i32) {
     let mantissa = round_off(m, 11, sticky);
     if mantissa >> 53 != 0 {
         (mantissa >> 1, e + 12)

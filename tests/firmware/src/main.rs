@@ -14,6 +14,7 @@
 
 #[cfg(feature = "cost")]
 mod cost;
+mod quantile;
 mod workload;
 
 use arch::{debug, entry, hprint, hprintln};
@@ -182,6 +183,8 @@ fn run_all() -> Check {
     family("spacesaving", workload::spacesaving)?;
     #[cfg(feature = "topk")]
     family("topk", workload::topk)?;
+    #[cfg(feature = "quantile")]
+    family("quantile", quantile::quantile)?;
     #[cfg(feature = "device-micro")]
     family("device-micro", workload::device_micro)?;
     #[cfg(feature = "device-bloom")]

@@ -1,34 +1,45 @@
-//! The quantile family of the firmware workload (issue 17), kept in its own file while
-//! `workload.rs` is reworked: the same shape as the families there (`pub fn quantile(sink, wire) ->
-//! Check`), `no_std` and allocation-free, using only `workload`'s `Check` and `Sink`.
-//!
-//! Wiring (for the lead): in `main.rs`, `mod quantile;` and
-//! `#[cfg(feature = "quantile")] family("quantile", quantile::quantile)?;`; in the host test,
-//! include this file beside `workload.rs` and add `"quantile"` to the families it compares, so the
-//! device's bytes are checked against the host's. `emit` below is `workload::emit` (private there):
-//! once that is `pub(crate)`, use it instead.
+//! The quantile family of the firmware workload (issue 17): the same shape as the families in
+//! `workload.rs` (`pub fn quantile(sink, wire) -> Check`), `no_std` and allocation-free. The host
+//! test includes this file beside `workload.rs` and compares the bytes it emits.
 
-use crate::workload::{Check, Sink};
-use sketch_nostd::{
-    wire::{self, Frame, RawFrame, Wire},
-    QuantileSketch,
-};
+use crate::workload::{emit, emit_frame, Check, Sink};
+use sketch_nostd::{wire::Frame, QuantileSketch};
 
 /// α = 0.99% (35 buckets per octave), 512 `u16` counters: 1,088 bytes, room for 1 … 2,000 (11
 /// octaves, 385 buckets) and −1 … −8 (3 octaves) without collapsing.
 type Q = QuantileSketch<35, 512, u16>;
 
+/// Bytes of sketches the `quantile` family keeps (without `wire`): two sketches.
+#[allow(dead_code)]
+pub const QUANTILE_SKETCH_BYTES: usize = 2 * core::mem::size_of::<Q>();
+
 const N: u32 = 2_000;
 const NEG: i32 = 8;
 
-/// The element of rank `r` (from 0) of the sorted values −8 … −1, 0, 1 … 2,000.
-fn exact(r: u64) -> f64 {
-    f64::from(r as i32 - NEG)
-}
+/// The quantiles checked, with the element of rank `⌊q·(n − 1)⌋` (from 0, `n = 2,009`) of the sorted
+/// values −8 … −1, 0, 1 … 2,000 (rank `r` is the value `r − 8`), written out.
+const CHECKED: [(f64, i32); 4] = [(0.5, 1_004), (0.9, 1_807), (0.99, 1_987), (0.999, 2_005)];
+
+/// The bits of the lowest and highest `f64` within ±α of each checked (positive) value, computed at
+/// compile time: for positive `f64`s the bits order as the values, so the device checks the
+/// guarantee with integer comparisons and no floating-point code.
+const WITHIN: [(u64, u64); 4] = {
+    let mut w = [(0, 0); 4];
+    let mut i = 0;
+    while i < 4 {
+        let truth = (CHECKED[i].1 - NEG) as f64;
+        w[i] = (
+            (truth * (1.0 - Q::ALPHA)).to_bits(),
+            (truth * (1.0 + Q::ALPHA)).to_bits(),
+        );
+        i += 1;
+    }
+    w
+};
 
 /// Quantile sketch: −8 … −1, zero and 1 … 2,000 in a scrambled order, fed as two sketches merged;
-/// checks count, extremes, and p50/p90/p99/p999 within α of the exact values. With `wire`, emits the
-/// encoding and a frame.
+/// checks count, extremes, and p50/p90/p99/p999 within ±α of the exact values. With `wire`, emits
+/// the encoding and a frame.
 pub fn quantile(sink: &mut impl Sink, wire: bool) -> Check {
     let mut a = Q::new();
     let mut b = Q::new();
@@ -48,16 +59,19 @@ pub fn quantile(sink: &mut impl Sink, wire: bool) -> Check {
         return Err("quantile: merge refused");
     }
     let n = u64::from(N) + NEG as u64 + 1;
-    if a.count() != n || a.min() != Some(-8.0) || a.max() != Some(2_000.0) || a.is_collapsed() {
+    let (min, max) = (a.min().map(f64::to_bits), a.max().map(f64::to_bits));
+    if a.count() != n
+        || min != Some((-8.0f64).to_bits())
+        || max != Some(2_000.0f64.to_bits())
+        || a.is_collapsed()
+    {
         return Err("quantile: count, extremes or collapse wrong");
     }
-    for (q, rank) in [(0.5, 1_004u64), (0.9, 1_807), (0.99, 1_987), (0.999, 2_005)] {
-        // ⌊q·(n − 1)⌋ for n = 2,009, written out so that the check itself needs no float rounding.
-        let truth = exact(rank);
+    for (&(q, _), &(lo, hi)) in CHECKED.iter().zip(&WITHIN) {
         let Some(est) = a.quantile(q) else {
             return Err("quantile: no quantile");
         };
-        if (est - truth).abs() > Q::ALPHA * truth.abs() {
+        if est.to_bits() < lo || est.to_bits() > hi {
             return Err("quantile: a quantile outside ±α");
         }
     }
@@ -70,28 +84,6 @@ pub fn quantile(sink: &mut impl Sink, wire: bool) -> Check {
 #[inline(never)]
 fn quantile_wire(sink: &mut impl Sink, q: &Q, spare: &mut Q) -> Check {
     let mut buf = [0u8; Frame::<Q>::MAX_ENCODED_LEN];
-    let bytes = wire::encode(q, &mut buf).map_err(|_| "wire: encode failed")?;
-    if wire::decode_into(bytes, spare).is_err() || spare != q {
-        return Err("wire: decoding the encoded sketch gave another sketch");
-    }
-    sink.begin("quantile");
-    sink.bytes(bytes);
-    sink.end();
-    let frame = Frame {
-        device: 0xd1,
-        seq: 11,
-        sketch: q.clone(),
-    };
-    let bytes = frame.encode(&mut buf).map_err(|_| "frame: encode failed")?;
-    sink.begin("quantile-frame");
-    sink.bytes(bytes);
-    sink.end();
-    let raw = RawFrame::decode(bytes).map_err(|_| "frame: decoding the framing failed")?;
-    if (raw.device, raw.seq) != (frame.device, frame.seq)
-        || raw.decode_sketch_into(spare).is_err()
-        || spare != q
-    {
-        return Err("frame: decoding the encoded frame gave another frame");
-    }
-    Ok(())
+    emit(sink, "quantile", q, &mut buf, spare)?;
+    emit_frame(sink, "quantile-frame", (12, q), &mut buf, spare)
 }

@@ -41,7 +41,7 @@ fn emit_bytes(sink: &mut impl Sink, name: &str, bytes: &[u8]) {
 
 /// Encodes `sketch` into `buf`, checks it decodes back, in place into `back` (whose content is
 /// lost), to an equal sketch, and emits the bytes.
-fn emit<T: Wire + PartialEq, S: Sink>(
+pub(crate) fn emit<T: Wire + PartialEq, S: Sink>(
     sink: &mut S,
     name: &str,
     sketch: &T,
@@ -64,7 +64,7 @@ fn emit<T: Wire + PartialEq, S: Sink>(
 /// with sequence number `seq` into `buf`, emits the bytes, and checks that they decode back (the
 /// framing in place in `buf`, the sketch in place into `back`, whose content is lost) to the same
 /// frame.
-fn emit_frame<T: Wire + PartialEq, S: Sink>(
+pub(crate) fn emit_frame<T: Wire + PartialEq, S: Sink>(
     sink: &mut S,
     name: &str,
     (seq, sketch): (u32, &T),
@@ -912,7 +912,7 @@ pub const HLL_OPS: [(&str, &str); 4] = [
 #[allow(dead_code)]
 ///
 /// `hll14` is not here: it runs only on targets with more RAM than the Cortex-M0 budget target.
-pub const FAMILIES: [(&str, usize); 10] = [
+pub const FAMILIES: [(&str, usize); 11] = [
     ("micro", MICRO_SKETCH_BYTES),
     ("bloom", BLOOM_SKETCH_BYTES),
     ("countmin", COUNTMIN_SKETCH_BYTES),
@@ -923,4 +923,5 @@ pub const FAMILIES: [(&str, usize); 10] = [
     ("blocked", BLOCKED_SKETCH_BYTES),
     ("spacesaving", SPACESAVING_SKETCH_BYTES),
     ("topk", TOPK_SKETCH_BYTES),
+    ("quantile", crate::quantile::QUANTILE_SKETCH_BYTES),
 ];

@@ -15,6 +15,8 @@
 #[cfg(feature = "cost")]
 mod cost;
 mod quantile;
+#[cfg(feature = "prefilter")]
+mod prefilter;
 mod workload;
 
 use arch::{debug, entry, hprint, hprintln};
@@ -199,6 +201,8 @@ fn run_all() -> Check {
     family("hll-ops", workload::hll_ops::<HLL_OPS_ON>)?;
     #[cfg(all(feature = "hll14", big_ram))]
     family("hll14", workload::hll14)?;
+    #[cfg(feature = "prefilter")]
+    family("prefilter", prefilter::prefilter)?;
     if cfg!(feature = "fail") {
         return Err("forced failure (feature `fail`)");
     }

@@ -1,0 +1,224 @@
+//! The router example of issue 18, as a firmware family: a prefilter of unsafe URL prefixes held in
+//! flash, checked for every request URL, with a "maybe → ask the server" path. Shared with the host
+//! test (`tests/tests/firmware.rs` includes this file), which runs it too and compares the answers.
+//!
+//! Two filters of the same [`PREFIXES`], both read where they are (flash on the device, no copy):
+//! * [`BLOCKED`], a `BlockedBloom` built by the compiler (`const fn from_keys`) into a `static`;
+//! * a binary fuse filter (8-bit fingerprints) read through `BinaryFuse8Ref` over the bytes of
+//!   `prefixes.fuse8`, included with `include_bytes!`: a filter built on a host (feature `alloc`)
+//!   and shipped as a file. The host test checks that the file is what building the filter from
+//!   [`PREFIXES`] gives.
+//!
+//! For each request URL the device checks its prefixes (`scheme://host/`, then every path segment
+//! ending in `/`, then the whole path without the query): if a filter says "maybe" for one, the
+//! device asks the server ([`ask_server`], an exact lookup standing for the round trip); otherwise
+//! the URL is definitely safe and the server is not asked. `no_std` and allocation-free.
+
+use crate::workload::{Check, Sink};
+use sketch_nostd::{fuse::BinaryFuse8Ref, sizing::blocked_blocks_for, BlockedBloom};
+
+/// The unsafe URL prefixes the server knows (the key set of both filters).
+pub const PREFIXES: [&str; 40] = [
+    "http://phish.example/",
+    "https://ads.example/",
+    "https://tracker.example/pixel/",
+    "https://cdn.bad.example/js/",
+    "https://cdn.bad.example/js/miner/",
+    "http://login-bank.example/",
+    "https://free-prizes.example/claim/",
+    "https://shop.example/checkout/fake/",
+    "https://docs.example/share/malware/",
+    "http://update-flash.example/",
+    "https://mail.example/redirect/evil/",
+    "https://wallet-verify.example/",
+    "https://short.example/x7Gq/",
+    "https://short.example/abc123/",
+    "http://10.0.0.66/admin/",
+    "https://router-login.example/",
+    "https://cloud.example/bucket/stealer/",
+    "https://video.example/watch/scam/",
+    "https://news.example/fake-news/",
+    "https://drive.example/d/0Bxyz/",
+    "https://pay.example/invoice/overdue/",
+    "https://support.example/remote/",
+    "https://crypto-double.example/",
+    "https://pkg.example/npm/typosquat/",
+    "https://forum.example/t/leak/",
+    "https://img.example/exploit/",
+    "https://cdn.example/lib/skimmer/",
+    "https://game.example/cheats/",
+    "https://social.example/login/clone/",
+    "https://bank.example.evil/",
+    "https://sms-verify.example/",
+    "https://tax-refund.example/",
+    "https://parcel-track.example/",
+    "https://antivirus-alert.example/",
+    "https://dating.example/promo/",
+    "https://translate.example/proxy/",
+    "https://files.example/download/setup/",
+    "https://api.example/v1/exfil/",
+    "https://blog.example/wp-admin/",
+    "https://ads2.example/click/",
+];
+
+/// Seed of both filters' key hashes.
+pub const SEED: u64 = 0x0005_eed5_0f18;
+
+/// The blocked Bloom filter of [`PREFIXES`] at 1%, built by the compiler into flash (two blocks).
+pub type Prefixes = BlockedBloom<{ blocked_blocks_for(PREFIXES.len() as u64, 0.01, 8) }, 8>;
+
+/// [`PREFIXES`] in a blocked Bloom filter, computed at compile time.
+pub static BLOCKED: Prefixes = Prefixes::from_keys(&PREFIXES, SEED);
+
+/// The encoded binary fuse filter (8-bit) of [`PREFIXES`] with [`SEED`], as a host writes it.
+pub static FUSE8: &[u8] = include_bytes!("../prefixes.fuse8");
+
+/// The request URLs the router sees: the unsafe prefixes themselves, URLs under them (deeper paths,
+/// queries), and safe URLs, some sharing a host or a first segment with an unsafe prefix.
+pub const REQUESTS: [&str; 48] = [
+    "https://ads.example/",
+    "https://ads.example/banner/728x90.png?id=7",
+    "http://phish.example/login.php",
+    "https://tracker.example/pixel/1x1.gif?u=42",
+    "https://tracker.example/about/",
+    "https://cdn.bad.example/js/app.js",
+    "https://cdn.bad.example/css/site.css",
+    "https://cdn.bad.example/js/miner/xmr.js",
+    "https://www.example/",
+    "https://www.example/index.html",
+    "https://www.example/news/today/",
+    "https://docs.example/share/report.pdf",
+    "https://docs.example/share/malware/dropper.exe",
+    "https://short.example/x7Gq/",
+    "https://short.example/zzzz/",
+    "http://10.0.0.66/admin/setup.cgi",
+    "http://10.0.0.1/admin/",
+    "https://router-login.example/index.html",
+    "https://video.example/watch/cats/",
+    "https://video.example/watch/scam/free-iphone",
+    "https://drive.example/d/0Bxyz/view?usp=sharing",
+    "https://drive.example/d/1Aabc/view",
+    "https://pay.example/invoice/overdue/4711",
+    "https://pay.example/invoice/paid/4711",
+    "https://pkg.example/npm/typosquat/lodahs.tgz",
+    "https://pkg.example/npm/lodash/lodash.tgz",
+    "https://img.example/exploit/a.png",
+    "https://img.example/photos/a.png",
+    "https://game.example/cheats/aimbot.zip",
+    "https://game.example/patches/1.2.zip",
+    "https://bank.example/",
+    "https://bank.example.evil/login",
+    "https://api.example/v1/users/",
+    "https://api.example/v1/exfil/upload",
+    "https://blog.example/wp-admin/post.php",
+    "https://blog.example/2024/05/hello-world/",
+    "https://ads2.example/click/?c=99",
+    "https://ads2.example/view/",
+    "https://mail.example/inbox/",
+    "https://mail.example/redirect/evil/next",
+    "https://files.example/download/setup/setup.exe",
+    "https://files.example/download/readme.txt",
+    "https://search.example/?q=bloom+filter",
+    "https://maps.example/place/zurich/",
+    "https://weather.example/forecast/",
+    "https://shop.example/checkout/",
+    "https://shop.example/checkout/fake/pay",
+    "https://social.example/login/",
+];
+
+/// Bits of each URL's answer byte.
+pub mod answer {
+    /// The blocked Bloom filter in flash said "maybe" for one of the URL's prefixes.
+    pub const BLOOM_MAYBE: u8 = 1;
+    /// The binary fuse filter view said "maybe" for one of the URL's prefixes.
+    pub const FUSE_MAYBE: u8 = 2;
+    /// The server was asked and said the URL is unsafe.
+    pub const UNSAFE: u8 = 4;
+}
+
+/// Calls `f` with every prefix of `url` that the filters are keyed by: `scheme://host/`, each path
+/// segment ending in `/`, and the whole path without its query. Stops at the first `true`.
+pub fn any_prefix(url: &str, mut f: impl FnMut(&str) -> bool) -> bool {
+    let path = url.split_once('?').map_or(url, |(p, _)| p);
+    // The first `/` after `scheme://` ends the host.
+    let Some(start) = path.find("://").map(|i| i + 3) else {
+        return f(path);
+    };
+    let mut ends = path
+        .char_indices()
+        .skip_while(|&(i, _)| i < start)
+        .filter(|&(_, c)| c == '/')
+        .map(|(i, _)| i + 1);
+    if ends.any(|end| f(&path[..end])) {
+        return true;
+    }
+    !path.ends_with('/') && f(path)
+}
+
+/// The server's exact answer (standing for the round trip): is one of the URL's prefixes unsafe?
+pub fn ask_server(url: &str) -> bool {
+    any_prefix(url, |p| PREFIXES.contains(&p))
+}
+
+/// The router: for every request, the answer byte ([`answer`]); the server is asked only when the
+/// filter in flash says "maybe". Checks that no unsafe URL is let through (no false negative), that
+/// both filters agree with each other on every unsafe URL, that the view reads a filter of
+/// [`PREFIXES`]; emits the answers (`prefilter-answers`) and, with `wire`, the compile-time filter
+/// in its view encoding (`prefilter-blocked`), so the host sees that the compiler built the same bits
+/// on every target.
+pub fn prefilter(sink: &mut impl Sink, wire: bool) -> Check {
+    let fuse =
+        BinaryFuse8Ref::new(FUSE8).map_err(|_| "prefilter: the fuse filter bytes are refused")?;
+    if fuse.len() != PREFIXES.len() || fuse.seed() != SEED {
+        return Err("prefilter: the fuse filter is not the one of PREFIXES");
+    }
+    let mut answers = [0u8; REQUESTS.len()];
+    let mut asked = 0;
+    for (url, a) in REQUESTS.iter().zip(&mut answers) {
+        let bloom = any_prefix(url, |p| BLOCKED.contains(p));
+        let fuse_maybe = any_prefix(url, |p| fuse.contains(p));
+        // The router's path: "definitely safe" without a round trip, else ask the server.
+        let unsafe_url = if bloom {
+            asked += 1;
+            ask_server(url)
+        } else {
+            false
+        };
+        if ask_server(url) && !(unsafe_url && fuse_maybe) {
+            return Err("prefilter: an unsafe URL was let through (false negative)");
+        }
+        *a = [
+            (bloom, answer::BLOOM_MAYBE),
+            (fuse_maybe, answer::FUSE_MAYBE),
+            (unsafe_url, answer::UNSAFE),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .fold(0, |acc, (_, bit)| acc | bit);
+    }
+    if asked == REQUESTS.len() {
+        return Err("prefilter: the filter never answered \"definitely safe\"");
+    }
+    sink.begin("prefilter-answers");
+    sink.bytes(&answers);
+    sink.end();
+    if wire {
+        prefilter_wire(sink)?;
+    }
+    Ok(())
+}
+
+#[inline(never)]
+fn prefilter_wire(sink: &mut impl Sink) -> Check {
+    use sketch_nostd::wire::{self, BlockedBloomRef, Wire};
+    let mut buf = [0u8; Prefixes::MAX_ENCODED_LEN];
+    let bytes = wire::encode_view(&BLOCKED, &mut buf).map_err(|_| "wire: encode failed")?;
+    let view = BlockedBloomRef::new(bytes).map_err(|_| "prefilter: the view refused its bytes")?;
+    if !PREFIXES.iter().all(|p| view.contains(*p)) {
+        return Err("prefilter: the view of the static filter lost a prefix");
+    }
+    sink.begin("prefilter-blocked");
+    sink.bytes(bytes);
+    sink.end();
+    Ok(())
+}

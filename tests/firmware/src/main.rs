@@ -14,9 +14,9 @@
 
 #[cfg(feature = "cost")]
 mod cost;
-mod quantile;
 #[cfg(feature = "prefilter")]
 mod prefilter;
+mod quantile;
 mod workload;
 
 use arch::{debug, entry, hprint, hprintln};

@@ -246,12 +246,7 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     /// ```
     #[must_use]
     pub fn registers(&self) -> Registers<'_> {
-        Registers {
-            bytes: &self.data,
-            p: Self::P32,
-            next: 0,
-            sparse: None,
-        }
+        Registers::packed(&self.data, Self::P32)
     }
 
     /// The packed registers, laid out as [`HyperLogLog::dense_registers`] describes.

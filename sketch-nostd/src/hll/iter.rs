@@ -18,14 +18,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     #[must_use]
     pub fn registers(&self) -> Registers<'_> {
         Registers {
-            bytes: &self.data,
-            p: Self::P32,
-            next: 0,
-            sparse: if self.dense {
-                None
-            } else {
-                Some(sparse::Cursor::new(BYTES, true))
-            },
+            sparse: (!self.dense).then(|| sparse::Cursor::new(BYTES, true)),
+            ..Registers::packed(&self.data, Self::P32)
         }
     }
 }
@@ -33,10 +27,22 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
 /// Iterator over the register values of a [`HyperLogLog`], from [`HyperLogLog::registers`].
 #[derive(Clone, Debug)]
 pub struct Registers<'a> {
-    pub(super) bytes: &'a [u8],
-    pub(super) p: u32,
-    pub(super) next: usize,
-    pub(super) sparse: Option<sparse::Cursor>,
+    bytes: &'a [u8],
+    p: u32,
+    next: usize,
+    sparse: Option<sparse::Cursor>,
+}
+
+impl<'a> Registers<'a> {
+    /// The `2^p` packed 6-bit registers in `bytes`, in order (the dense form; `DeviceHll`'s only one).
+    pub(super) fn packed(bytes: &'a [u8], p: u32) -> Self {
+        Self {
+            bytes,
+            p,
+            next: 0,
+            sparse: None,
+        }
+    }
 }
 
 impl Iterator for Registers<'_> {

@@ -1,5 +1,5 @@
 //! Accuracy and memory figures, measured deterministically (fixed keys and seeds, no timing): the
-//! non-timing rows of the README tables.
+//! non-timing rows of the performance tables (docs/performance.md).
 
 use crate::adapters::{
     self, counting_words, cuckoo_buckets, BenchKey, Deletable, Distinct, Filter, Frequency, FuseKey,
@@ -11,7 +11,7 @@ use crate::keys::{as_strs, string_keys, u64_keys, ABSENT_SEED, HUGE, LARGE, MEMB
 use sketch_nostd::countmin::{Conservative, Standard};
 use xorf::Filter as _;
 
-/// One figure of one implementation: a cell of a README table.
+/// One figure of one implementation: a cell of a performance table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
     /// The table (sketch family): `bloom`, `hll`, `countmin`, `deletable`, `quantile`.

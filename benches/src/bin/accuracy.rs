@@ -1,5 +1,5 @@
 //! Prints the deterministic accuracy and memory figures of every implementation (the non-timing rows
-//! of the README tables): `cargo run --release -p sketch-benches --bin accuracy`.
+//! of the tables in docs/performance.md): `cargo run --release -p sketch-benches --bin accuracy`.
 
 fn main() {
     let family = std::env::args().nth(1);

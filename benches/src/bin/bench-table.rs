@@ -1,11 +1,11 @@
-//! Regenerates the README performance tables from criterion's last run and the accuracy figures:
+//! Regenerates the performance tables of docs/performance.md from criterion's last run and the accuracy figures:
 //!
 //! ```sh
 //! cargo bench -p sketch-benches            # timings -> target/criterion
 //! cargo run --release -p sketch-benches --bin bench-table
 //! ```
 //!
-//! The tables go between the `bench-table` markers of README.md (nothing else is touched); with
+//! The tables go between the `bench-table` markers of docs/performance.md (nothing else is touched); with
 //! `--print` they are printed instead. `--only FAMILY` (e.g. `--only quantile`, after
 //! `cargo bench -p sketch-benches --bench main -- quantile/`) prints that family's table alone,
 //! with only its accuracy figures computed.
@@ -80,11 +80,13 @@ fn main() -> Result<(), String> {
         println!("{generated}");
         return Ok(());
     }
-    let readme_path = root.join("README.md");
-    let readme = std::fs::read_to_string(&readme_path).map_err(|e| e.to_string())?;
-    std::fs::write(&readme_path, table::splice(&readme, &generated)?).map_err(|e| e.to_string())?;
+    let doc_path = root.join("docs/performance.md");
+    let doc = std::fs::read_to_string(&doc_path)
+        .map_err(|e| format!("{}: {e}", doc_path.display()))?;
+    std::fs::write(&doc_path, table::splice(&doc, &generated)?)
+        .map_err(|e| format!("{}: {e}", doc_path.display()))?;
     println!(
-        "README.md: {} timings, {} figures",
+        "docs/performance.md: {} timings, {} figures",
         timings.len(),
         cells.len()
     );

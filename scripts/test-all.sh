@@ -131,6 +131,12 @@ cross_builds() {
     # left dead in that build.
     echo "cargo clippy -p sketch-nostd --no-default-features --target thumbv6m-none-eabi -D warnings (without the wire format)"
     cargo clippy -q -p sketch-nostd --no-default-features --target thumbv6m-none-eabi -- -D warnings || return 1
+    # The same on the host with the tests and examples (an example that needs the wire format says
+    # so in Cargo.toml), and its docs: an intra-doc link to a `wire` item must not break them.
+    echo "cargo clippy -p sketch-nostd --no-default-features --all-targets -D warnings"
+    cargo clippy -q -p sketch-nostd --no-default-features --all-targets -- -D warnings || return 1
+    echo "cargo doc -p sketch-nostd --no-default-features (RUSTDOCFLAGS=-D warnings)"
+    RUSTDOCFLAGS="-D warnings" cargo doc -q -p sketch-nostd --no-deps --no-default-features || return 1
 }
 
 # The library's rust-version (workspace Cargo.toml): build it with exactly that toolchain, with and

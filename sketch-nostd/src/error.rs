@@ -2,8 +2,15 @@
 //!
 //! * [`MergeError`]: two sketches of the same type that cannot be combined (different seeds). Sketches
 //!   of different sizes or parameters are different types, so combining them does not compile.
-//! * [`WireError`](crate::WireError) (feature `wire`, in the `wire` module): bytes that could not
-//!   be encoded into a buffer or decoded into a sketch or a frame.
+#![cfg_attr(
+    feature = "wire",
+    doc = " * [`WireError`](crate::WireError) (feature `wire`, in the `wire` module): bytes that could"
+)]
+#![cfg_attr(
+    not(feature = "wire"),
+    doc = " * `WireError` (feature `wire`, in the `wire` module): bytes that could"
+)]
+//!   not be encoded into a buffer or decoded into a sketch or a frame.
 //! * [`PartsError`]: raw parts (counters, entries, totals, registers, coupons, estimator state, as a
 //!   wire decoder hands them over) that no sequence of operations on a sketch could have produced.
 //! * [`RemoveError`]: a deletable filter refused to remove a key (it was definitely never inserted).

@@ -27,7 +27,7 @@ use crate::hash::{hash64, Key};
 /// (0.83/√m) from its martingale estimator, which needs the whole stream on one sketch.
 ///
 /// On the wire a `DeviceHll` is a dense, not single-stream [`HyperLogLog`] (same kind, parameter and
-/// seed), so the host decodes it with [`wire::decode`](crate::wire::decode) into a `HyperLogLog` and
+/// seed), so the host decodes it with `wire::decode` (feature `wire`) into a `HyperLogLog` and
 /// merges it with any other of the same precision and seed. Its bytes are those a merged
 /// `HyperLogLog` with the same registers writes, the smallest of the packed registers, the list of
 /// the non-zero ones (small `n`) and a Rice code of every register (large `n`), and never more than

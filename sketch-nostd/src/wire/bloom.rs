@@ -1,7 +1,7 @@
 //! Encodings of [`Bloom`], [`CountingBloom`], [`MicroBloom`] and [`MicroBloom32`].
 
 use super::codec::{
-    envelope_max_len, read_into_new, serde_via_wire, write_smallest, write_zero_runs, Codec, Sink,
+    envelope_max_len, read_into_new, serde_via_wire, write_items, write_smallest, Codec, Sink,
     Source,
 };
 use super::counting::{read_two_bit, write_two_bit, TWO_BIT};
@@ -76,8 +76,13 @@ fn write_form<S: Sink, W: WordsRef + ?Sized>(
 ) -> Result<(), S::Error> {
     let len = words.count();
     match tag {
-        DENSE => (0..len).try_for_each(|i| s.u64_le(words.at(i))),
-        ZERO_RUNS => write_zero_runs(s, len, |i| words.at(i) == 0, |s, i| s.u64_le(words.at(i))),
+        DENSE | ZERO_RUNS => write_items(
+            s,
+            len,
+            tag == ZERO_RUNS,
+            |i| words.at(i) == 0,
+            |s, i| s.u64_le(words.at(i)),
+        ),
         _ => {
             // Two passes over the bits through one loop: count them, then write the gaps.
             let (mut count, mut next) = (0usize, None);

@@ -49,33 +49,48 @@ pub trait Sink {
     }
     /// A `u64` as 8 raw little-endian bytes.
     fn u64_le(&mut self, v: u64) -> Result<(), Self::Error> {
-        self.bytes(&v.to_le_bytes())
+        // Byte by byte, shifting two 32-bit halves: no array on the stack, no 64-bit shift.
+        let (mut lo, mut hi) = (v as u32, (v >> 32) as u32);
+        for _ in 0..8 {
+            self.byte(lo as u8)?;
+            lo = lo >> 8 | hi << 24;
+            hi >>= 8;
+        }
+        Ok(())
     }
 }
 
-/// Writes `len` items as zero runs: pairs of varints (`zeros`, `literals`), maximal runs of zero
-/// items then of non-zero ones, each pair followed by its literal items (written by `item`), until
-/// every item is covered; every pair covers at least one item. The Bloom filters' words and the
-/// count-min counters share it.
-pub fn write_zero_runs<S: Sink>(
+/// Writes `len` items, each by `item`: every one in order (`runs` false: a dense body), or as zero
+/// runs (`runs` true): pairs of varints (`zeros`, `literals`), maximal runs of zero items then of
+/// non-zero ones, each pair followed by its literal items, until every item is covered; every pair
+/// covers at least one item. One loop for both forms, as the Bloom filters' words and the count-min
+/// counters are written.
+pub fn write_items<S: Sink>(
     s: &mut S,
     len: usize,
+    runs: bool,
     is_zero: impl Fn(usize) -> bool,
     mut item: impl FnMut(&mut S, usize) -> Result<(), S::Error>,
 ) -> Result<(), S::Error> {
     let mut i = 0;
     while i < len {
-        let zeros = i;
-        while i < len && is_zero(i) {
+        let mut end = len;
+        if runs {
+            let zeros = i;
+            while i < len && is_zero(i) {
+                i += 1;
+            }
+            end = i;
+            while end < len && !is_zero(end) {
+                end += 1;
+            }
+            s.varint((i - zeros) as u64)?;
+            s.varint((end - i) as u64)?;
+        }
+        while i < end {
+            item(s, i)?;
             i += 1;
         }
-        let literals = i;
-        while i < len && !is_zero(i) {
-            i += 1;
-        }
-        s.varint((literals - zeros) as u64)?;
-        s.varint((i - literals) as u64)?;
-        (literals..i).try_for_each(|j| item(s, j))?;
     }
     Ok(())
 }

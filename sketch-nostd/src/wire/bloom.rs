@@ -212,25 +212,33 @@ fn read_words_tagged<R: Source, W: Words + ?Sized>(
     Ok(())
 }
 
+/// The [`Codec`] methods every filter shares (`Bloom`, `CountingBloom`, `BlockedBloom`): its seed,
+/// decoding into a new filter, and clearing (loading no words).
+macro_rules! filter_methods {
+    () => {
+        fn wire_seed(&self) -> u64 {
+            self.seed()
+        }
+
+        fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+            read_into_new(r, seed, Self::with_seed)
+        }
+
+        fn clear_with_seed(&mut self, seed: u64) {
+            let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
+        }
+    };
+}
+
 impl<const WORDS: usize, const K: u32> Codec for Bloom<WORDS, K> {
-    fn wire_seed(&self) -> u64 {
-        self.seed()
-    }
+    filter_methods!();
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         write_words(self.as_words().as_slice(), s)
     }
 
-    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        read_into_new(r, seed, Self::with_seed)
-    }
-
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
         self.load(seed, |words| read_words(r, words.as_mut_slice()))
-    }
-
-    fn clear_with_seed(&mut self, seed: u64) {
-        let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
     }
 }
 
@@ -248,9 +256,7 @@ serde_via_wire!(impl[const WORDS: usize, const K: u32] Bloom<WORDS, K>);
 /// (every word pattern is a valid filter, and a counter of 1 is a single set bit), or the two-bit
 /// body of [`super::counting`] when it is strictly smaller (the usual case at the design load).
 impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
-    fn wire_seed(&self) -> u64 {
-        self.seed()
-    }
+    filter_methods!();
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         let words = self.as_words().as_slice();
@@ -260,19 +266,11 @@ impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
         })
     }
 
-    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        read_into_new(r, seed, Self::with_seed)
-    }
-
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
         self.load(seed, |words| match r.byte()? {
             TWO_BIT => read_two_bit(r, words),
             tag => read_words_tagged(tag, r, words.as_mut_slice()),
         })
-    }
-
-    fn clear_with_seed(&mut self, seed: u64) {
-        let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
     }
 }
 
@@ -288,24 +286,14 @@ serde_via_wire!(impl[const WORDS: usize, const K: u32] CountingBloom<WORDS, K>);
 /// A blocked Bloom filter's blocks, flattened to `8·BLOCKS` words in block order, take the Bloom
 /// filter's encodings.
 impl<const BLOCKS: usize, const K: u32> Codec for BlockedBloom<BLOCKS, K> {
-    fn wire_seed(&self) -> u64 {
-        self.seed()
-    }
+    filter_methods!();
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         write_words(self.as_blocks().as_slice(), s)
     }
 
-    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        read_into_new(r, seed, Self::with_seed)
-    }
-
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
         self.load(seed, |blocks| read_words(r, blocks.as_mut_slice()))
-    }
-
-    fn clear_with_seed(&mut self, seed: u64) {
-        let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
     }
 }
 

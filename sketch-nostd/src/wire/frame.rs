@@ -32,7 +32,11 @@ pub(crate) mod crc32 {
             for &b in bytes {
                 let mut c = self.0 ^ u32::from(b);
                 for _ in 0..8 {
-                    c = (c >> 1) ^ (POLY & (c & 1).wrapping_neg());
+                    let low = c & 1;
+                    c >>= 1;
+                    if low != 0 {
+                        c ^= POLY;
+                    }
                 }
                 self.0 = c;
             }

@@ -1,7 +1,7 @@
 //! Encodings of [`Bloom`], [`CountingBloom`], [`MicroBloom`] and [`MicroBloom32`].
 
 use super::codec::{
-    envelope_max_len, read_into_new, serde_via_wire, write_smallest, write_zero_runs, Codec, Sink,
+    envelope_max_len, read_into_new, serde_via_wire, write_items, write_smallest, Codec, Sink,
     Source,
 };
 use super::counting::{read_two_bit, write_two_bit, TWO_BIT};
@@ -76,8 +76,13 @@ fn write_form<S: Sink, W: WordsRef + ?Sized>(
 ) -> Result<(), S::Error> {
     let len = words.count();
     match tag {
-        DENSE => (0..len).try_for_each(|i| s.u64_le(words.at(i))),
-        ZERO_RUNS => write_zero_runs(s, len, |i| words.at(i) == 0, |s, i| s.u64_le(words.at(i))),
+        DENSE | ZERO_RUNS => write_items(
+            s,
+            len,
+            tag == ZERO_RUNS,
+            |i| words.at(i) == 0,
+            |s, i| s.u64_le(words.at(i)),
+        ),
         _ => {
             // Two passes over the bits through one loop: count them, then write the gaps.
             let (mut count, mut next) = (0usize, None);
@@ -207,25 +212,33 @@ fn read_words_tagged<R: Source, W: Words + ?Sized>(
     Ok(())
 }
 
+/// The [`Codec`] methods every filter shares (`Bloom`, `CountingBloom`, `BlockedBloom`): its seed,
+/// decoding into a new filter, and clearing (loading no words).
+macro_rules! filter_methods {
+    () => {
+        fn wire_seed(&self) -> u64 {
+            self.seed()
+        }
+
+        fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
+            read_into_new(r, seed, Self::with_seed)
+        }
+
+        fn clear_with_seed(&mut self, seed: u64) {
+            let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
+        }
+    };
+}
+
 impl<const WORDS: usize, const K: u32> Codec for Bloom<WORDS, K> {
-    fn wire_seed(&self) -> u64 {
-        self.seed()
-    }
+    filter_methods!();
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         write_words(self.as_words().as_slice(), s)
     }
 
-    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        read_into_new(r, seed, Self::with_seed)
-    }
-
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
         self.load(seed, |words| read_words(r, words.as_mut_slice()))
-    }
-
-    fn clear_with_seed(&mut self, seed: u64) {
-        let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
     }
 }
 
@@ -243,9 +256,7 @@ serde_via_wire!(impl[const WORDS: usize, const K: u32] Bloom<WORDS, K>);
 /// (every word pattern is a valid filter, and a counter of 1 is a single set bit), or the two-bit
 /// body of [`super::counting`] when it is strictly smaller (the usual case at the design load).
 impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
-    fn wire_seed(&self) -> u64 {
-        self.seed()
-    }
+    filter_methods!();
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         let words = self.as_words().as_slice();
@@ -255,19 +266,11 @@ impl<const WORDS: usize, const K: u32> Codec for CountingBloom<WORDS, K> {
         })
     }
 
-    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        read_into_new(r, seed, Self::with_seed)
-    }
-
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
         self.load(seed, |words| match r.byte()? {
             TWO_BIT => read_two_bit(r, words),
             tag => read_words_tagged(tag, r, words.as_mut_slice()),
         })
-    }
-
-    fn clear_with_seed(&mut self, seed: u64) {
-        let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
     }
 }
 
@@ -283,24 +286,14 @@ serde_via_wire!(impl[const WORDS: usize, const K: u32] CountingBloom<WORDS, K>);
 /// A blocked Bloom filter's blocks, flattened to `8·BLOCKS` words in block order, take the Bloom
 /// filter's encodings.
 impl<const BLOCKS: usize, const K: u32> Codec for BlockedBloom<BLOCKS, K> {
-    fn wire_seed(&self) -> u64 {
-        self.seed()
-    }
+    filter_methods!();
 
     fn write_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
         write_words(self.as_blocks().as_slice(), s)
     }
 
-    fn read_body<R: Source>(r: &mut R, seed: u64) -> Result<Self, WireError> {
-        read_into_new(r, seed, Self::with_seed)
-    }
-
     fn read_body_into<R: Source>(&mut self, r: &mut R, seed: u64, _: u8) -> Result<(), WireError> {
         self.load(seed, |blocks| read_words(r, blocks.as_mut_slice()))
-    }
-
-    fn clear_with_seed(&mut self, seed: u64) {
-        let Ok(()) = self.load(seed, |_| Ok::<_, core::convert::Infallible>(()));
     }
 }
 

@@ -13,9 +13,28 @@ use core::marker::PhantomData;
 use serde::de::{self, SeqAccess, Visitor};
 use serde::ser::{self, SerializeTuple};
 
-use super::WireError;
-use super::{SketchKind, Wire, FORMAT_VERSION, MAGIC, MIN_FORMAT_VERSION};
+use super::error::WireError;
+use super::kind::{SketchKind, FORMAT_VERSION, MAGIC, MAX_PARAMS, MIN_FORMAT_VERSION};
 use crate::error::PartsError;
+
+/// A sketch type with a wire encoding. Implemented by every sketch in this crate (and only by them).
+///
+/// ```
+/// use sketch_nostd::{wire::{SketchKind, Wire}, Bloom, MicroBloom};
+///
+/// assert_eq!(<Bloom<16, 4>>::KIND, SketchKind::Bloom);
+/// assert_eq!(<Bloom<16, 4>>::PARAMS, &[("WORDS", 16), ("K", 4)]);
+/// // Firmware sizes its buffers from these at compile time.
+/// let _buf = [0u8; <MicroBloom<3>>::MAX_ENCODED_LEN];
+/// ```
+pub trait Wire: Codec + serde::Serialize + for<'de> serde::Deserialize<'de> {
+    /// The kind byte in the envelope.
+    const KIND: SketchKind;
+    /// The parameters written in the envelope, by name, in [`SketchKind::param_names`] order.
+    const PARAMS: &'static [(&'static str, u64)];
+    /// The most bytes [`encode`](super::encode) can write for this type, whatever its content and seed.
+    const MAX_ENCODED_LEN: usize;
+}
 
 /// Where an encoder writes its elements.
 pub trait Sink {
@@ -49,33 +68,48 @@ pub trait Sink {
     }
     /// A `u64` as 8 raw little-endian bytes.
     fn u64_le(&mut self, v: u64) -> Result<(), Self::Error> {
-        self.bytes(&v.to_le_bytes())
+        // Byte by byte, shifting two 32-bit halves: no array on the stack, no 64-bit shift.
+        let (mut lo, mut hi) = (v as u32, (v >> 32) as u32);
+        for _ in 0..8 {
+            self.byte(lo as u8)?;
+            lo = lo >> 8 | hi << 24;
+            hi >>= 8;
+        }
+        Ok(())
     }
 }
 
-/// Writes `len` items as zero runs: pairs of varints (`zeros`, `literals`), maximal runs of zero
-/// items then of non-zero ones, each pair followed by its literal items (written by `item`), until
-/// every item is covered; every pair covers at least one item. The Bloom filters' words and the
-/// count-min counters share it.
-pub fn write_zero_runs<S: Sink>(
+/// Writes `len` items, each by `item`: every one in order (`runs` false: a dense body), or as zero
+/// runs (`runs` true): pairs of varints (`zeros`, `literals`), maximal runs of zero items then of
+/// non-zero ones, each pair followed by its literal items, until every item is covered; every pair
+/// covers at least one item. One loop for both forms, as the Bloom filters' words and the count-min
+/// counters are written.
+pub fn write_items<S: Sink>(
     s: &mut S,
     len: usize,
+    runs: bool,
     is_zero: impl Fn(usize) -> bool,
     mut item: impl FnMut(&mut S, usize) -> Result<(), S::Error>,
 ) -> Result<(), S::Error> {
     let mut i = 0;
     while i < len {
-        let zeros = i;
-        while i < len && is_zero(i) {
+        let mut end = len;
+        if runs {
+            let zeros = i;
+            while i < len && is_zero(i) {
+                i += 1;
+            }
+            end = i;
+            while end < len && !is_zero(end) {
+                end += 1;
+            }
+            s.varint((i - zeros) as u64)?;
+            s.varint((end - i) as u64)?;
+        }
+        while i < end {
+            item(s, i)?;
             i += 1;
         }
-        let literals = i;
-        while i < len && !is_zero(i) {
-            i += 1;
-        }
-        s.varint((literals - zeros) as u64)?;
-        s.varint((i - literals) as u64)?;
-        (literals..i).try_for_each(|j| item(s, j))?;
     }
     Ok(())
 }
@@ -118,6 +152,20 @@ pub trait Source {
     fn u64_le(&mut self) -> Result<u64, WireError> {
         self.array().map(u64::from_le_bytes)
     }
+}
+
+/// Zigzag: `d ≥ 0` as `2d`, `d < 0` as `−2d − 1` (0, −1, 1, −2, … as 0, 1, 2, 3, …), so that
+/// small numbers of either sign take small varints and Rice codes. The one copy, for every
+/// encoding with signed numbers (the HyperLogLog's register distances, the quantile sketch's floor).
+#[must_use]
+pub const fn zigzag(d: i64) -> u64 {
+    ((d << 1) ^ (d >> 63)) as u64
+}
+
+/// The inverse of [`zigzag`], defined for every `u64`.
+#[must_use]
+pub const fn unzigzag(z: u64) -> i64 {
+    (z >> 1) as i64 ^ -((z & 1) as i64)
 }
 
 /// The number of bytes postcard uses for `v` as a varint (LEB128: 7 bits per byte).
@@ -411,7 +459,7 @@ pub(crate) fn write_envelope<T: Wire, S: Sink>(s: &mut S, seed: u64) -> Result<(
         )*};
     }
     params!(0 1 2 3 4 5);
-    const _: () = assert!(super::MAX_PARAMS == 6, "one statement per parameter");
+    const _: () = assert!(MAX_PARAMS == 6, "one statement per parameter");
     s.varint(seed)
 }
 
@@ -419,7 +467,7 @@ pub(crate) fn write_envelope<T: Wire, S: Sink>(s: &mut S, seed: u64) -> Result<(
 pub struct RawHeader {
     pub version: u8,
     pub kind: SketchKind,
-    pub params: [u64; super::MAX_PARAMS],
+    pub params: [u64; MAX_PARAMS],
     pub seed: u64,
 }
 
@@ -434,7 +482,7 @@ pub fn read_header<R: Source>(r: &mut R) -> Result<RawHeader, WireError> {
     let found = r.byte()?;
     let kind = SketchKind::from_u8(found).ok_or(WireError::UnknownKind { found })?;
     check_kind_version(kind, version)?;
-    let mut params = [0; super::MAX_PARAMS];
+    let mut params = [0; MAX_PARAMS];
     for p in params.iter_mut().take(kind.param_names().len()) {
         *p = r.varint()?;
     }

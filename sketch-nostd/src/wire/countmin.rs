@@ -1,7 +1,7 @@
 //! Encoding of [`CountMin`].
 
 use super::codec::{
-    envelope_max_len, parts_error, read_into_new, serde_via_wire, write_smallest, write_zero_runs,
+    envelope_max_len, parts_error, read_into_new, serde_via_wire, write_items, write_smallest,
     Codec, Sink, Source,
 };
 use super::WireError;
@@ -64,18 +64,24 @@ pub(super) fn write_counters<S: Sink, C: Counter>(s: &mut S, cells: &[C]) -> Res
 #[inline(never)]
 fn write_form<S: Sink, C: Counter>(tag: u8, cells: &[C], s: &mut S) -> Result<(), S::Error> {
     let value = |i: usize| cells.get(i).map_or(0, |c| c.to_u64());
-    if tag == DENSE {
-        cells.iter().try_for_each(|c| {
-            let mut v = c.to_u64();
+    let runs = tag == ZERO_RUNS;
+    write_items(
+        s,
+        cells.len(),
+        runs,
+        |i| value(i) == 0,
+        |s, i| {
+            let mut v = value(i);
+            if runs {
+                return s.varint(v);
+            }
             (0..width::<C>()).try_for_each(|_| {
                 let low = v as u8;
                 v >>= 8;
                 s.byte(low)
             })
-        })
-    } else {
-        write_zero_runs(s, cells.len(), |i| value(i) == 0, |s, i| s.varint(value(i)))
-    }
+        },
+    )
 }
 
 /// Reads what [`write_counters`] wrote into `cells` (all zero beforehand). A counter above the type's

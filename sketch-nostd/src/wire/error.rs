@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use super::SketchKind;
+use super::kind::SketchKind;
 
 /// Why bytes could not become a sketch or a frame, or a sketch could not be written into a buffer.
 ///

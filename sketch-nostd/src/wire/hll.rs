@@ -9,7 +9,8 @@
 
 use super::bits::{best_list, bytes_for, list_size, write_list, BitReader, BitWriter, ListReader};
 use super::codec::{
-    envelope_max_len, parts_error, serde_via_wire, varint_len, Codec, Sink, Source,
+    envelope_max_len, parts_error, serde_via_wire, unzigzag, varint_len, zigzag, Codec, Sink,
+    Source,
 };
 use super::WireError;
 use super::{SketchKind, Wire};
@@ -141,21 +142,9 @@ impl<I: Iterator<Item = u32>> Iterator for WireCoupons<I> {
     }
 }
 
-/// `v − base` zigzagged (0, −1, 1, −2, … as 0, 1, 2, 3, …) for two register values.
-const fn zigzag(v: u32, base: u32) -> u32 {
-    if v >= base {
-        2 * (v - base)
-    } else {
-        2 * (base - v) - 1
-    }
-}
-
-fn unzigzag(z: u64) -> i64 {
-    if z & 1 == 0 {
-        (z >> 1) as i64
-    } else {
-        -(((z + 1) >> 1) as i64)
-    }
+/// `v − base` zigzagged ([`zigzag`]) for two register values.
+const fn distance(v: u32, base: u32) -> u32 {
+    zigzag(v as i64 - base as i64) as u32
 }
 
 /// A register-value histogram's counter: `u16` while `m ≤ 2^15` (so a count never overflows and the
@@ -216,7 +205,7 @@ fn compact_size<C: Count>(packed: &[u8], n: u32, max_rank: u32) -> [u32; 4] {
         for k in 0..MAX_COMPACT_K + 1 {
             let mut bits = n * (1 + k);
             for v in 0..64 {
-                bits += hist[v as usize].into() * (zigzag(v, b) >> k);
+                bits += hist[v as usize].into() * (distance(v, b) >> k);
             }
             if bits < best[1] {
                 best[1..].copy_from_slice(&[bits, b, k]);
@@ -242,7 +231,7 @@ fn dense_bits<S: Sink>(
     for i in 0..n {
         let v = reg(packed, i);
         if !list {
-            w.rice(zigzag(v, base), k)?;
+            w.rice(distance(v, base), k)?;
         } else if v != 0 {
             w.rice(i - next, k)?;
             w.rice(v - 1, 0)?;
@@ -994,7 +983,7 @@ mod tests {
         assert_eq!(&rebuilt, packed);
         for v in 0..64u32 {
             for base in 0..64u32 {
-                let z = zigzag(v, base);
+                let z = distance(v, base);
                 assert_eq!(unzigzag(u64::from(z)), i64::from(v) - i64::from(base));
                 // The order 0, −1, 1, −2, 2, …
                 let d = i64::from(v) - i64::from(base);

@@ -1,7 +1,8 @@
 //! Encoding of [`QuantileSketch`].
 
 use super::codec::{
-    envelope_max_len, read_into_new, serde_via_wire, Codec, Sink, Source, VARINT_MAX,
+    envelope_max_len, read_into_new, serde_via_wire, unzigzag, zigzag, Codec, Sink, Source,
+    VARINT_MAX,
 };
 use super::countmin::{read_counters, write_counters};
 use super::{SketchKind, Wire};
@@ -13,14 +14,6 @@ use crate::QuantileSketch;
 const SATURATED: u8 = 1;
 /// State bit: the lowest buckets were collapsed; the floor follows.
 const COLLAPSED: u8 = 2;
-
-const fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-const fn unzigzag(v: u64) -> i64 {
-    (v >> 1) as i64 ^ -((v & 1) as i64)
-}
 
 const fn inconsistent(what: &'static str) -> WireError {
     WireError::Inconsistent { what }

@@ -109,10 +109,12 @@ impl<'a> Out<'a> {
         if self.framed {
             // The CRC, then the delimiter: a zero through COBS writes the last run's code, then
             // the zero.
-            let [a, b, c, d] = self.crc.finalize().to_le_bytes();
-            for x in [a, b, c, d, 0] {
-                self.cobs(x)?;
+            let mut crc = self.crc.finalize();
+            for _ in 0..4 {
+                self.cobs(crc as u8)?;
+                crc >>= 8;
             }
+            self.cobs(0)?;
         }
         // `at` never passes the end: every write checked it.
         core::mem::take(&mut self.buf)

@@ -237,6 +237,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// assert_eq!(sketch_nostd::Hll10::with_seed(9).seed(), 9);
     /// ```
     #[must_use]
+    #[inline(never)]
     pub const fn with_seed(seed: u64) -> Self {
         Self {
             data: [0; BYTES],

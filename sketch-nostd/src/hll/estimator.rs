@@ -210,6 +210,15 @@ impl RegisterSums {
         (LO_TERMS[v], HI_TERMS[v] & keep, maxed)
     }
 
+    /// The sums over packed registers (one pass): one body for every sketch type and precision
+    /// that recounts its registers (a conversion to dense, a device sketch's estimate).
+    #[inline(never)]
+    pub(crate) fn of_packed(packed: &[u8], p: u32) -> Self {
+        let mut sums = Self::NONE;
+        super::registers::for_each(packed, |v| sums.add(v, p));
+        sums
+    }
+
     /// Counts one more register holding `value`. At most 2^18 registers contribute at most 2^31
     /// units each, so the sums cannot overflow.
     #[inline]

@@ -189,20 +189,6 @@ impl PackedWriter {
 
     /// Writes zeros up to (not including) register `end`.
     pub(crate) fn zeros_until(&mut self, bytes: &mut [u8], end: usize) {
-        // Up to a multiple of 4 registers the accumulator then holds no bits; whole 3-byte groups of
-        // zero registers are then written directly.
-        while self.next < end && self.next & 3 != 0 {
-            self.push(bytes, 0);
-        }
-        let groups = end.saturating_sub(self.next) / 4;
-        if groups > 0 {
-            let stop = self.at.saturating_add(3 * groups).min(bytes.len());
-            if let Some(run) = bytes.get_mut(self.at..stop) {
-                run.fill(0);
-            }
-            self.at += 3 * groups;
-            self.next += 4 * groups;
-        }
         while self.next < end {
             self.push(bytes, 0);
         }

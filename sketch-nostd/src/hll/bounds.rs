@@ -132,10 +132,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     #[must_use]
     pub fn lower_bound(&self, sigmas: u8) -> f64 {
-        let estimate = self.estimate_num();
-        let spread = Num::int(sigmas.into()).mul(self.rse_at(estimate));
-        let bound = estimate.div(Num::ONE.add(spread));
-        bound.max(self.certain_count()).min(estimate).to_f64()
+        self.bound(sigmas, false)
     }
 
     /// An upper bound on the number of distinct keys at `sigmas` standard errors:
@@ -149,14 +146,26 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     #[must_use]
     pub fn upper_bound(&self, sigmas: u8) -> f64 {
+        self.bound(sigmas, true)
+    }
+
+    /// [`upper_bound`](Self::upper_bound) if `upper`, else [`lower_bound`](Self::lower_bound): one
+    /// body for both, which share the estimate and its spread (on a Cortex-M0 every `Num`
+    /// operation's call is a few instructions of moving its operands, so one copy is smaller).
+    #[inline(never)]
+    fn bound(&self, sigmas: u8, upper: bool) -> f64 {
         let estimate = self.estimate_num();
         let spread = Num::int(sigmas.into()).mul(self.rse_at(estimate));
-        if spread.ge(Num::ONE) {
-            return MAX_ESTIMATE.to_f64();
+        if upper {
+            if spread.ge(Num::ONE) {
+                return MAX_ESTIMATE.to_f64();
+            }
+            estimator::clamp(estimate.div(Num::ONE.sub(spread))).max(estimate)
+        } else {
+            let bound = estimate.div(Num::ONE.add(spread));
+            bound.max(self.certain_count()).min(estimate)
         }
-        estimator::clamp(estimate.div(Num::ONE.sub(spread)))
-            .max(estimate)
-            .to_f64()
+        .to_f64()
     }
 
     /// The number of distinct keys certainly counted: coupons while sparse, non-zero registers else.

@@ -193,7 +193,7 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     /// ```
     pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
         check_seeds(self.seed, other.seed)?;
-        registers::max_assign(&mut self.data, &other.data, |_| {});
+        registers::max_assign(&mut self.data, &other.data);
         Ok(())
     }
 
@@ -208,9 +208,9 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     /// ```
     #[must_use]
     pub fn cardinality(&self) -> f64 {
-        let mut sums = RegisterSums::NONE;
-        registers::for_each(&self.data, |v| sums.add(v, Self::P32));
-        sums.improved_estimate(Self::P32).to_f64()
+        RegisterSums::of_packed(&self.data, Self::P32)
+            .improved_estimate(Self::P32)
+            .to_f64()
     }
 
     /// `true` if nothing has been counted.

@@ -137,28 +137,6 @@ pub(crate) fn clamp(x: Num) -> Num {
     x.min(MAX_ESTIMATE)
 }
 
-/// 2^(31 − v) for register values v < 32, else 0 (units of 2^−31 of 2^−v).
-const LO_TERMS: [u64; 64] = {
-    let mut t = [0; 64];
-    let mut v = 0;
-    while v < 32 {
-        t[v] = 1 << (31 - v);
-        v += 1;
-    }
-    t
-};
-
-/// 2^(63 − v) for register values v ≥ 32, else 0 (units of 2^−63 of 2^−v).
-const HI_TERMS: [u64; 64] = {
-    let mut t = [0; 64];
-    let mut v = 32;
-    while v < 64 {
-        t[v] = 1 << (63 - v);
-        v += 1;
-    }
-    t
-};
-
 /// Everything the estimators need to know about the dense registers, kept up to date as registers
 /// change so that no estimate has to read them:
 ///
@@ -199,15 +177,30 @@ impl RegisterSums {
     }
 
     /// The contribution `(lo, hi)` of one register holding `value`, and whether it is at the maximum
-    /// (a register at q + 1, or an invalid larger value, can never be raised and contributes 0).
-    /// Table lookups rather than variable shifts: this runs once per register when a merge or a load
-    /// recounts them, and variable shifts are slow on baseline x86-64 and Cortex-M0.
+    /// (a register at q + 1, or an invalid larger value, can never be raised and contributes 0):
+    /// 2^−v is 2^(31 − v) units of 2^−31 in `lo` for v < 32, else 2^(63 − v) units of 2^−63 in
+    /// `hi`; either way a `u32` shift, `1 << (31 − v mod 32)`. (Two 64-entry `u64` tables cost a
+    /// Cortex-M0 1 KB of flash.)
     #[inline]
     fn term(value: u8, p: u32) -> (u64, u64, bool) {
-        let v = usize::from(value & 63);
-        let maxed = v as u32 > 64 - p;
-        let keep = u64::from(maxed).wrapping_sub(1); // all ones unless maxed
-        (LO_TERMS[v], HI_TERMS[v] & keep, maxed)
+        let v = u32::from(value & 63);
+        // v > 64 − p ≥ 46 only: a maxed register is never below 32.
+        let maxed = v > 64 - p;
+        let unit = u64::from(1u32 << (31 - (v & 31)));
+        if v < 32 {
+            (unit, 0, false)
+        } else {
+            (0, if maxed { 0 } else { unit }, maxed)
+        }
+    }
+
+    /// The sums over packed registers (one pass): one body for every sketch type and precision
+    /// that recounts its registers (a conversion to dense, a device sketch's estimate).
+    #[inline(never)]
+    pub(crate) fn of_packed(packed: &[u8], p: u32) -> Self {
+        let mut sums = Self::NONE;
+        super::registers::for_each(packed, |v| sums.add(v, p));
+        sums
     }
 
     /// Counts one more register holding `value`. At most 2^18 registers contribute at most 2^31

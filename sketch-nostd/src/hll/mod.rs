@@ -237,6 +237,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// assert_eq!(sketch_nostd::Hll10::with_seed(9).seed(), 9);
     /// ```
     #[must_use]
+    #[inline(never)]
     pub const fn with_seed(seed: u64) -> Self {
         Self {
             data: [0; BYTES],
@@ -285,7 +286,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// b.insert_hash(hash64("k", b.seed()));
     /// assert!(a == b);
     /// ```
-    #[inline]
+    #[inline(never)]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
         if self.dense {
             let (index, rank) = registers::index_rank(hash, Self::P32);
@@ -296,7 +297,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     }
 
     /// Raises a dense register, keeping the estimators' state up to date.
-    #[inline]
+    #[inline(never)]
     fn raise(&mut self, index: usize, rank: u8) -> bool {
         let Some(old) = registers::raise(&mut self.data, index, rank) else {
             return false;
@@ -363,9 +364,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
 
     /// Recomputes the estimator state from the dense registers (one pass).
     fn refresh(&mut self) {
-        let mut sums = RegisterSums::NONE;
-        registers::for_each(&self.data, |v| sums.add(v, Self::P32));
-        self.sums = sums;
+        self.sums = RegisterSums::of_packed(&self.data, Self::P32);
     }
 
     fn sums_of(values: impl Iterator<Item = u8>) -> RegisterSums {
@@ -536,9 +535,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         self.hip = 0.0;
         if other.dense {
             self.to_dense();
-            let mut sums = RegisterSums::NONE;
-            registers::max_assign(&mut self.data, &other.data, |v| sums.add(v, Self::P32));
-            self.sums = sums;
+            registers::max_assign(&mut self.data, &other.data);
+            self.refresh();
         } else {
             let mut cursor = sparse::Cursor::new(BYTES, true);
             while let Some(coupon) = cursor.next(&other.data) {

@@ -289,6 +289,7 @@ const fn mul_32_16(x: u32, y: u32) -> u64 {
 /// Rounds `m·2^e` (`m` with its top bit set), plus something less than one unit of `m` if `sticky`,
 /// to 53 significant bits, to nearest with ties to even: returns `(mantissa, exponent)` with the
 /// mantissa in `[2^52, 2^53)`.
+#[inline(never)]
 pub(crate) const fn round53(m: u64, e: i32, sticky: bool) -> (u64, i32) {
     let mantissa = round_off(m, 11, sticky);
     if mantissa >> 53 != 0 {

@@ -129,9 +129,10 @@ pub(crate) fn for_each(bytes: &[u8], mut f: impl FnMut(u8)) {
     }
 }
 
-/// Register-wise maximum: `ours[i] = max(ours[i], theirs[i])` for every register, calling `visit`
-/// with each resulting value in order (so the caller can recount in the same pass).
-pub(crate) fn max_assign(ours: &mut [u8], theirs: &[u8], mut visit: impl FnMut(u8)) {
+/// Register-wise maximum: `ours[i] = max(ours[i], theirs[i])` for every register. One body for
+/// every sketch type and precision (callers that keep sums recount them afterwards).
+#[inline(never)]
+pub(crate) fn max_assign(ours: &mut [u8], theirs: &[u8]) {
     for (o, t) in ours.chunks_exact_mut(3).zip(theirs.chunks_exact(3)) {
         if let ([a, b, c], [x, y, z]) = (&mut *o, t) {
             let mine = unpack_group(*a, *b, *c);
@@ -139,7 +140,6 @@ pub(crate) fn max_assign(ours: &mut [u8], theirs: &[u8], mut visit: impl FnMut(u
             let mut out = [0; 4];
             for ((r, m), t) in out.iter_mut().zip(mine).zip(other) {
                 *r = m.max(t);
-                visit(*r);
             }
             [*a, *b, *c] = pack_group(out);
         }
@@ -189,20 +189,6 @@ impl PackedWriter {
 
     /// Writes zeros up to (not including) register `end`.
     pub(crate) fn zeros_until(&mut self, bytes: &mut [u8], end: usize) {
-        // Up to a multiple of 4 registers the accumulator then holds no bits; whole 3-byte groups of
-        // zero registers are then written directly.
-        while self.next < end && self.next & 3 != 0 {
-            self.push(bytes, 0);
-        }
-        let groups = end.saturating_sub(self.next) / 4;
-        if groups > 0 {
-            let stop = self.at.saturating_add(3 * groups).min(bytes.len());
-            if let Some(run) = bytes.get_mut(self.at..stop) {
-                run.fill(0);
-            }
-            self.at += 3 * groups;
-            self.next += 4 * groups;
-        }
         while self.next < end {
             self.push(bytes, 0);
         }
@@ -302,9 +288,7 @@ mod tests {
         let mut c = [0u8; 24];
         raise(&mut c, 3, 9);
         raise(&mut c, 31, 40);
-        let mut seen = Vec::new();
-        max_assign(&mut c, &b, |r| seen.push(r));
-        assert!(seen.iter().copied().eq(iter(&c)));
+        max_assign(&mut c, &b);
         assert_eq!(get(&c, 3), 17);
         assert_eq!(get(&c, 31), 40);
         assert_eq!(iter(&c).filter(|&r| r != 0).count(), 2);

@@ -17,14 +17,13 @@ const fn mask(k: u32) -> u64 {
     }
 }
 
-/// Writes bits into a [`Sink`], one byte element per 8 bits, or only counts them.
+/// Writes bits into a [`Sink`], one byte element per 8 bits.
 ///
 /// A bit at a time in `u32` arithmetic: the smallest code for a Cortex-M0 (which has no 64-bit
-/// shifts; each is a call to a helper), and one copy serves both sizing an encoding ([`dry`](Self::dry))
-/// and writing it, so a size and the bytes written cannot disagree.
+/// shifts; each is a call to a helper). Encoders size their candidate forms arithmetically
+/// ([`list_bits`]); the tests check those sizes against the bits written.
 pub struct BitWriter<'a, S: Sink> {
-    /// `None`: only count.
-    sink: Option<&'a mut S>,
+    sink: &'a mut S,
     /// The bits of the current byte not written yet.
     acc: u8,
     /// Bits so far (the current byte holds `bits % 8` of them).
@@ -34,16 +33,7 @@ pub struct BitWriter<'a, S: Sink> {
 impl<'a, S: Sink> BitWriter<'a, S> {
     pub fn new(sink: &'a mut S) -> Self {
         Self {
-            sink: Some(sink),
-            acc: 0,
-            bits: 0,
-        }
-    }
-
-    /// A writer that writes nothing and counts the bits it would write.
-    pub fn dry() -> Self {
-        Self {
-            sink: None,
+            sink,
             acc: 0,
             bits: 0,
         }
@@ -62,30 +52,25 @@ impl<'a, S: Sink> BitWriter<'a, S> {
             };
             let at = self.bits % 8;
             self.bits += 1;
-            if let Some(sink) = &mut self.sink {
-                self.acc |= u8::from(one) << at;
-                if at == 7 {
-                    sink.byte(self.acc)?;
-                    self.acc = 0;
-                }
+            self.acc |= u8::from(one) << at;
+            if at == 7 {
+                self.sink.byte(self.acc)?;
+                self.acc = 0;
             }
         }
         Ok(())
     }
 
-    /// Flushes the last partial byte, padded with zeros, and returns the bits written (or counted).
+    /// Flushes the last partial byte, padded with zeros, and returns the bits written.
     pub fn finish(self) -> Result<u32, S::Error> {
-        if let Some(sink) = self.sink {
-            if !self.bits.is_multiple_of(8) {
-                sink.byte(self.acc)?;
-            }
+        if !self.bits.is_multiple_of(8) {
+            self.sink.byte(self.acc)?;
         }
         Ok(self.bits)
     }
 }
 
 /// Bits of `v` as a Rice code with parameter `k`.
-#[cfg(test)]
 pub const fn rice_len(v: u32, k: u32) -> u32 {
     (v >> k) + 1 + k
 }
@@ -157,8 +142,8 @@ impl<'a, R: Source> BitReader<'a, R> {
     }
 }
 
-/// Bits of a sorted list coded with Rice parameter `k` for the gaps and unary for `value − 1`.
-#[cfg(test)]
+/// Bits of a sorted list coded with Rice parameter `k` for the gaps and unary for `value − 1`: what
+/// [`write_list`] writes.
 pub fn list_bits(items: impl Iterator<Item = (u32, u32)>, k: u32) -> u32 {
     let mut next = 0;
     let mut bits = 0;
@@ -184,7 +169,7 @@ const fn log2_of_ratio(span: u32, count: u32) -> u32 {
 
 /// The Rice parameter giving the shortest list (`count` items, indices below `span`), and that
 /// list's bits: near log2 of the mean gap, checked on both sides (the first of equals). `bits(k)`
-/// sizes the list with parameter `k`, by writing it dry ([`BitWriter::dry`]).
+/// sizes the list with parameter `k` ([`list_bits`]).
 pub fn best_list<E>(
     count: u32,
     span: u32,
@@ -200,16 +185,6 @@ pub fn best_list<E>(
         }
     }
     Ok((best.1, best.0))
-}
-
-/// The bits of the list of `items` with Rice parameter `k` ([`write_list`], dry).
-pub fn list_size<S: Sink>(
-    k: u32,
-    items: impl Iterator<Item = (u32, u32)>,
-) -> Result<u32, S::Error> {
-    let mut dry = BitWriter::<S>::dry();
-    write_list(&mut dry, k, items)?;
-    dry.finish()
 }
 
 /// Writes a sorted list (strictly increasing indices, values ≥ 1): each index's gap from the one
@@ -407,8 +382,10 @@ mod tests {
     #[test]
     fn lists_round_trip_and_size_as_counted() {
         let items = [(0u32, 1u32), (5, 3), (6, 1), (1_000, 39)];
-        let (k, bits) =
-            best_list(4, 1_001, |k| list_size::<Bytes>(k, items.iter().copied())).unwrap();
+        let (k, bits) = best_list(4, 1_001, |k| {
+            Ok::<_, ()>(list_bits(items.iter().copied(), k))
+        })
+        .unwrap();
         // The sizes of one pass are those of each candidate alone, and the best is the first of
         // the smallest.
         let sizes: Vec<u32> = (0..=31)

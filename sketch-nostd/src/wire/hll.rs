@@ -7,7 +7,7 @@
 //! [`SPARSE_INDEX_BITS`](HyperLogLog::SPARSE_INDEX_BITS)). A version-1 sparse body is converted
 //! exactly to the sketch the same keys build now (see [`WireCoupons`]).
 
-use super::bits::{best_list, bytes_for, list_size, write_list, BitReader, BitWriter, ListReader};
+use super::bits::{best_list, bytes_for, list_bits, write_list, BitReader, BitWriter, ListReader};
 use super::codec::{
     envelope_max_len, parts_error, serde_via_wire, unzigzag, varint_len, zigzag, Codec, Sink,
     Source,
@@ -215,10 +215,10 @@ fn compact_size<C: Count>(packed: &[u8], n: u32, max_rank: u32) -> [u32; 4] {
     best
 }
 
-/// Writes the bits of a dense body of `n` registers (or only counts them, [`BitWriter::dry`]): as
-/// a list, each non-zero register's gap from the one after the previous (Rice, parameter `k`) and
-/// its value − 1 (unary), the bits of [`write_list`]; else every register's zigzagged distance
-/// from `base` (Rice, parameter `k`). One loop over the registers for sizing and writing both.
+/// Writes the bits of a dense body of `n` registers: as a list, each non-zero register's gap from
+/// the one after the previous (Rice, parameter `k`) and its value − 1 (unary), the bits of
+/// [`write_list`]; else every register's zigzagged distance from `base` (Rice, parameter `k`). One
+/// loop over the registers for writing both.
 fn dense_bits<S: Sink>(
     w: &mut BitWriter<'_, S>,
     packed: &[u8],
@@ -241,9 +241,25 @@ fn dense_bits<S: Sink>(
     Ok(())
 }
 
+/// The bits [`dense_bits`] writes for the list form with parameter `k`: for each non-zero register
+/// `v`, the Rice code of its gap (`(gap >> k) + 1 + k` bits) and `v − 1` in unary (`v` bits).
+#[inline(never)]
+fn dense_list_bits(packed: &[u8], n: u32, k: u32) -> u32 {
+    let (mut bits, mut next) = (0, 0);
+    for i in 0..n {
+        let v = reg(packed, i);
+        if v != 0 {
+            bits += ((i - next) >> k) + 1 + k + v;
+            next = i + 1;
+        }
+    }
+    bits
+}
+
 /// [`write_registers`] for `n` registers. Every size is counted before anything is written, in
-/// `u32` arithmetic: the compact form's from a histogram ([`compact_size`]), the list's by writing
-/// it dry ([`best_list`]). Then only the chosen form is written, straight into the sink.
+/// `u32` arithmetic: the compact form's from a histogram ([`compact_size`]), the list's for the
+/// candidate parameters of [`best_list`] by [`dense_list_bits`]. Then only the chosen form is written,
+/// straight into the sink.
 fn write_dense<C: Count, S: Sink>(
     packed: &[u8],
     n: u32,
@@ -253,11 +269,7 @@ fn write_dense<C: Count, S: Sink>(
     let [count, compact_bits, base, compact_k] = compact_size::<C>(packed, n, max_rank);
     let compact = 2 + bytes_for(compact_bits);
     // The non-zero registers as a list: tag, count (a varint: `count < 2^21`), k, the bits.
-    let (list_k, list_bits) = best_list(count, n, |k| {
-        let mut dry = BitWriter::<S>::dry();
-        dense_bits(&mut dry, packed, n, true, k, 0)?;
-        dry.finish()
-    })?;
+    let (list_k, list_bits) = best_list(count, n, |k| Ok(dense_list_bits(packed, n, k)))?;
     let list = 2 + u32::from(count >= 1 << 7) + u32::from(count >= 1 << 14) + bytes_for(list_bits);
     let packed_len = packed.len() as u32;
     if packed_len <= list && packed_len <= compact {
@@ -337,7 +349,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         let count = self.coupon_count() as u32;
         let items = || self.coupons().map(coupon_item);
         let span = 1 << Self::SPARSE_INDEX_BITS;
-        let (k, bits) = best_list(count, span, |k| list_size::<S>(k, items()))?;
+        let (k, bits) = best_list(count, span, |k| Ok(list_bits(items(), k)))?;
         let rice = 1 + bytes_for(bits);
         let raw = 4 * count;
         if rice <= raw {
@@ -783,7 +795,7 @@ mod tests {
                     }
                 } else {
                     let items = || v1.iter().map(|&c| coupon_item(c));
-                    let size = |k| list_size::<VecSink>(k, items());
+                    let size = |k| Ok::<_, ()>(list_bits(items(), k));
                     let (k, _) = best_list(v1.len() as u32, 1 << 26, size).unwrap();
                     sink.byte(COUPONS_RICE).unwrap();
                     sink.varint(v1.len() as u64).unwrap();

@@ -307,6 +307,16 @@ impl Layout {
         }
     }
 
+    /// The slot in layout `old` of the key in slot `i` of this layout, if both hold it.
+    #[inline(never)]
+    fn source(&self, old: &Self, i: usize) -> Option<usize> {
+        if i < self.size() as usize {
+            old.slot(self.key_at(i))
+        } else {
+            None
+        }
+    }
+
     /// The layout after every key below `f` is counted as `f`; `zero` says whether the zero count
     /// holds anything (it moves to bucket `f` when `f > 0`).
     fn clip(mut self, f: i32, zero: bool) -> Self {
@@ -632,7 +642,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
             return;
         }
         self.add_key(Self::key(split) as i32, n);
-        self.sum += if n == 1 { x } else { x * n as f64 };
+        self.sum = crate::float::add(self.sum, if n == 1 { x } else { x * n as f64 });
         self.widen(x, x);
     }
 
@@ -745,13 +755,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
                 mass = mass.saturating_add(c.to_u64());
             }
         }
-        let source = |i: usize| {
-            if i < new.size() as usize {
-                old.slot(new.key_at(i))
-            } else {
-                None
-            }
-        };
+        let source = |i: usize| new.source(&old, i);
         let mut copy = |i: usize, right: bool| {
             if let Some(s) = source(i).filter(|&s| (s < i) == right && s != i) {
                 if let Some(&v) = self.counts.get(s) {
@@ -809,17 +813,14 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
                 self.apply(l);
             }
         }
-        // The extremes first, so that the layout grows (or collapses) once; then the buckets
-        // between them in value order, then the zero count.
+        // The extremes first, so that the layout grows (or collapses) once, then the buckets between
+        // them in value order, then the zero count. Windows start and end with a non-empty bucket,
+        // so the extremes are the first and last slots.
         let theirs = other.layout();
-        let count_at = |i: usize| other.counts.get(i).map_or(0, |c| c.to_u64());
-        let mut full = (0..theirs.size() as usize).filter(|&i| count_at(i) != 0);
-        let (first, last) = (full.next(), full.next_back());
-        for i in last.into_iter().chain(first) {
-            self.add_key(theirs.key_at(i), count_at(i));
-        }
-        for i in first.map_or(0, |i| i + 1)..last.unwrap_or(0) {
-            let n = count_at(i);
+        let size = theirs.size() as usize;
+        for j in 0..size {
+            let i = if j == 0 { size - 1 } else { j - 1 };
+            let n = other.counts.get(i).map_or(0, |c| c.to_u64());
             if n != 0 {
                 self.add_key(theirs.key_at(i), n);
             }
@@ -827,7 +828,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         if other.zero > 0 {
             self.add_key(0, other.zero);
         }
-        self.sum += other.sum;
+        self.sum = crate::float::add(self.sum, other.sum);
         self.widen(other.min, other.max);
         self.saturated |= other.saturated;
         Ok(())
@@ -1066,7 +1067,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
 
 /// `a < b` for non-NaN `f64`s, by their bits (no float comparison helper on parts without an FPU):
 /// the order of `f64::total_cmp`, except that −0 and +0 are equal, as `<` has them.
-#[inline]
+#[inline(never)]
 fn before(a: f64, b: f64) -> bool {
     let key = |x: f64| {
         let bits = x.to_bits() as i64;
@@ -1133,20 +1134,7 @@ mod tests {
     use super::sealed::Sealed;
     use super::*;
     use crate::sizing::{quantile_buckets, quantile_sub_buckets};
-
-    /// xorshift64*: a fixed-seed stream for the tests.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn unit(&mut self) -> f64 {
-            (self.next() >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
+    use crate::test_rng::Rng;
 
     /// Checks every quantile on a grid against the sorted values, with the sketch's rank definition.
     fn check<const S: usize, const B: usize, C: Counter>(

@@ -149,10 +149,45 @@ mod sealed {
         pub frac: u64,
     }
 
-    pub trait Sealed: Copy {
+    /// A value as the sketch takes it: an integer's sign and magnitude, or an `f64`.
+    #[derive(Clone, Copy)]
+    pub enum Kind {
+        Int(bool, u64),
+        Float(f64),
+    }
+
+    impl Kind {
         /// `None` for NaN.
-        fn split(self) -> Option<Split>;
-        fn to_f64(self) -> f64;
+        #[inline]
+        pub fn split(self) -> Option<Split> {
+            match self {
+                Self::Int(negative, m) => Some(int(negative, m)),
+                Self::Float(x) => float(x),
+            }
+        }
+
+        #[inline]
+        pub fn to_f64(self) -> f64 {
+            match self {
+                Self::Int(negative, m) => int_to_f64(int(negative, m)),
+                Self::Float(x) => x,
+            }
+        }
+    }
+
+    pub trait Sealed: Copy {
+        fn kind(self) -> Kind;
+
+        /// `None` for NaN.
+        #[inline]
+        fn split(self) -> Option<Split> {
+            self.kind().split()
+        }
+
+        #[inline]
+        fn to_f64(self) -> f64 {
+            self.kind().to_f64()
+        }
     }
 
     pub const fn int(negative: bool, m: u64) -> Split {
@@ -170,6 +205,19 @@ mod sealed {
             octave: 1086 - lz,
             frac: (m << lz) << 1,
         }
+    }
+
+    /// The `f64` nearest the integer split as `s` (ties to even), from its octave and mantissa
+    /// alone: what `as f64` gives, without the conversion routines of parts without an FPU.
+    pub const fn int_to_f64(s: Split) -> f64 {
+        if s.octave == 0 {
+            return 0.0;
+        }
+        // The top 52 bits of the mantissa, rounded; a carry out of them lands in the exponent.
+        let (kept, rest) = (s.frac >> 12, s.frac & 0xfff);
+        let up = rest > 0x800 || (rest == 0x800 && kept & 1 == 1);
+        let bits = ((s.octave as u64) << 52) + kept + up as u64;
+        f64::from_bits(bits | (s.negative as u64) << 63)
     }
 
     pub const fn float(x: f64) -> Option<Split> {
@@ -211,12 +259,8 @@ macro_rules! unsigned {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {
             #[inline]
-            fn split(self) -> Option<sealed::Split> {
-                Some(sealed::int(false, self as u64))
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
+            fn kind(self) -> sealed::Kind {
+                sealed::Kind::Int(false, self as u64)
             }
         }
         impl Value for $t {}
@@ -226,12 +270,8 @@ macro_rules! signed {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {
             #[inline]
-            fn split(self) -> Option<sealed::Split> {
-                Some(sealed::int(self < 0, (self as i64).unsigned_abs()))
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
+            fn kind(self) -> sealed::Kind {
+                sealed::Kind::Int(self < 0, (self as i64).unsigned_abs())
             }
         }
         impl Value for $t {}
@@ -242,24 +282,16 @@ signed!(i8, i16, i32, i64, isize);
 
 impl sealed::Sealed for f64 {
     #[inline]
-    fn split(self) -> Option<sealed::Split> {
-        sealed::float(self)
-    }
-    #[inline]
-    fn to_f64(self) -> f64 {
-        self
+    fn kind(self) -> sealed::Kind {
+        sealed::Kind::Float(self)
     }
 }
 impl Value for f64 {}
 
 impl sealed::Sealed for f32 {
     #[inline]
-    fn split(self) -> Option<sealed::Split> {
-        sealed::float(f64::from(self))
-    }
-    #[inline]
-    fn to_f64(self) -> f64 {
-        f64::from(self)
+    fn kind(self) -> sealed::Kind {
+        sealed::Kind::Float(f64::from(self))
     }
 }
 impl Value for f32 {}
@@ -630,13 +662,28 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     /// ```
     #[inline]
     pub fn add<V: Value>(&mut self, value: V, n: u64) {
-        if let Some(split) = value.split() {
-            self.add_split(split, value.to_f64(), n);
+        match value.kind() {
+            sealed::Kind::Int(negative, m) => self.add_int(negative, m, n),
+            sealed::Kind::Float(x) => self.add_float(x, n),
         }
     }
 
-    /// [`add`](Self::add) after the value's one type-specific step: one copy for every value type.
+    /// [`add`](Self::add) for every integer type.
     #[inline(never)]
+    fn add_int(&mut self, negative: bool, m: u64, n: u64) {
+        let split = sealed::int(negative, m);
+        self.add_split(split, sealed::int_to_f64(split), n);
+    }
+
+    /// [`add`](Self::add) for `f32` and `f64`.
+    #[inline(never)]
+    fn add_float(&mut self, x: f64, n: u64) {
+        if let Some(split) = sealed::float(x) {
+            self.add_split(split, x, n);
+        }
+    }
+
+    /// Counts `x`, split as `split`, `n` times.
     fn add_split(&mut self, split: sealed::Split, x: f64, n: u64) {
         if n == 0 {
             return;
@@ -1195,6 +1242,37 @@ mod tests {
             );
         }
         assert_eq!(Q::key(1u8.split().unwrap()), 1023 * 35);
+        // Integers convert to the f64 `as` gives, rounded to nearest, ties to even.
+        for _ in 0..200_000 {
+            let v = r.next() >> (r.next() % 64);
+            let v = if r.next().is_multiple_of(3) {
+                v & !0x7ff
+            } else {
+                v
+            };
+            assert_eq!(v.to_f64().to_bits(), (v as f64).to_bits(), "{v}");
+            let i = v as i64;
+            assert_eq!(i.to_f64().to_bits(), (i as f64).to_bits(), "{i}");
+            assert_eq!((v as i32).to_f64(), f64::from(v as i32));
+            assert_eq!((v as u16).to_f64(), f64::from(v as u16));
+        }
+        for v in [
+            0,
+            1,
+            i64::MIN,
+            i64::MAX,
+            -1,
+            (1 << 53) + 1,
+            (1 << 54) + 2,
+            (1 << 54) + 6,
+        ] {
+            assert_eq!(v.to_f64().to_bits(), (v as f64).to_bits(), "{v}");
+            assert_eq!(
+                (v as u64).to_f64().to_bits(),
+                (v as u64 as f64).to_bits(),
+                "{v}"
+            );
+        }
         assert_eq!(Q::key(0.0f64.split().unwrap()), 0);
         assert_eq!(Q::key((-0.0f64).split().unwrap()), 0);
         assert!(f64::NAN.split().is_none());

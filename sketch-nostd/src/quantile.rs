@@ -703,34 +703,27 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         }
     }
 
-    /// Adds up to `n` to a counter, stopping at its maximum; returns what was added.
-    fn add_slot(&mut self, slot: usize, n: u64) -> u64 {
-        debug_assert!(slot < self.counts.len(), "slot {slot} out of range");
-        let Some(c) = self.counts.get_mut(slot) else {
-            return 0;
-        };
-        let now = c.to_u64();
-        let added = n.min(C::MAX.to_u64() - now);
-        *c = C::from_u64(now + added);
-        if added < n {
-            self.saturated = true;
-        }
-        added
-    }
-
     /// Adds up to `n` to bucket `k` (0: the zero count) of the current layout, stopping at the
     /// counter's maximum; returns what was added (0 if no window holds `k`).
     fn add_in_place(&mut self, k: i32, n: u64) -> u64 {
-        if k == 0 {
-            let added = n.min(u64::MAX - self.zero);
-            self.zero += added;
-            added
+        let (now, max) = if k == 0 {
+            (self.zero, u64::MAX)
         } else {
-            match self.layout().slot(k) {
-                Some(slot) => self.add_slot(slot, n),
-                None => 0,
+            match self.layout().slot(k).and_then(|s| self.counts.get(s)) {
+                Some(c) => (c.to_u64(), C::MAX.to_u64()),
+                None => return 0,
             }
+        };
+        let added = n.min(max - now);
+        if added < n {
+            self.saturated |= k != 0;
         }
+        if k == 0 {
+            self.zero = now + added;
+        } else if let Some(c) = self.layout().slot(k).and_then(|s| self.counts.get_mut(s)) {
+            *c = C::from_u64(now + added);
+        }
+        added
     }
 
     /// Counts key `k` (before the floor) `n` times, growing the windows (or collapsing) first if

@@ -77,6 +77,7 @@ pub mod countmin;
 pub mod cuckoo;
 pub mod error;
 mod filter;
+mod float;
 #[cfg(feature = "wire")]
 pub mod fuse;
 pub mod hash;
@@ -89,6 +90,8 @@ pub mod sizing;
 mod sketch;
 mod sort;
 pub mod spacesaving;
+#[cfg(test)]
+mod test_rng;
 pub mod topk;
 mod tracker;
 #[cfg(feature = "wire")]

@@ -149,10 +149,45 @@ mod sealed {
         pub frac: u64,
     }
 
-    pub trait Sealed: Copy {
+    /// A value as the sketch takes it: an integer's sign and magnitude, or an `f64`.
+    #[derive(Clone, Copy)]
+    pub enum Kind {
+        Int(bool, u64),
+        Float(f64),
+    }
+
+    impl Kind {
         /// `None` for NaN.
-        fn split(self) -> Option<Split>;
-        fn to_f64(self) -> f64;
+        #[inline]
+        pub fn split(self) -> Option<Split> {
+            match self {
+                Self::Int(negative, m) => Some(int(negative, m)),
+                Self::Float(x) => float(x),
+            }
+        }
+
+        #[inline]
+        pub fn to_f64(self) -> f64 {
+            match self {
+                Self::Int(negative, m) => int_to_f64(int(negative, m)),
+                Self::Float(x) => x,
+            }
+        }
+    }
+
+    pub trait Sealed: Copy {
+        fn kind(self) -> Kind;
+
+        /// `None` for NaN.
+        #[inline]
+        fn split(self) -> Option<Split> {
+            self.kind().split()
+        }
+
+        #[inline]
+        fn to_f64(self) -> f64 {
+            self.kind().to_f64()
+        }
     }
 
     pub const fn int(negative: bool, m: u64) -> Split {
@@ -170,6 +205,19 @@ mod sealed {
             octave: 1086 - lz,
             frac: (m << lz) << 1,
         }
+    }
+
+    /// The `f64` nearest the integer split as `s` (ties to even), from its octave and mantissa
+    /// alone: what `as f64` gives, without the conversion routines of parts without an FPU.
+    pub const fn int_to_f64(s: Split) -> f64 {
+        if s.octave == 0 {
+            return 0.0;
+        }
+        // The top 52 bits of the mantissa, rounded; a carry out of them lands in the exponent.
+        let (kept, rest) = (s.frac >> 12, s.frac & 0xfff);
+        let up = rest > 0x800 || (rest == 0x800 && kept & 1 == 1);
+        let bits = ((s.octave as u64) << 52) + kept + up as u64;
+        f64::from_bits(bits | (s.negative as u64) << 63)
     }
 
     pub const fn float(x: f64) -> Option<Split> {
@@ -211,12 +259,8 @@ macro_rules! unsigned {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {
             #[inline]
-            fn split(self) -> Option<sealed::Split> {
-                Some(sealed::int(false, self as u64))
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
+            fn kind(self) -> sealed::Kind {
+                sealed::Kind::Int(false, self as u64)
             }
         }
         impl Value for $t {}
@@ -226,12 +270,8 @@ macro_rules! signed {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {
             #[inline]
-            fn split(self) -> Option<sealed::Split> {
-                Some(sealed::int(self < 0, (self as i64).unsigned_abs()))
-            }
-            #[inline]
-            fn to_f64(self) -> f64 {
-                self as f64
+            fn kind(self) -> sealed::Kind {
+                sealed::Kind::Int(self < 0, (self as i64).unsigned_abs())
             }
         }
         impl Value for $t {}
@@ -242,48 +282,76 @@ signed!(i8, i16, i32, i64, isize);
 
 impl sealed::Sealed for f64 {
     #[inline]
-    fn split(self) -> Option<sealed::Split> {
-        sealed::float(self)
-    }
-    #[inline]
-    fn to_f64(self) -> f64 {
-        self
+    fn kind(self) -> sealed::Kind {
+        sealed::Kind::Float(self)
     }
 }
 impl Value for f64 {}
 
 impl sealed::Sealed for f32 {
     #[inline]
-    fn split(self) -> Option<sealed::Split> {
-        sealed::float(f64::from(self))
-    }
-    #[inline]
-    fn to_f64(self) -> f64 {
-        f64::from(self)
+    fn kind(self) -> sealed::Kind {
+        sealed::Kind::Float(f64::from(self))
     }
 }
 impl Value for f32 {}
 
 /// Where the buckets sit in the counters: negative keys `neg_lo..neg_lo + neg_len` in slots
 /// `0..neg_len`, positive keys `pos_lo..pos_lo + pos_len` in the slots after them; every key below
-/// `floor` counts as `floor`.
+/// `floor` counts as `floor`. Keys and lengths are below 2^24 in magnitude: `i32` arithmetic, which
+/// a 32-bit part does in single instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
-    pub neg_lo: i64,
-    pub neg_len: i64,
-    pub pos_lo: i64,
-    pub pos_len: i64,
-    pub floor: i64,
+    pub neg_lo: i32,
+    pub neg_len: i32,
+    pub pos_lo: i32,
+    pub pos_len: i32,
+    pub floor: i32,
 }
 
 impl Layout {
-    const fn size(&self) -> i64 {
+    const fn size(&self) -> i32 {
         self.neg_len + self.pos_len
+    }
+
+    /// The slot of key `k` (not 0), if a window holds it.
+    const fn slot(&self, k: i32) -> Option<usize> {
+        let (lo, len, base) = if k < 0 {
+            (self.neg_lo, self.neg_len, 0)
+        } else {
+            (self.pos_lo, self.pos_len, self.neg_len)
+        };
+        let i = k.wrapping_sub(lo);
+        if i >= 0 && i < len {
+            Some((base + i) as usize)
+        } else {
+            None
+        }
+    }
+
+    /// The key of slot `i` (below [`size`](Self::size)).
+    const fn key_at(&self, i: usize) -> i32 {
+        let i = i as i32;
+        if i < self.neg_len {
+            self.neg_lo + i
+        } else {
+            self.pos_lo + (i - self.neg_len)
+        }
+    }
+
+    /// The slot in layout `old` of the key in slot `i` of this layout, if both hold it.
+    #[inline(never)]
+    fn source(&self, old: &Self, i: usize) -> Option<usize> {
+        if i < self.size() as usize {
+            old.slot(self.key_at(i))
+        } else {
+            None
+        }
     }
 
     /// The layout after every key below `f` is counted as `f`; `zero` says whether the zero count
     /// holds anything (it moves to bucket `f` when `f > 0`).
-    fn clip(mut self, f: i64, zero: bool) -> Self {
+    fn clip(mut self, f: i32, zero: bool) -> Self {
         if f <= self.floor {
             return self;
         }
@@ -328,7 +396,7 @@ impl Layout {
     }
 
     /// The layout grown to hold key `k` (not 0, at or above the floor).
-    fn with_key(mut self, k: i64) -> Self {
+    fn with_key(mut self, k: i32) -> Self {
         let (lo, len) = if k < 0 {
             (&mut self.neg_lo, &mut self.neg_len)
         } else {
@@ -347,7 +415,7 @@ impl Layout {
 
     /// The lowest floor at which this layout, `excess` buckets too large, fits: the candidates are the
     /// negative keys upwards, then 0 (every negative value counted as zero), then the positive keys.
-    const fn floor_to_fit(&self, excess: i64) -> i64 {
+    const fn floor_to_fit(&self, excess: i32) -> i32 {
         if excess < self.neg_len {
             self.neg_lo + excess
         } else if excess == self.neg_len {
@@ -594,100 +662,99 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     /// ```
     #[inline]
     pub fn add<V: Value>(&mut self, value: V, n: u64) {
-        let Some(split) = value.split() else { return };
+        match value.kind() {
+            sealed::Kind::Int(negative, m) => self.add_int(negative, m, n),
+            sealed::Kind::Float(x) => self.add_float(x, n),
+        }
+    }
+
+    /// [`add`](Self::add) for every integer type.
+    #[inline(never)]
+    fn add_int(&mut self, negative: bool, m: u64, n: u64) {
+        let split = sealed::int(negative, m);
+        self.add_split(split, sealed::int_to_f64(split), n);
+    }
+
+    /// [`add`](Self::add) for `f32` and `f64`.
+    #[inline(never)]
+    fn add_float(&mut self, x: f64, n: u64) {
+        if let Some(split) = sealed::float(x) {
+            self.add_split(split, x, n);
+        }
+    }
+
+    /// Counts `x`, split as `split`, `n` times.
+    fn add_split(&mut self, split: sealed::Split, x: f64, n: u64) {
         if n == 0 {
             return;
         }
-        let x = value.to_f64();
-        self.add_key(Self::key(split), n);
-        self.sum += if n == 1 { x } else { x * n as f64 };
-        if before(x, self.min) {
-            self.min = x;
+        self.add_key(Self::key(split) as i32, n);
+        self.sum = crate::float::add(self.sum, if n == 1 { x } else { x * n as f64 });
+        self.widen(x, x);
+    }
+
+    /// Lowers the minimum to `lo` and raises the maximum to `hi` where they lie beyond.
+    fn widen(&mut self, lo: f64, hi: f64) {
+        if before(lo, self.min) {
+            self.min = lo;
         }
-        if before(self.max, x) {
-            self.max = x;
+        if before(self.max, hi) {
+            self.max = hi;
         }
     }
 
-    /// The slot of key `k` (not 0) in the current layout.
-    fn slot(&self, k: i64) -> Option<usize> {
-        let (lo, len, base) = if k < 0 {
-            (self.neg_lo, self.neg_len, 0)
+    /// Adds up to `n` to bucket `k` (0: the zero count) of the current layout, stopping at the
+    /// counter's maximum; returns what was added (0 if no window holds `k`).
+    fn add_in_place(&mut self, k: i32, n: u64) -> u64 {
+        let (now, max) = if k == 0 {
+            (self.zero, u64::MAX)
         } else {
-            (self.pos_lo, self.pos_len, self.neg_len)
+            match self.layout().slot(k).and_then(|s| self.counts.get(s)) {
+                Some(c) => (c.to_u64(), C::MAX.to_u64()),
+                None => return 0,
+            }
         };
-        let i = k - i64::from(lo);
-        if i >= 0 && i < i64::from(len) {
-            Some((i64::from(base) + i) as usize)
-        } else {
-            None
-        }
-    }
-
-    /// Adds up to `n` to a counter, stopping at its maximum; returns what was added.
-    fn add_slot(&mut self, slot: usize, n: u64) -> u64 {
-        debug_assert!(slot < self.counts.len(), "slot {slot} out of range");
-        let Some(c) = self.counts.get_mut(slot) else {
-            return 0;
-        };
-        let now = c.to_u64();
-        let added = n.min(C::MAX.to_u64() - now);
-        *c = C::from_u64(now + added);
+        let added = n.min(max - now);
         if added < n {
-            self.saturated = true;
+            self.saturated |= k != 0;
+        }
+        if k == 0 {
+            self.zero = now + added;
+        } else if let Some(c) = self.layout().slot(k).and_then(|s| self.counts.get_mut(s)) {
+            *c = C::from_u64(now + added);
         }
         added
     }
 
-    /// Counts key `k` (before the floor) `n` times.
-    #[inline]
-    fn add_key(&mut self, k: i64, n: u64) {
-        let k = k.max(i64::from(self.floor));
-        let added = if k == 0 {
-            let added = n.min(u64::MAX - self.zero);
-            self.zero += added;
-            added
-        } else if let Some(slot) = self.slot(k) {
-            self.add_slot(slot, n)
-        } else {
-            self.add_outside(k, n)
-        };
-        self.count = self.count.saturating_add(added);
-    }
-
-    /// [`add_key`](Self::add_key) for a key outside the windows: grows them (or collapses) first.
-    #[cold]
-    fn add_outside(&mut self, k: i64, n: u64) -> u64 {
-        let Some(layout) = self.plan(Some(k), i64::from(NO_FLOOR)) else {
-            return 0;
-        };
-        self.apply(layout);
-        let k = k.max(i64::from(self.floor));
-        if k == 0 {
-            let added = n.min(u64::MAX - self.zero);
-            self.zero += added;
-            added
-        } else {
-            match self.slot(k) {
-                Some(slot) => self.add_slot(slot, n),
-                None => 0,
+    /// Counts key `k` (before the floor) `n` times, growing the windows (or collapsing) first if
+    /// none holds it.
+    #[inline(never)]
+    fn add_key(&mut self, k: i32, n: u64) {
+        let mut k = k.max(self.floor);
+        if k != 0 && self.layout().slot(k).is_none() {
+            if let Some(layout) = self.plan(Some(k), NO_FLOOR) {
+                self.apply(layout);
             }
+            k = k.max(self.floor);
         }
+        let added = self.add_in_place(k, n);
+        self.count = self.count.saturating_add(added);
     }
 
     pub(crate) fn layout(&self) -> Layout {
         Layout {
-            neg_lo: i64::from(self.neg_lo),
-            neg_len: i64::from(self.neg_len),
-            pos_lo: i64::from(self.pos_lo),
-            pos_len: i64::from(self.pos_len),
-            floor: i64::from(self.floor),
+            neg_lo: self.neg_lo,
+            neg_len: self.neg_len as i32,
+            pos_lo: self.pos_lo,
+            pos_len: self.pos_len as i32,
+            floor: self.floor,
         }
     }
 
     /// The layout that holds key `k` (if any) with a floor of at least `raise`, collapsing the lowest
     /// buckets if that many do not fit.
-    fn plan(&self, k: Option<i64>, raise: i64) -> Option<Layout> {
+    #[inline(never)]
+    fn plan(&self, k: Option<i32>, raise: i32) -> Option<Layout> {
         let now = self.layout();
         let mut f = now.floor.max(raise);
         // Two rounds always suffice: the second floor makes the layout exactly `BUCKETS` long.
@@ -696,7 +763,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
             if let Some(k) = k.map(|k| k.max(f)).filter(|&k| k != 0) {
                 l = l.with_key(k);
             }
-            let excess = l.size() - BUCKETS as i64;
+            let excess = l.size() - BUCKETS as i32;
             if excess <= 0 {
                 return Some(l);
             }
@@ -707,82 +774,56 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
 
     /// Moves the counters to layout `new` (from [`plan`](Self::plan)): the keys below its floor are
     /// added into the floor's bucket, the others keep their counts in their new slots.
+    ///
+    /// Every bucket of `new` is at or above its floor; those the old layout holds keep their counts.
+    /// Both windows keep their order, and a window moves right only when the negative one grows
+    /// downwards or the positive one does (neither is clipped then), so moving the counters that
+    /// move right from the top down, then those that move left from the bottom up, never overwrites a
+    /// counter before it has moved.
+    #[inline(never)]
     fn apply(&mut self, new: Layout) {
         let old = self.layout();
         let f = new.floor;
-        let (nn, np) = (old.neg_len as usize, old.pos_len as usize);
-        // Old slots collapsing into the floor: negative 0..kn, positive nn..nn + kp.
-        let kn = if nn > 0 {
-            (f - old.neg_lo).clamp(0, nn as i64) as usize
-        } else {
-            0
-        };
-        let kp = if np > 0 {
-            (f - old.pos_lo).clamp(0, np as i64) as usize
-        } else {
-            0
-        };
+        let used = old.size().max(new.size()) as usize;
         let mut mass: u64 = 0;
-        for c in self.counts.iter().take(kn) {
-            mass = mass.saturating_add(c.to_u64());
-        }
-        for c in self.counts.iter().skip(nn).take(kp) {
-            mass = mass.saturating_add(c.to_u64());
-        }
         if f > 0 {
-            mass = mass.saturating_add(self.zero);
+            mass = self.zero;
             self.zero = 0;
         }
-        // The blocks kept, as (source, length, destination).
-        let neg = (kn, nn - kn, (old.neg_lo + kn as i64 - new.neg_lo) as usize);
-        let pos = (
-            nn + kp,
-            np - kp,
-            (new.neg_len + old.pos_lo + kp as i64 - new.pos_lo) as usize,
-        );
-        let neg = if neg.1 > 0 { neg } else { (0, 0, 0) };
-        let pos = if pos.1 > 0 { pos } else { (0, 0, 0) };
-        // Both blocks keep their order; moving the right one first when it moves right (and the left
-        // one first otherwise) never overwrites a block before it has moved.
-        if pos.2 > pos.0 {
-            move_block(&mut self.counts, pos);
-            move_block(&mut self.counts, neg);
-        } else {
-            move_block(&mut self.counts, neg);
-            move_block(&mut self.counts, pos);
+        for (i, c) in self.counts.iter().enumerate().take(old.size() as usize) {
+            if old.key_at(i) < f {
+                mass = mass.saturating_add(c.to_u64());
+            }
         }
-        let used = (nn + np).max(new.size() as usize);
+        let source = |i: usize| new.source(&old, i);
+        let mut copy = |i: usize, right: bool| {
+            if let Some(s) = source(i).filter(|&s| (s < i) == right && s != i) {
+                if let Some(&v) = self.counts.get(s) {
+                    if let Some(d) = self.counts.get_mut(i) {
+                        *d = v;
+                    }
+                }
+            }
+        };
+        for i in (0..used).rev() {
+            copy(i, true);
+        }
+        for i in 0..used {
+            copy(i, false);
+        }
         for (i, c) in self.counts.iter_mut().enumerate().take(used) {
-            let kept = (i >= neg.2 && i < neg.2 + neg.1) || (i >= pos.2 && i < pos.2 + pos.1);
-            if !kept {
+            if source(i).is_none() {
                 *c = C::ZERO;
             }
         }
         // An empty window's start is 0, so that equal contents mean equal sketches.
         self.neg_len = new.neg_len as u32;
-        self.neg_lo = if new.neg_len > 0 {
-            new.neg_lo as i32
-        } else {
-            0
-        };
+        self.neg_lo = if new.neg_len > 0 { new.neg_lo } else { 0 };
         self.pos_len = new.pos_len as u32;
-        self.pos_lo = if new.pos_len > 0 {
-            new.pos_lo as i32
-        } else {
-            0
-        };
-        self.floor = new.floor.max(i64::from(NO_FLOOR)) as i32;
+        self.pos_lo = if new.pos_len > 0 { new.pos_lo } else { 0 };
+        self.floor = f;
         if mass > 0 {
-            let added = if f == 0 {
-                let added = mass.min(u64::MAX - self.zero);
-                self.zero += added;
-                added
-            } else {
-                match self.slot(f) {
-                    Some(slot) => self.add_slot(slot, mass),
-                    None => 0,
-                }
-            };
+            let added = self.add_in_place(f, mass);
             self.count -= mass - added;
         }
     }
@@ -805,51 +846,50 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     ///
     /// # Errors
     /// None at present (see above).
+    #[inline(never)]
     pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
         if other.floor > self.floor {
-            if let Some(l) = self.plan(None, i64::from(other.floor)) {
+            if let Some(l) = self.plan(None, other.floor) {
                 self.apply(l);
             }
         }
-        // The extremes first, so that the layout grows (or collapses) once.
-        let mut buckets = other.buckets();
-        let first = buckets.next();
-        let last = buckets.next_back();
-        for (k, n) in last.into_iter().chain(first).chain(buckets) {
-            self.add_key(k, n);
+        // The extremes first, so that the layout grows (or collapses) once, then the buckets between
+        // them in value order, then the zero count. Windows start and end with a non-empty bucket,
+        // so the extremes are the first and last slots.
+        let theirs = other.layout();
+        let size = theirs.size() as usize;
+        for j in 0..size {
+            let i = if j == 0 { size - 1 } else { j - 1 };
+            let n = other.counts.get(i).map_or(0, |c| c.to_u64());
+            if n != 0 {
+                self.add_key(theirs.key_at(i), n);
+            }
         }
         if other.zero > 0 {
             self.add_key(0, other.zero);
         }
-        self.sum += other.sum;
-        if before(other.min, self.min) {
-            self.min = other.min;
-        }
-        if before(self.max, other.max) {
-            self.max = other.max;
-        }
+        self.sum = crate::float::add(self.sum, other.sum);
+        self.widen(other.min, other.max);
         self.saturated |= other.saturated;
         Ok(())
     }
 
-    /// The non-empty buckets as `(key, count)`, in value order, without the zero count.
-    fn buckets(&self) -> impl DoubleEndedIterator<Item = (i64, u64)> + '_ {
-        let nn = self.neg_len as usize;
-        let neg_lo = i64::from(self.neg_lo);
-        let pos_lo = i64::from(self.pos_lo) - nn as i64;
-        self.counts
-            .iter()
-            .take(nn + self.pos_len as usize)
-            .enumerate()
-            .filter(|(_, c)| **c != C::ZERO)
-            .map(move |(i, c)| {
-                let k = if i < nn {
-                    neg_lo + i as i64
-                } else {
-                    pos_lo + i as i64
-                };
-                (k, c.to_u64())
-            })
+    /// The value-ordered buckets: the negative window's slots, the zero count, then the positive
+    /// window's slots, as `(key, count)` for `i` in `0..=size`.
+    fn bucket(&self, i: usize) -> (i32, u64) {
+        let l = self.layout();
+        let nn = l.neg_len as usize;
+        if i == nn {
+            return (0, self.zero);
+        }
+        let slot = if i < nn { i } else { i - 1 };
+        let count = self.counts.get(slot).map_or(0, |c| c.to_u64());
+        (l.key_at(slot), count)
+    }
+
+    /// The number of [`bucket`](Self::bucket)s: the counters in use and the zero count.
+    fn bucket_count(&self) -> usize {
+        self.layout().size() as usize + 1
     }
 
     /// The number of values counted (values that found their bucket full are not: see
@@ -939,33 +979,18 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         if rank >= self.count - 1 {
             return Some(self.max);
         }
-        let (nn, np) = (self.neg_len as usize, self.pos_len as usize);
         let mut seen = 0u64;
         let mut hit = None;
-        for (i, c) in self.counts.iter().take(nn).enumerate() {
-            seen = seen.saturating_add(c.to_u64());
+        for i in 0..self.bucket_count() {
+            let (k, n) = self.bucket(i);
+            seen = seen.saturating_add(n);
             if seen > rank {
-                hit = Some(i64::from(self.neg_lo) + i as i64);
+                hit = Some(k);
                 break;
             }
         }
-        if hit.is_none() {
-            seen = seen.saturating_add(self.zero);
-            if seen > rank {
-                hit = Some(0);
-            }
-        }
-        if hit.is_none() {
-            for (i, c) in self.counts.iter().skip(nn).take(np).enumerate() {
-                seen = seen.saturating_add(c.to_u64());
-                if seen > rank {
-                    hit = Some(i64::from(self.pos_lo) + i as i64);
-                    break;
-                }
-            }
-        }
         Some(hit.map_or(self.max, |k| {
-            let v = Self::value_of(k);
+            let v = Self::value_of(i64::from(k));
             if before(v, self.min) {
                 self.min
             } else if before(self.max, v) {
@@ -996,9 +1021,10 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         if !before(v, self.max) {
             return self.count;
         }
-        let k = Self::key(split).max(i64::from(self.floor));
-        let mut below = if k >= 0 { self.zero } else { 0 };
-        for (key, n) in self.buckets() {
+        let k = (Self::key(split) as i32).max(self.floor);
+        let mut below = 0u64;
+        for i in 0..self.bucket_count() {
+            let (key, n) = self.bucket(i);
             if key > k {
                 break;
             }
@@ -1081,7 +1107,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
 
 /// `a < b` for non-NaN `f64`s, by their bits (no float comparison helper on parts without an FPU):
 /// the order of `f64::total_cmp`, except that −0 and +0 are equal, as `<` has them.
-#[inline]
+#[inline(never)]
 fn before(a: f64, b: f64) -> bool {
     let key = |x: f64| {
         let bits = x.to_bits() as i64;
@@ -1126,28 +1152,6 @@ fn scaled_rank(q: f64, m: u64) -> u64 {
     }
 }
 
-/// Moves `len` counters from `src` to `dst` (the block given as `(src, len, dst)`), correctly when
-/// the ranges overlap; out-of-range parts are skipped (never reached: the layouts fit).
-fn move_block<C: Counter>(counts: &mut [C], (src, len, dst): (usize, usize, usize)) {
-    debug_assert!(src.max(dst) + len <= counts.len(), "block out of range");
-    let mut copy = |i: usize| {
-        if let (Some(&v), true) = (counts.get(src + i), dst + i < counts.len()) {
-            if let Some(d) = counts.get_mut(dst + i) {
-                *d = v;
-            }
-        }
-    };
-    if dst > src {
-        for i in (0..len).rev() {
-            copy(i);
-        }
-    } else if dst < src {
-        for i in 0..len {
-            copy(i);
-        }
-    }
-}
-
 impl<const SUB: usize, const BUCKETS: usize, C: Counter> fmt::Debug
     for QuantileSketch<SUB, BUCKETS, C>
 {
@@ -1170,20 +1174,7 @@ mod tests {
     use super::sealed::Sealed;
     use super::*;
     use crate::sizing::{quantile_buckets, quantile_sub_buckets};
-
-    /// xorshift64*: a fixed-seed stream for the tests.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn unit(&mut self) -> f64 {
-            (self.next() >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
+    use crate::test_rng::Rng;
 
     /// Checks every quantile on a grid against the sorted values, with the sketch's rank definition.
     fn check<const S: usize, const B: usize, C: Counter>(
@@ -1244,6 +1235,37 @@ mod tests {
             );
         }
         assert_eq!(Q::key(1u8.split().unwrap()), 1023 * 35);
+        // Integers convert to the f64 `as` gives, rounded to nearest, ties to even.
+        for _ in 0..200_000 {
+            let v = r.next() >> (r.next() % 64);
+            let v = if r.next().is_multiple_of(3) {
+                v & !0x7ff
+            } else {
+                v
+            };
+            assert_eq!(v.to_f64().to_bits(), (v as f64).to_bits(), "{v}");
+            let i = v as i64;
+            assert_eq!(i.to_f64().to_bits(), (i as f64).to_bits(), "{i}");
+            assert_eq!((v as i32).to_f64(), f64::from(v as i32));
+            assert_eq!((v as u16).to_f64(), f64::from(v as u16));
+        }
+        for v in [
+            0,
+            1,
+            i64::MIN,
+            i64::MAX,
+            -1,
+            (1 << 53) + 1,
+            (1 << 54) + 2,
+            (1 << 54) + 6,
+        ] {
+            assert_eq!(v.to_f64().to_bits(), (v as f64).to_bits(), "{v}");
+            assert_eq!(
+                (v as u64).to_f64().to_bits(),
+                (v as u64 as f64).to_bits(),
+                "{v}"
+            );
+        }
         assert_eq!(Q::key(0.0f64.split().unwrap()), 0);
         assert_eq!(Q::key((-0.0f64).split().unwrap()), 0);
         assert!(f64::NAN.split().is_none());

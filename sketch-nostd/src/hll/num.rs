@@ -328,7 +328,7 @@ fn f64_of(m: u64, e: i32) -> f64 {
 
 /// Whether this target has IEEE double-precision hardware, where the martingale update is a plain
 /// `f64` expression. Elsewhere [`martingale_step`] uses integer code with the same results.
-const NATIVE_F64: bool = cfg!(any(
+pub(crate) const NATIVE_F64: bool = cfg!(any(
     target_arch = "x86_64",
     target_arch = "aarch64",
     target_arch = "wasm32",

@@ -37,21 +37,24 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> Codec for QuantileSketc
             s.varint(zigzag(i64::from(self.floor)))?;
         }
         s.varint(self.zero)?;
-        let (nn, np) = (self.neg_len as usize, self.pos_len as usize);
-        s.varint(nn as u64)?;
-        if nn > 0 {
-            s.varint(i64::from(self.neg_lo).unsigned_abs())?;
-            write_counters(s, self.counts.get(..nn).unwrap_or(&[]))?;
-        }
-        s.varint(np as u64)?;
-        if np > 0 {
-            s.varint(i64::from(self.pos_lo).unsigned_abs())?;
-            write_counters(s, self.counts.get(nn..nn + np).unwrap_or(&[]))?;
+        // The negative window, then the positive one: length, then lowest key's magnitude and
+        // counters if not empty.
+        let nn = self.neg_len as usize;
+        let windows = [
+            (0, nn, self.neg_lo),
+            (nn, self.pos_len as usize, self.pos_lo),
+        ];
+        for (start, len, lo) in windows {
+            s.varint(len as u64)?;
+            if len > 0 {
+                s.varint(u64::from(lo.unsigned_abs()))?;
+                write_counters(s, self.counts.get(start..start + len).unwrap_or(&[]))?;
+            }
         }
         if self.count > 0 {
-            s.u64_le(self.min.to_bits())?;
-            s.u64_le(self.max.to_bits())?;
-            s.u64_le(self.sum.to_bits())?;
+            for v in [self.min, self.max, self.sum] {
+                s.u64_le(v.to_bits())?;
+            }
         }
         Ok(())
     }

@@ -1,4 +1,4 @@
-//! The quantile family of the firmware workload (issue 17): the same shape as the families in
+//! The quantile family of the firmware workload: the same shape as the families in
 //! `workload.rs` (`pub fn quantile(sink, wire) -> Check`), `no_std` and allocation-free. The host
 //! test includes this file beside `workload.rs` and compares the bytes it emits.
 

@@ -1,0 +1,174 @@
+//! `f64` addition in integer instructions, rounded exactly as IEEE 754 rounds it.
+//!
+//! On a part without a double-precision FPU, `a + b` links the compiler's soft-float addition
+//! (888 bytes on a Cortex-M0). The quantile sketch's running sum is its one `f64` addition, and the
+//! wire format carries its bits, so it must be the IEEE 754 sum (to nearest, ties to even) on every
+//! target: [`add`] is a plain `+` where the hardware has double precision and this integer routine
+//! (a third of the size) elsewhere, with the same results.
+
+use crate::hll::num::NATIVE_F64;
+
+const SIGN: u64 = 1 << 63;
+const FRACTION: u64 = (1 << 52) - 1;
+const INFINITY: u64 = 0x7ff << 52;
+
+/// `a + b`, rounded to nearest (ties to even) as IEEE 754 `f64` addition is, on every target; a
+/// NaN result is always [`f64::NAN`] (the hardware and the soft-float routines differ in which NaN
+/// they return, and the bits travel on the wire).
+#[inline]
+pub(crate) fn add(a: f64, b: f64) -> f64 {
+    if NATIVE_F64 {
+        let sum = a + b;
+        if sum.is_nan() {
+            f64::NAN
+        } else {
+            sum
+        }
+    } else {
+        add_integer(a, b)
+    }
+}
+
+/// [`add`] in integer arithmetic.
+#[inline(never)]
+fn add_integer(a: f64, b: f64) -> f64 {
+    let (a, b) = (a.to_bits(), b.to_bits());
+    if (a & !SIGN).max(b & !SIGN) > INFINITY {
+        return f64::NAN;
+    }
+    // x the larger magnitude: its sign is the result's (unless the sum is exactly 0).
+    let (x, y) = if a & !SIGN >= b & !SIGN {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let subtract = (x ^ y) & SIGN != 0;
+    if x & !SIGN == INFINITY {
+        return if subtract && y & !SIGN == INFINITY {
+            f64::NAN
+        } else {
+            f64::from_bits(x)
+        };
+    }
+    if y & !SIGN == 0 {
+        // ±0 + ±0 is −0 only if both are; x + ±0 is x.
+        return f64::from_bits(if x & !SIGN == 0 { x & y } else { x });
+    }
+    // Mantissas with the leading bit at 62 (subnormals: exponent 1, no leading bit), ten bits
+    // below the 53 kept for rounding.
+    let unpack = |v: u64| {
+        let e = (v >> 52 & 0x7ff) as i32;
+        let m = v & FRACTION;
+        if e == 0 {
+            (1, m << 10)
+        } else {
+            (e, (m | 1 << 52) << 10)
+        }
+    };
+    let ((mut e, mx), (ey, my)) = (unpack(x), unpack(y));
+    // y aligned to x's exponent; the bits shifted out leave a sticky 1 (they are below half a unit of
+    // the result, as the result is at least half of x when the two are far apart).
+    let d = (e - ey) as u32;
+    let my = match d {
+        0 => my,
+        1..=63 => my >> d | u64::from(my << (64 - d) != 0),
+        _ => 1,
+    };
+    let mut m = if subtract { mx - my } else { mx + my };
+    if m == 0 {
+        return 0.0;
+    }
+    if m >> 63 != 0 {
+        m = m >> 1 | (m & 1);
+        e += 1;
+    } else {
+        // Leading bit back to 62, but no lower than the subnormal exponent (1).
+        let shift = (m.leading_zeros() as i32 - 1).min(e - 1);
+        m <<= shift;
+        e -= shift;
+    }
+    // Round off the ten low bits, ties to even. A carry into bit 53 (or, for a subnormal, into bit
+    // 52) lands in the exponent field by itself.
+    let (kept, rest) = (m >> 10, m & 0x3ff);
+    let mantissa = kept + u64::from(rest > 0x200 || (rest == 0x200 && kept & 1 == 1));
+    let bits = ((e - 1) as u64 * (1 << 52)).wrapping_add(mantissa);
+    f64::from_bits(x & SIGN | bits.min(INFINITY))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_rng::Rng;
+
+    fn check(a: f64, b: f64) {
+        let want = a + b;
+        let got = add_integer(a, b);
+        let want = if want.is_nan() { f64::NAN } else { want };
+        assert_eq!(
+            got.to_bits(),
+            want.to_bits(),
+            "{a:e} + {b:e}: {got:e} vs {want:e}"
+        );
+        assert_eq!(add(a, b).to_bits(), want.to_bits(), "{a:e} + {b:e}");
+    }
+
+    #[test]
+    fn adds_as_ieee_754() {
+        let special = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            5e-324,
+            -5e-324,
+            f64::MAX,
+            -f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            1.0 + f64::EPSILON,
+            9_007_199_254_740_992.0,
+            9_007_199_254_740_993.0,
+            f64::from_bits(FRACTION),
+            -f64::from_bits(FRACTION),
+        ];
+        for &a in &special {
+            for &b in &special {
+                check(a, b);
+            }
+        }
+        let mut r = Rng(29);
+        for i in 0..2_000_000u32 {
+            // Exponents near each other (cancellation, carries, ties) most of the time, anywhere
+            // otherwise; short mantissas (ties) and integers common.
+            let a = r.next();
+            let b = match i % 4 {
+                0 => r.next(),
+                1 => (a & 0xfff0_0000_0000_0000) ^ (r.next() >> 12) ^ (r.next() & SIGN),
+                2 => {
+                    let shift = (r.next() % 64) << 52;
+                    (a & !SIGN).wrapping_sub(shift.min(a & !SIGN)) ^ (r.next() & SIGN)
+                }
+                _ => ((r.next() % 4_000_000) as f64).to_bits(),
+            };
+            let a = if i % 5 == 0 {
+                a & !((1 << (r.next() % 52)) - 1)
+            } else {
+                a
+            };
+            check(f64::from_bits(a), f64::from_bits(b));
+            check(f64::from_bits(b), f64::from_bits(a));
+        }
+        // Sums of integers, as the sketches keep them.
+        let mut sum = 0.0;
+        let mut native = 0.0;
+        for _ in 0..100_000 {
+            let v = (r.next() >> (r.next() % 64)) as f64;
+            sum = add_integer(sum, v);
+            native += v;
+            assert_eq!(sum.to_bits(), native.to_bits());
+        }
+    }
+}

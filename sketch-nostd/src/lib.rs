@@ -81,6 +81,7 @@ mod filter;
 pub mod fuse;
 pub mod hash;
 pub mod hll;
+mod lookup;
 pub mod micro;
 pub mod owned;
 pub mod quantile;

@@ -156,26 +156,113 @@ fn open(
     }
 }
 
-/// A [`Bloom`] filter read in place from its dense encoding ([`encode_view`]): validated once by
-/// [`new`](Self::new), then queried without copying, answering exactly as the encoded filter. Its
-/// size and `K` come from the envelope, so one view type reads any `Bloom<WORDS, K>`.
-///
-/// ```
-/// use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
-/// let mut f = Bloom::<16, 4>::with_seed(1);
-/// f.insert(&42u64);
-/// let mut buf = [0u8; Bloom::<16, 4>::MAX_ENCODED_LEN];
-/// let view = BloomRef::new(wire::encode_view(&f, &mut buf)?)?;
-/// assert!(view.contains(&42u64));
-/// assert_eq!((view.bits(), view.hashes(), view.seed()), (1024, 4, 1));
-/// # Ok::<(), sketch_nostd::WireError>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BloomRef<'a> {
-    body: &'a [u8],
-    m: u32,
-    k: u32,
-    seed: u64,
+/// The shell of a view ([`BloomRef`], [`BlockedBloomRef`], [`CountingBloomRef`]): the type
+/// `$Name<'a>` holding the dense body, its size `$size` (also its accessor, documented by
+/// `$size_doc`), `K` and the seed, and what all three answer alike: `contains`, `seed`, `hashes` and
+/// the size. The type's own `impl` writes `new` (the envelope check) and `contains_hash` (the
+/// filter's test over the body). The doc examples view an empty `$Filter<2, 3>`, whose size is
+/// `$size_value`.
+macro_rules! view_shell {
+    (
+        $(#[$doc:meta])*
+        $Name:ident of $Filter:ident { $size:ident = $size_value:literal: $size_doc:literal }
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct $Name<'a> {
+            body: &'a [u8],
+            $size: u32,
+            k: u32,
+            seed: u64,
+        }
+
+        impl $Name<'_> {
+            #[doc = concat!("`false` if the key was definitely never inserted, `true` if it may \
+                have been: the answer of [`", stringify!($Filter), "::contains`] on the encoded \
+                filter.")]
+            ///
+            /// ```
+            #[doc = concat!("# use sketch_nostd::{wire::{self, ", stringify!($Name), ", Wire}, ",
+                stringify!($Filter), "};")]
+            #[doc = concat!("# let mut buf = [0u8; ", stringify!($Filter), "::<2, 3>::MAX_ENCODED_LEN];")]
+            #[doc = concat!("let view = ", stringify!($Name), "::new(wire::encode_view(&",
+                stringify!($Filter), "::<2, 3>::new(), &mut buf)?)?;")]
+            /// assert!(!view.contains("anything"));
+            /// # Ok::<(), sketch_nostd::WireError>(())
+            /// ```
+            #[inline]
+            #[must_use]
+            pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
+                self.contains_hash(hash64(key, self.seed))
+            }
+
+            /// The seed keys are hashed with.
+            ///
+            /// ```
+            #[doc = concat!("# use sketch_nostd::{wire::{self, ", stringify!($Name), ", Wire}, ",
+                stringify!($Filter), "};")]
+            #[doc = concat!("# let mut buf = [0u8; ", stringify!($Filter), "::<2, 3>::MAX_ENCODED_LEN];")]
+            #[doc = concat!("let view = ", stringify!($Name), "::new(wire::encode_view(&",
+                stringify!($Filter), "::<2, 3>::with_seed(5), &mut buf)?)?;")]
+            /// assert_eq!(view.seed(), 5);
+            /// # Ok::<(), sketch_nostd::WireError>(())
+            /// ```
+            #[must_use]
+            pub const fn seed(&self) -> u64 {
+                self.seed
+            }
+
+            #[doc = $size_doc]
+            ///
+            /// ```
+            #[doc = concat!("# use sketch_nostd::{wire::{self, ", stringify!($Name), ", Wire}, ",
+                stringify!($Filter), "};")]
+            #[doc = concat!("# let mut buf = [0u8; ", stringify!($Filter), "::<2, 3>::MAX_ENCODED_LEN];")]
+            #[doc = concat!("let view = ", stringify!($Name), "::new(wire::encode_view(&",
+                stringify!($Filter), "::<2, 3>::new(), &mut buf)?)?;")]
+            #[doc = concat!("assert_eq!(view.", stringify!($size), "(), ", $size_value, ");")]
+            /// # Ok::<(), sketch_nostd::WireError>(())
+            /// ```
+            #[must_use]
+            pub const fn $size(&self) -> u32 {
+                self.$size
+            }
+
+            /// The number of hashes, `K`: the bits or counters a key probes.
+            ///
+            /// ```
+            #[doc = concat!("# use sketch_nostd::{wire::{self, ", stringify!($Name), ", Wire}, ",
+                stringify!($Filter), "};")]
+            #[doc = concat!("# let mut buf = [0u8; ", stringify!($Filter), "::<2, 3>::MAX_ENCODED_LEN];")]
+            #[doc = concat!("let view = ", stringify!($Name), "::new(wire::encode_view(&",
+                stringify!($Filter), "::<2, 3>::new(), &mut buf)?)?;")]
+            /// assert_eq!(view.hashes(), 3);
+            /// # Ok::<(), sketch_nostd::WireError>(())
+            /// ```
+            #[must_use]
+            pub const fn hashes(&self) -> u32 {
+                self.k
+            }
+        }
+    };
+}
+
+view_shell! {
+    /// A [`Bloom`] filter read in place from its dense encoding ([`encode_view`]): validated once by
+    /// [`new`](Self::new), then queried without copying, answering exactly as the encoded filter. Its
+    /// size and `K` come from the envelope, so one view type reads any `Bloom<WORDS, K>`.
+    ///
+    /// ```
+    /// use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
+    /// let mut f = Bloom::<16, 4>::with_seed(1);
+    /// f.insert(&42u64);
+    /// let mut buf = [0u8; Bloom::<16, 4>::MAX_ENCODED_LEN];
+    /// let view = BloomRef::new(wire::encode_view(&f, &mut buf)?)?;
+    /// assert!(view.contains(&42u64));
+    /// assert_eq!((view.bits(), view.hashes(), view.seed()), (1024, 4, 1));
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    BloomRef of Bloom { bits = "128": "The number of bits, `m = 64·WORDS`." }
 }
 
 impl<'a> BloomRef<'a> {
@@ -196,26 +283,10 @@ impl<'a> BloomRef<'a> {
         let (words, k, seed, body) = open(bytes, SketchKind::Bloom, (8, MAX_UNITS), 32)?;
         Ok(Self {
             body,
-            m: 64 * words,
+            bits: 64 * words,
             k,
             seed,
         })
-    }
-
-    /// `false` if the key was definitely never inserted, `true` if it may have been: the answer of
-    /// [`Bloom::contains`] on the encoded filter.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
-    /// # let mut buf = [0u8; Bloom::<2, 3>::MAX_ENCODED_LEN];
-    /// let view = BloomRef::new(wire::encode_view(&Bloom::<2, 3>::new(), &mut buf)?)?;
-    /// assert!(!view.contains("anything"));
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
-        self.contains_hash(hash64(key, self.seed))
     }
 
     /// [`contains`](Self::contains) for a hash computed by the caller ([`hash64`] with
@@ -234,75 +305,29 @@ impl<'a> BloomRef<'a> {
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
         // Bloom::contains_hash's own test (crate::lookup), over the body's bytes.
-        bloom_contains(self.body, self.m, self.k, hash)
-    }
-
-    /// The seed keys are hashed with.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
-    /// # let mut buf = [0u8; Bloom::<2, 3>::MAX_ENCODED_LEN];
-    /// let view = BloomRef::new(wire::encode_view(&Bloom::<2, 3>::with_seed(5), &mut buf)?)?;
-    /// assert_eq!(view.seed(), 5);
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[must_use]
-    pub const fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// The number of bits, `m = 64·WORDS`.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
-    /// # let mut buf = [0u8; Bloom::<2, 3>::MAX_ENCODED_LEN];
-    /// let view = BloomRef::new(wire::encode_view(&Bloom::<2, 3>::new(), &mut buf)?)?;
-    /// assert_eq!(view.bits(), 128);
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[must_use]
-    pub const fn bits(&self) -> u32 {
-        self.m
-    }
-
-    /// The number of hashes, `K`.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
-    /// # let mut buf = [0u8; Bloom::<2, 3>::MAX_ENCODED_LEN];
-    /// let view = BloomRef::new(wire::encode_view(&Bloom::<2, 3>::new(), &mut buf)?)?;
-    /// assert_eq!(view.hashes(), 3);
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[must_use]
-    pub const fn hashes(&self) -> u32 {
-        self.k
+        bloom_contains(self.body, self.bits, self.k, hash)
     }
 }
 
-/// A [`BlockedBloom`] filter read in place from its dense encoding ([`encode_view`]): validated
-/// once by [`new`](Self::new), then queried without copying (one 64-byte block read per lookup),
-/// answering exactly as the encoded filter. Its size and `K` come from the envelope.
-///
-/// The bytes need no alignment: the view reads single bytes, so a body at any offset of a file or
-/// of flash works.
-///
-/// ```
-/// use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
-/// let mut f = BlockedBloom::<8, 8>::with_seed(2);
-/// f.insert("https://bad.example/");
-/// let mut buf = [0u8; BlockedBloom::<8, 8>::MAX_ENCODED_LEN];
-/// let view = BlockedBloomRef::new(wire::encode_view(&f, &mut buf)?)?;
-/// assert!(view.contains("https://bad.example/"));
-/// assert_eq!((view.blocks(), view.hashes()), (8, 8));
-/// # Ok::<(), sketch_nostd::WireError>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlockedBloomRef<'a> {
-    body: &'a [u8],
-    blocks: u32,
-    k: u32,
-    seed: u64,
+view_shell! {
+    /// A [`BlockedBloom`] filter read in place from its dense encoding ([`encode_view`]): validated
+    /// once by [`new`](Self::new), then queried without copying (one 64-byte block read per lookup),
+    /// answering exactly as the encoded filter. Its size and `K` come from the envelope.
+    ///
+    /// The bytes need no alignment: the view reads single bytes, so a body at any offset of a file or
+    /// of flash works.
+    ///
+    /// ```
+    /// use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
+    /// let mut f = BlockedBloom::<8, 8>::with_seed(2);
+    /// f.insert("https://bad.example/");
+    /// let mut buf = [0u8; BlockedBloom::<8, 8>::MAX_ENCODED_LEN];
+    /// let view = BlockedBloomRef::new(wire::encode_view(&f, &mut buf)?)?;
+    /// assert!(view.contains("https://bad.example/"));
+    /// assert_eq!((view.blocks(), view.hashes()), (8, 8));
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    BlockedBloomRef of BlockedBloom { blocks = "2": "The number of 512-bit blocks." }
 }
 
 impl<'a> BlockedBloomRef<'a> {
@@ -326,22 +351,6 @@ impl<'a> BlockedBloomRef<'a> {
             k,
             seed,
         })
-    }
-
-    /// `false` if the key was definitely never inserted, `true` if it may have been: the answer of
-    /// [`BlockedBloom::contains`] on the encoded filter.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
-    /// # let mut buf = [0u8; BlockedBloom::<2, 8>::MAX_ENCODED_LEN];
-    /// let view = BlockedBloomRef::new(wire::encode_view(&BlockedBloom::<2, 8>::new(), &mut buf)?)?;
-    /// assert!(!view.contains("anything"));
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
-        self.contains_hash(hash64(key, self.seed))
     }
 
     /// [`contains`](Self::contains) for a hash computed by the caller, as
@@ -371,76 +380,30 @@ impl<'a> BlockedBloomRef<'a> {
         let (low, k) = (hash as u32, self.k);
         dispatch(move || block_contains(&words_le(block), low, k))
     }
-
-    /// The seed keys are hashed with.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
-    /// # let mut buf = [0u8; BlockedBloom::<1, 4>::MAX_ENCODED_LEN];
-    /// let view = BlockedBloomRef::new(wire::encode_view(&BlockedBloom::<1, 4>::with_seed(6), &mut buf)?)?;
-    /// assert_eq!(view.seed(), 6);
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[must_use]
-    pub const fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// The number of 512-bit blocks.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
-    /// # let mut buf = [0u8; BlockedBloom::<3, 4>::MAX_ENCODED_LEN];
-    /// let view = BlockedBloomRef::new(wire::encode_view(&BlockedBloom::<3, 4>::new(), &mut buf)?)?;
-    /// assert_eq!(view.blocks(), 3);
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[must_use]
-    pub const fn blocks(&self) -> u32 {
-        self.blocks
-    }
-
-    /// The number of bits set per key, `K`.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, BlockedBloomRef, Wire}, BlockedBloom};
-    /// # let mut buf = [0u8; BlockedBloom::<3, 4>::MAX_ENCODED_LEN];
-    /// let view = BlockedBloomRef::new(wire::encode_view(&BlockedBloom::<3, 4>::new(), &mut buf)?)?;
-    /// assert_eq!(view.hashes(), 4);
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[must_use]
-    pub const fn hashes(&self) -> u32 {
-        self.k
-    }
 }
 
-/// A [`CountingBloom`] filter read in place from its dense encoding ([`encode_view`]: every word
-/// as 8 little-endian bytes, counter `i` in the low or high nibble of byte `i / 2`), validated once
-/// by [`new`](Self::new), then queried without copying: [`contains`](Self::contains) answers
-/// exactly as the encoded filter's. For a counting filter kept only to be queried on a device (the
-/// host removes keys and ships the result); the dense body takes 4 bits per counter where `encode`
-/// may pick the two-bit body, 46% smaller at the design load.
-///
-/// ```
-/// use sketch_nostd::{wire::{self, CountingBloomRef, Wire}, CountingBloom};
-/// let mut f = CountingBloom::<16, 4>::with_seed(8);
-/// f.insert("https://bad.example/");
-/// f.insert("https://fixed.example/");
-/// f.remove("https://fixed.example/").expect("was inserted");
-/// let mut buf = [0u8; CountingBloom::<16, 4>::MAX_ENCODED_LEN];
-/// let view = CountingBloomRef::new(wire::encode_view(&f, &mut buf)?)?;
-/// assert!(view.contains("https://bad.example/"));
-/// assert_eq!(view.contains("https://fixed.example/"), f.contains("https://fixed.example/"));
-/// assert_eq!((view.counters(), view.hashes(), view.seed()), (256, 4, 8));
-/// # Ok::<(), sketch_nostd::WireError>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CountingBloomRef<'a> {
-    body: &'a [u8],
-    m: u32,
-    k: u32,
-    seed: u64,
+view_shell! {
+    /// A [`CountingBloom`] filter read in place from its dense encoding ([`encode_view`]: every word
+    /// as 8 little-endian bytes, counter `i` in the low or high nibble of byte `i / 2`), validated once
+    /// by [`new`](Self::new), then queried without copying: [`contains`](Self::contains) answers
+    /// exactly as the encoded filter's. For a counting filter kept only to be queried on a device (the
+    /// host removes keys and ships the result); the dense body takes 4 bits per counter where `encode`
+    /// may pick the two-bit body, 46% smaller at the design load.
+    ///
+    /// ```
+    /// use sketch_nostd::{wire::{self, CountingBloomRef, Wire}, CountingBloom};
+    /// let mut f = CountingBloom::<16, 4>::with_seed(8);
+    /// f.insert("https://bad.example/");
+    /// f.insert("https://fixed.example/");
+    /// f.remove("https://fixed.example/").expect("was inserted");
+    /// let mut buf = [0u8; CountingBloom::<16, 4>::MAX_ENCODED_LEN];
+    /// let view = CountingBloomRef::new(wire::encode_view(&f, &mut buf)?)?;
+    /// assert!(view.contains("https://bad.example/"));
+    /// assert_eq!(view.contains("https://fixed.example/"), f.contains("https://fixed.example/"));
+    /// assert_eq!((view.counters(), view.hashes(), view.seed()), (256, 4, 8));
+    /// # Ok::<(), sketch_nostd::WireError>(())
+    /// ```
+    CountingBloomRef of CountingBloom { counters = "32": "The number of 4-bit counters, `16·WORDS`." }
 }
 
 impl<'a> CountingBloomRef<'a> {
@@ -467,26 +430,10 @@ impl<'a> CountingBloomRef<'a> {
         )?;
         Ok(Self {
             body,
-            m: 16 * words,
+            counters: 16 * words,
             k,
             seed,
         })
-    }
-
-    /// `false` if the key is definitely not in the encoded filter, `true` if it may be: the answer
-    /// of [`CountingBloom::contains`].
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, CountingBloomRef, Wire}, CountingBloom};
-    /// # let mut buf = [0u8; CountingBloom::<2, 3>::MAX_ENCODED_LEN];
-    /// let view = CountingBloomRef::new(wire::encode_view(&CountingBloom::<2, 3>::new(), &mut buf)?)?;
-    /// assert!(!view.contains(&5u64));
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
-        self.contains_hash(hash64(key, self.seed))
     }
 
     /// [`contains`](Self::contains) for a hash computed by the caller, as
@@ -504,49 +451,8 @@ impl<'a> CountingBloomRef<'a> {
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        counting_contains(self.body, self.m, self.k, hash)
-    }
-
-    /// The seed keys are hashed with.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, CountingBloomRef, Wire}, CountingBloom};
-    /// # let mut buf = [0u8; CountingBloom::<2, 3>::MAX_ENCODED_LEN];
-    /// let view = CountingBloomRef::new(wire::encode_view(&CountingBloom::<2, 3>::with_seed(5), &mut buf)?)?;
-    /// assert_eq!(view.seed(), 5);
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[must_use]
-    pub const fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// The number of 4-bit counters, `16·WORDS`.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, CountingBloomRef, Wire}, CountingBloom};
-    /// # let mut buf = [0u8; CountingBloom::<2, 3>::MAX_ENCODED_LEN];
-    /// let view = CountingBloomRef::new(wire::encode_view(&CountingBloom::<2, 3>::new(), &mut buf)?)?;
-    /// assert_eq!(view.counters(), 32);
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[must_use]
-    pub const fn counters(&self) -> u32 {
-        self.m
-    }
-
-    /// The number of counters per key, `K`.
-    ///
-    /// ```
-    /// # use sketch_nostd::{wire::{self, CountingBloomRef, Wire}, CountingBloom};
-    /// # let mut buf = [0u8; CountingBloom::<2, 3>::MAX_ENCODED_LEN];
-    /// let view = CountingBloomRef::new(wire::encode_view(&CountingBloom::<2, 3>::new(), &mut buf)?)?;
-    /// assert_eq!(view.hashes(), 3);
-    /// # Ok::<(), sketch_nostd::WireError>(())
-    /// ```
-    #[must_use]
-    pub const fn hashes(&self) -> u32 {
-        self.k
+        // CountingBloom::contains_hash's own test (crate::lookup), over the body's bytes.
+        counting_contains(self.body, self.counters, self.k, hash)
     }
 }
 

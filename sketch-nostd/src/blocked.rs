@@ -27,6 +27,11 @@
 use crate::hash::hash64;
 use crate::hash::reduce;
 
+mod kernel;
+#[cfg(feature = "wire")]
+pub(crate) use kernel::words_le;
+pub(crate) use kernel::{contains as block_contains, dispatch};
+
 /// One 512-bit block: eight 64-bit words, aligned to a 64-byte cache line.
 ///
 /// ```
@@ -165,13 +170,6 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
         reduce((hash >> 32) as u32, Self::B) as usize
     }
 
-    /// The bit (`0..64`) that a hash whose low half is `low` sets in the block word salted by `salt`:
-    /// the top 6 bits of `low·salt mod 2^32`.
-    #[inline(always)]
-    const fn bit_in_word(low: u32, salt: u32) -> u32 {
-        bit_in_word(low, salt)
-    }
-
     /// Inserts a key by its 64-bit hash ([`hash64`] with this filter's seed gives the same result as
     /// [`insert`](Self::insert)). Both 32-bit halves must be well mixed.
     ///
@@ -183,18 +181,12 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     /// ```
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        // Sets each bit (x86-64: `bts`, no mask kept) and collects what changed: the key is new if
-        // any word did.
+        // The block test and update live in `kernel` (shared with the view, vectorised with AVX2).
         let low = hash as u32;
-        let mut changed = 0u64;
-        if let Some(block) = self.blocks.get_mut(Self::block_of(hash)) {
-            for (word, salt) in block.0.iter_mut().zip(SALT).take(K as usize) {
-                let old = *word;
-                *word = old | 1 << Self::bit_in_word(low, salt);
-                changed |= *word ^ old;
-            }
-        }
-        changed != 0
+        let block = Self::block_of(hash);
+        self.blocks
+            .get_mut(block)
+            .is_some_and(|b| dispatch(move || kernel::insert(&mut b.0, low, K)))
     }
 
     /// [`contains`](Self::contains) for a hash computed by the caller.
@@ -207,19 +199,10 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        // Branch-free over the block: the K words are in one cache line, so testing all of them costs
-        // a few ALU operations, where an early exit would mispredict once per absent key. Counting
-        // the set bits compiles on x86-64 to `imul`, `shr`, `bt`, `adc` per word (the carry flag is
-        // the bit, no mask is built): 10% less time than AND-ing per-word masks, which vectorises
-        // only with AVX2's variable shifts and costs as many SSE2 instructions as scalar code.
         let low = hash as u32;
-        self.blocks.get(Self::block_of(hash)).is_some_and(|block| {
-            let mut set = 0u64;
-            for (word, salt) in block.0.iter().zip(SALT).take(K as usize) {
-                set += (word >> Self::bit_in_word(low, salt)) & 1;
-            }
-            set == u64::from(K)
-        })
+        self.blocks
+            .get(Self::block_of(hash))
+            .is_some_and(|b| dispatch(move || block_contains(&b.0, low, K)))
     }
 
     /// The false-positive rate this filter has now, exactly: the mean over blocks of the product of the

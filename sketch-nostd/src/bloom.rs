@@ -144,20 +144,8 @@ impl<const WORDS: usize, const K: u32> Bloom<WORDS, K> {
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        // Branch-free: all K words are read whatever they hold, because an early exit mispredicts
-        // once per absent key and serialises the cache misses of consecutive lookups (the `bloom/`
-        // benchmarks compare). Counting the set bits, rather than AND-ing K booleans, lets the
-        // compiler test each bit without building a mask.
-        let probe = Probe::new(hash);
-        let mut set = 0u32;
-        for i in 0..K {
-            let bit = reduce(probe.nth(i), Self::M);
-            debug_assert!(bit < Self::M, "reduce stays below m");
-            if let Some(word) = self.words.get((bit / 64) as usize) {
-                set += ((word >> (bit % 64)) & 1) as u32;
-            }
-        }
-        set == K
+        // One test for the filter and its zero-copy view (`wire::BloomRef`): crate::lookup.
+        crate::lookup::bloom_contains(self.words.as_slice(), Self::M, K, hash)
     }
 
     /// The false-positive rate this filter has now: (bits set / m)^k, the probability that `k`

@@ -273,17 +273,8 @@ impl<const WORDS: usize, const K: u32> CountingBloom<WORDS, K> {
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        // Branch-free, as in `Bloom::contains_hash`: all K counters are read whatever they hold.
-        let probe = Probe::new(hash);
-        let mut all = true;
-        for i in 0..K {
-            let (index, shift) = Self::locate(probe.nth(i));
-            all &= self
-                .words
-                .get(index)
-                .is_some_and(|word| (word >> shift) & 0xF != 0);
-        }
-        all
+        // One test for the filter and its zero-copy view (`wire::CountingBloomRef`): crate::lookup.
+        crate::lookup::counting_contains(self.words.as_slice(), Self::M, K, hash)
     }
 
     /// The smallest of the key's counters, in `0..=15`: an upper bound of how many times the key is in

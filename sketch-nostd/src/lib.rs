@@ -82,6 +82,7 @@ mod float;
 pub mod fuse;
 pub mod hash;
 pub mod hll;
+mod lookup;
 pub mod micro;
 pub mod owned;
 pub mod quantile;

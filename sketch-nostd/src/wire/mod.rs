@@ -162,7 +162,7 @@ mod view;
 pub use frame::{Frame, FrameDecoder, RawFrame};
 pub use heavy::WireKey;
 pub use send::encode_frame;
-pub use view::{encode_view, BlockedBloomRef, BloomRef, Viewable};
+pub use view::{encode_view, BlockedBloomRef, BloomRef, CountingBloomRef, Viewable};
 
 pub use codec::Wire;
 use codec::{read_header, Counter, SketchVisitor, SliceSource};

@@ -97,6 +97,7 @@ impl App {
                 // Line panels: not in device mode, where the host sees sketches, not lines.
                 Panel::Dedupe | Panel::Micro => s.devices.is_none(),
                 Panel::Throughput => true,
+                Panel::Quantiles => s.quantiles.is_some(),
             })
             .collect()
     }

@@ -103,6 +103,10 @@ pub enum Cmd {
         /// Seed of the devices' logs.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Each device also keeps a quantile sketch of its log's field N (from 1) as a number
+        /// (8: response size, 9: latency in µs) and sends it; `listen` merges them.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        value_field: Option<u16>,
     },
     /// Merge files written by --save (other runs, hosts or devices) and report them.
     Merge {
@@ -153,6 +157,11 @@ pub struct RunArgs {
     /// time of day, Unix seconds; optionally in brackets).
     #[arg(long)]
     pub strip_timestamp: bool,
+    /// Quantiles (p50 … p999, each within ±1%) of whitespace-separated field N (from 1, after
+    /// --strip-timestamp) read as a number, e.g. 8 for the synthetic log's response size, 9 for
+    /// its latency in µs.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub value_field: Option<u16>,
     /// Lines per second: the synthetic log's [default: 50000 live, unlimited in a report], or the
     /// speed to replay files or stdin at [default: unlimited]; 0 = unlimited.
     #[arg(long)]
@@ -268,6 +277,8 @@ pub struct Options {
     pub strip: Option<TimestampStrip>,
     /// Heavy-hitter rows shown and reported (`--top`).
     pub top: usize,
+    /// `--value-field N`: the field whose numbers feed the quantile sketch (emitted devices' too).
+    pub value_field: Option<u16>,
     /// The window the figures answer for (`--window`).
     pub window: Window,
     /// `generate SIZE`: write synthetic log and exit.
@@ -302,6 +313,7 @@ impl Options {
             rule: self.rule.clone(),
             strip: self.strip.clone(),
             top: self.top,
+            value_field: self.value_field,
         }
     }
 
@@ -337,6 +349,7 @@ impl Default for Options {
             rule: KeyRule::Line,
             strip: None,
             top: DEFAULT_TOP,
+            value_field: None,
             window: Window::All,
             generate: None,
             emit: None,
@@ -388,6 +401,7 @@ impl RunArgs {
             rule: self.key_regex.or(self.json_key).unwrap_or(KeyRule::Line),
             strip: self.strip_timestamp.then(TimestampStrip::new),
             top: self.top,
+            value_field: self.value_field,
             window: self.window,
             save: self.save,
             save_every: std::time::Duration::try_from_secs_f64(self.save_every)
@@ -443,6 +457,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::
             corrupt,
             seconds,
             seed,
+            value_field,
         }) => Ok(Options {
             source: SourceSpec::Synthetic { seed },
             emit: Some(devices),
@@ -451,6 +466,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::
             period_ms: period,
             corrupt,
             seconds,
+            value_field,
             ..Options::default()
         }),
         Some(Cmd::Merge {
@@ -643,6 +659,16 @@ mod tests {
         assert_eq!(run(&["--field", "1,7"]).key.numbers(), [1, 7]);
         assert_eq!(run(&["--field", "3-"]).key.to_string(), "3-");
         assert_eq!(run(&["--top", "25"]).top, 25);
+        let o = run(&["report", "--value-field", "9"]);
+        assert_eq!(
+            (o.value_field, o.engine_options().value_field),
+            (Some(9), Some(9))
+        );
+        assert_eq!(
+            run(&["emit", "2", "--value-field", "8"]).value_field,
+            Some(8)
+        );
+        assert_eq!(run(&[]).value_field, None);
         assert_eq!(run(&["report", "--window", "5m"]).window, Window::Min5);
         assert_eq!(run(&["--window", "15"]).window, Window::Min15);
         let o = run(&["report", "--save", "a.sk", "--save-every", "5"]);
@@ -689,6 +715,9 @@ mod tests {
             &["--input", "-", "--input", "-"],
             &["generate", "1T"],
             &["--field", "0"],
+            &["--value-field", "0"],
+            &["--value-field", "x"],
+            &["listen", "--value-field", "9"],
             &["--field", "1,2,3,4,5"],
             &["--field", "x"],
             &["--field", "-"],

@@ -78,6 +78,56 @@ pub fn percent(fraction: f64) -> String {
     }
 }
 
+/// A measured value (a latency, a size) in at most 11 characters: whole numbers from 1,000 with
+/// separators (rounded: 0.05% at most, far inside a quantile sketch's 1%), smaller ones with 4
+/// significant digits, very large or very small ones in scientific notation.
+///
+/// ```
+/// use tui_demo::human::value;
+/// assert_eq!(value(2_417.0), "2,417");
+/// assert_eq!(value(2_003.47), "2,003");
+/// assert_eq!(value(200.0), "200");
+/// assert_eq!(value(0.04213), "0.04213");
+/// assert_eq!(value(-3.5), "-3.500");
+/// assert_eq!(value(1.5e12), "1.500e12");
+/// ```
+#[must_use]
+pub fn value(x: f64) -> String {
+    let a = x.abs();
+    let sign = if x < 0.0 { "-" } else { "" };
+    if !x.is_finite() {
+        format!("{x}")
+    } else if a == 0.0 {
+        "0".to_string()
+    } else if !(1e-3..1e9).contains(&a) {
+        format!("{x:.3e}")
+    } else if a >= 1_000.0 {
+        format!("{sign}{}", count(a.round() as u64))
+    } else if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        let digits = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{x:.digits$}")
+    }
+}
+
+/// The name of a quantile: `p50`, `p90`, `p99`, `p999` for 0.5, 0.9, 0.99, 0.999.
+///
+/// ```
+/// assert_eq!(tui_demo::human::quantile_name(0.999), "p999");
+/// assert_eq!(tui_demo::human::quantile_name(0.5), "p50");
+/// ```
+#[must_use]
+pub fn quantile_name(q: f64) -> String {
+    let digits = format!("{q}");
+    let tail = digits.strip_prefix("0.").unwrap_or(&digits);
+    if tail.len() == 1 {
+        format!("p{tail}0")
+    } else {
+        format!("p{tail}")
+    }
+}
+
 /// A duration as `m:ss` (or `h:mm:ss` from an hour).
 ///
 /// ```

@@ -21,15 +21,18 @@ pub enum Panel {
     Devices,
     /// Ingest throughput.
     Throughput,
+    /// `--value-field N`: a numeric field's quantiles.
+    Quantiles,
 }
 
 impl Panel {
     /// Every panel, in focus order.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Distinct,
         Self::Devices,
         Self::Heavy,
         Self::Dedupe,
+        Self::Quantiles,
         Self::Micro,
         Self::Registers,
         Self::Throughput,
@@ -46,6 +49,7 @@ impl Panel {
             Self::Registers => "HLL registers",
             Self::Devices => "Devices",
             Self::Throughput => "Ingest",
+            Self::Quantiles => "Quantiles",
         }
     }
 }
@@ -54,7 +58,8 @@ impl Panel {
 ///
 /// With `zoom`, or when the area is too small for a grid (under 60×14), only `focus` is placed.
 /// Otherwise two columns (three from 120 columns), each a stack; the last panel of a column takes
-/// the remaining rows.
+/// the remaining rows. Below 34 rows the quantiles panel and the micro filter share one place: the
+/// micro filter is shown while it has the focus (Tab reaches it), the quantiles otherwise.
 #[must_use]
 pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Panel, Rect)> {
     if body.is_empty() || panels.is_empty() {
@@ -68,7 +73,7 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
     if zoom || body.width < 60 || body.height < 14 {
         return vec![(focus, body)];
     }
-    use Panel::{Dedupe, Devices, Distinct, Heavy, Micro, Registers, Throughput};
+    use Panel::{Dedupe, Devices, Distinct, Heavy, Micro, Quantiles, Registers, Throughput};
     // Two columns; the right one is wider from 120 columns on, for the heavy hitters' lines.
     // Heights are for a 22-row body (80×24) and grow with the terminal.
     let tall = body.height >= 34;
@@ -77,6 +82,7 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
             (Distinct, if tall { 9 } else { 8 }),
             (Devices, 10),
             (Dedupe, if tall { 16 } else { 8 }),
+            (Quantiles, if tall { 10 } else { 8 }),
             (Micro, 6),
         ],
         vec![
@@ -85,11 +91,14 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
             (Throughput, if tall { 8 } else { 7 }),
         ],
     ];
+    // Too short for both: the one not focused of the quantiles and the micro filter steps aside.
+    let aside = (!tall && panels.contains(&Quantiles) && panels.contains(&Micro))
+        .then_some(if focus == Micro { Quantiles } else { Micro });
     let columns: Vec<Vec<(Panel, u16)>> = plan
         .into_iter()
         .map(|col| {
             col.into_iter()
-                .filter(|(p, _)| panels.contains(p))
+                .filter(|(p, _)| panels.contains(p) && Some(*p) != aside)
                 .collect::<Vec<_>>()
         })
         .filter(|col| !col.is_empty())

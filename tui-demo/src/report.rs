@@ -150,7 +150,80 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         )?;
         heavy_rows(h, w)?;
     }
+    if let Some(q) = &s.quantiles {
+        let windowed = s.window.as_ref().is_some_and(|w| w.intervals > 0);
+        write_quantiles(q, windowed, w)?;
+    }
     w.flush()
+}
+
+/// `--value-field N`: the quantiles, each beside the exact value while the values are kept, and the
+/// exact extremes: the same figures as the quantiles panel.
+fn write_quantiles(
+    q: &crate::snapshot::QuantileStats,
+    windowed: bool,
+    w: &mut impl Write,
+) -> io::Result<()> {
+    use crate::human::{quantile_name, value};
+    writeln!(w)?;
+    let what = q
+        .field
+        .map_or_else(|| "devices' values".to_string(), |f| format!("field {f}"));
+    writeln!(
+        w,
+        "{what} quantiles: QuantileSketch ({}), each within ±{} of the true value; {} values{}",
+        bytes(q.bytes),
+        percent(q.alpha),
+        count(q.count),
+        if q.missing > 0 {
+            format!(", {} lines without a number", count(q.missing))
+        } else {
+            String::new()
+        },
+    )?;
+    if let Some(c) = q.collapsed_below {
+        writeln!(
+            w,
+            "collapsed: values spanned more than the sketch holds; a quantile reported at {} may be lower",
+            value(c)
+        )?;
+    }
+    let exact_note = if windowed {
+        "exact values since the start only".to_string()
+    } else if q.field.is_none() {
+        "no exact values in device mode".to_string()
+    } else if !q.exact_on {
+        format!("exact off (more than {} values)", count(q.exact_cap))
+    } else {
+        String::new()
+    };
+    writeln!(
+        w,
+        "{:>8} {:>14} {:>14} {:>9}   {exact_note}",
+        "", "estimate", "exact", "error"
+    )?;
+    // The extremes are exact; the quantiles have their exact value while the values are kept.
+    let mut rows: Vec<(String, f64, Option<f64>)> = Vec::new();
+    if let Some(m) = q.min {
+        rows.push(("min".to_owned(), m, Some(m)));
+    }
+    rows.extend(
+        q.rows
+            .iter()
+            .map(|r| (quantile_name(r.q), r.estimate, r.exact)),
+    );
+    if let Some(m) = q.max {
+        rows.push(("max".to_owned(), m, Some(m)));
+    }
+    for (label, e, exact) in rows {
+        let (exact_text, error) = match exact {
+            Some(x) if x != 0.0 => (value(x), percent((e - x).abs() / x.abs())),
+            Some(x) => (value(x), "-".to_owned()),
+            None => ("-".to_owned(), "-".to_owned()),
+        };
+        writeln!(w, "{label:>8} {:>14} {exact_text:>14} {error:>9}", value(e))?;
+    }
+    Ok(())
 }
 
 fn write_fleet(

@@ -340,10 +340,55 @@ pub struct Snapshot {
     pub window: Option<WindowStats>,
     /// Device mode: the fleet.
     pub devices: Option<FleetStats>,
+    /// `--value-field N`: the quantiles of a numeric field (in device mode, of the devices'
+    /// sketches merged).
+    pub quantiles: Option<QuantileStats>,
     /// `--redis`: the Redis writer's state (REDIS HOOK, issue 16).
     #[serde(skip)]
     pub redis: Option<crate::redis_sink::RedisStatus>,
     /// `--save`: why the last save failed, if it did.
     #[serde(skip)]
     pub save_error: Option<String>,
+}
+
+/// `--value-field N`: a numeric field's quantiles from a `QuantileSketch`, each beside the exact
+/// value while the exact values are kept.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct QuantileStats {
+    /// The field's number (from 1); `null` in device mode without `--value-field`.
+    pub field: Option<u16>,
+    /// Values counted.
+    pub count: u64,
+    /// Lines without the field, or whose field is not a number.
+    pub missing: u64,
+    /// The guarantee: every quantile within ±alpha (relative) of the true value, above the
+    /// collapsed buckets.
+    pub alpha: f64,
+    /// Memory of the sketch (fixed; per device in device mode).
+    pub bytes: u64,
+    /// The smallest value (exact).
+    pub min: Option<f64>,
+    /// The largest value (exact).
+    pub max: Option<f64>,
+    /// The lowest buckets collapsed (the values spanned more than the sketch holds): quantiles
+    /// reported at this value may be lower ones. `None` while nothing collapsed.
+    pub collapsed_below: Option<f64>,
+    /// Every value since the start is also kept exactly (at most `exact_cap` of them).
+    pub exact_on: bool,
+    /// The most values kept exactly (`--exact-cap`; 0: none).
+    pub exact_cap: u64,
+    /// p50, p90, p99, p999.
+    pub rows: Vec<QuantileRow>,
+}
+
+/// One quantile.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct QuantileRow {
+    /// The quantile (0.99 for p99).
+    pub q: f64,
+    /// The sketch's estimate.
+    pub estimate: f64,
+    /// The exact value (rank `⌊q·(n − 1)⌋` from 0, as the sketch ranks), while the values are kept
+    /// (since the start only, not in a window or in device mode).
+    pub exact: Option<f64>,
 }

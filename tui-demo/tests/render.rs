@@ -710,3 +710,145 @@ fn redis_status_is_shown_in_the_footer() {
     );
     assert!(!down.contains("q quit"), "the warning takes the footer");
 }
+
+/// The fixture's log counted with `--value-field 9` (the latency), over the same run's time.
+fn quantiles_fixture() -> Snapshot {
+    static FIXTURE: OnceLock<Snapshot> = OnceLock::new();
+    FIXTURE
+        .get_or_init(|| {
+            let mut engine = Engine::new(EngineOptions {
+                value_field: Some(9),
+                ..EngineOptions::default()
+            });
+            let mut generator = Generator::new(42);
+            let mut line = Vec::new();
+            for i in 0..6u64 {
+                engine.advance(Duration::from_secs(15 * i));
+                let mut batch = Batch::default();
+                for _ in 0..20_000 {
+                    line.clear();
+                    generator.next_line(&mut line);
+                    batch.push(&line);
+                }
+                engine.apply(&batch);
+            }
+            engine.advance(Duration::from_secs(83));
+            let mut snap = Snapshot {
+                source: "synthetic access log".into(),
+                elapsed: Duration::from_secs(83),
+                ..Snapshot::default()
+            };
+            engine.fill(&mut snap);
+            snap
+        })
+        .clone()
+}
+
+/// The quantiles panel's lines as text (for a wide panel: the synthetic log has no line without a
+/// number, so the first line does not depend on the width).
+fn quantile_lines(s: &Snapshot) -> Vec<String> {
+    let q = s.quantiles.as_ref().expect("quantiles in the fixture");
+    tui_demo::ui::quantiles::lines(q, false, 200, Theme { color: false })
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn quantiles_panel() {
+    let s = quantiles_fixture();
+    let q = s.quantiles.clone().unwrap();
+    assert_eq!((q.count, q.missing, q.field), (120_000, 0, Some(9)));
+    let lines = quantile_lines(&s);
+    for (w, h) in SIZES {
+        let panel = tui_demo::ui::quantiles::QuantilesPanel {
+            stats: &q,
+            windowed: false,
+            theme: Theme { color: true },
+            focused: true,
+        };
+        let screen = text(&draw(&panel, w, h));
+        assert_has(
+            &screen,
+            &["Quantiles field 9", "8.1 KiB", "±0.99%", "exact"],
+        );
+        // Every line whole: the estimate, the exact value and the error of each quantile, the
+        // extremes.
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        assert_has(&screen, &refs);
+        for name in ["p50 ", "p90 ", "p99 ", "p999 ", "min "] {
+            assert_has(&screen, &[name]);
+        }
+    }
+    for (w, h) in TINY {
+        let panel = tui_demo::ui::quantiles::QuantilesPanel {
+            stats: &q,
+            windowed: true,
+            theme: Theme { color: false },
+            focused: false,
+        };
+        draw(&panel, w, h);
+    }
+}
+
+/// With `--value-field`, the whole screen at 80×24 and 120×40 shows the quantiles panel with its
+/// lines uncut: at 80×24 the guarantee and the four quantiles (estimate, exact, error), in the
+/// place the micro filter has without it (Tab to the micro filter shows it there instead); at
+/// 120×40 every line, beside every other panel.
+#[test]
+fn whole_screen_with_quantiles() {
+    let s = quantiles_fixture();
+    let lines = quantile_lines(&s);
+    for (w, h) in SIZES {
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        let mut a = app(&s);
+        terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+        let screen = text(terminal.backend().buffer());
+        assert_has(
+            &screen,
+            &[
+                "Quantiles field 9",
+                "Distinct",
+                "Heavy hitters",
+                "HLL registers",
+                "Dedupe",
+                "Ingest",
+            ],
+        );
+        // The first six lines (the guarantee, the header, p50 … p999) at 80×24, all at 120×40.
+        let shown = if h >= 40 { lines.len() } else { 6 };
+        let refs: Vec<&str> = lines.iter().take(shown).map(String::as_str).collect();
+        assert_has(&screen, &refs);
+        if h >= 40 {
+            assert_has(&screen, &["Micro filter"]);
+        } else {
+            assert!(!screen.contains("Micro filter"), "{screen}");
+            a.focus = Panel::Micro;
+            terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+            let micro = text(terminal.backend().buffer());
+            assert!(
+                micro.contains("Micro filter") && !micro.contains("Quantiles field 9"),
+                "{micro}"
+            );
+        }
+        // Panels never overlap.
+        let placed = tui_demo::layout::layout(
+            ratatui::layout::Rect::new(0, 1, w, h - 2),
+            &a.panels(),
+            Panel::Quantiles,
+            false,
+        );
+        for (i, (_, r)) in placed.iter().enumerate() {
+            for (_, o) in &placed[i + 1..] {
+                assert!(!r.intersects(*o), "{placed:?}");
+            }
+        }
+    }
+}

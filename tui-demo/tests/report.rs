@@ -736,3 +736,154 @@ fn regex_json_and_timestamp_keys() {
     assert_eq!(status.code(), Some(2));
     assert!(err.contains("--key-regex"), "{err}");
 }
+
+/// The quantile rows of a JSON report, checked against `sorted` (every value of the field, sorted):
+/// each exact value is the element of rank ⌊q·(n − 1)⌋ (the sketch's rank), each estimate within the
+/// sketch's α of it (its guarantee: the values span far less than its 58 octaves, so nothing
+/// collapsed), and the extremes exact.
+fn check_quantiles(q: &Value, sorted: &[f64], what: &str) {
+    assert_eq!(q["count"], sorted.len() as u64, "{what}");
+    assert_eq!(q["exact_on"], true, "{what}");
+    assert_eq!(q["collapsed_below"], Value::Null, "{what}");
+    let alpha = q["alpha"].as_f64().unwrap();
+    assert!(alpha > 0.009 && alpha <= 0.01, "{what}: α {alpha}");
+    let rows = q["rows"].as_array().unwrap();
+    let qs: Vec<f64> = rows.iter().map(|r| r["q"].as_f64().unwrap()).collect();
+    assert_eq!(qs, [0.5, 0.9, 0.99, 0.999], "{what}");
+    for r in rows {
+        let p = r["q"].as_f64().unwrap();
+        let truth = sorted[(p * (sorted.len() - 1) as f64) as usize];
+        let (est, exact) = (
+            r["estimate"].as_f64().unwrap(),
+            r["exact"].as_f64().unwrap(),
+        );
+        assert_eq!(exact, truth, "{what} q {p}");
+        assert!(
+            (est - truth).abs() <= alpha * truth.abs(),
+            "{what} q {p}: {est} vs {truth}"
+        );
+    }
+    assert_eq!(q["min"].as_f64(), sorted.first().copied(), "{what}");
+    assert_eq!(q["max"].as_f64(), sorted.last().copied(), "{what}");
+}
+
+/// `--value-field`: on a seeded synthetic log, the report's quantiles of the response size (field
+/// 8) and the latency (field 9) are within α of the exact ones computed here from the log itself;
+/// the table's "field N quantiles" section shows the same figures as the JSON.
+#[test]
+fn value_field_quantiles_within_alpha_of_exact_on_the_synthetic_log() {
+    const LINES: usize = 40_000;
+    let mut log = Vec::new();
+    tui_demo::source::synthetic::generate(5, 8 << 20, &mut log).unwrap();
+    let lines: Vec<&[u8]> = log.split(|&b| b == b'\n').take(LINES).collect();
+    assert_eq!(lines.len(), LINES);
+    let mut input = lines.join(&b'\n');
+    input.push(b'\n');
+    for field in [8usize, 9] {
+        let mut values: Vec<f64> = lines
+            .iter()
+            .map(|l| {
+                let mut f = l.split(u8::is_ascii_whitespace).filter(|f| !f.is_empty());
+                let text = f.nth(field - 1).unwrap();
+                std::str::from_utf8(text).unwrap().parse().unwrap()
+            })
+            .collect();
+        values.sort_by(f64::total_cmp);
+        let field_arg = field.to_string();
+        let args = ["--input", "-", "--value-field", &field_arg];
+        let (status, out, err) = run(&[&args[..], &["--json"]].concat(), &input);
+        assert!(status.success(), "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let q = &v["quantiles"];
+        assert_eq!(q["field"], field as u64);
+        assert_eq!(q["missing"], 0);
+        check_quantiles(q, &values, &format!("field {field}"));
+        // The table: the same estimates, exact values and errors, as the panel prints them.
+        let (status, table, err) = run(&args, &input);
+        assert!(status.success(), "{err}");
+        assert!(
+            table.contains(&format!(
+                "field {field} quantiles: QuantileSketch (8.1 KiB)"
+            )),
+            "{table}"
+        );
+        for r in q["rows"].as_array().unwrap() {
+            let p = r["q"].as_f64().unwrap();
+            let (est, x) = (
+                r["estimate"].as_f64().unwrap(),
+                r["exact"].as_f64().unwrap(),
+            );
+            let row = format!(
+                "{:>8} {:>14} {:>14} {:>9}",
+                tui_demo::human::quantile_name(p),
+                tui_demo::human::value(est),
+                tui_demo::human::value(x),
+                tui_demo::human::percent((est - x).abs() / x)
+            );
+            assert!(table.contains(&row), "{row:?} not in\n{table}");
+        }
+    }
+    // The synthetic latency is what its documentation says: a median near 2 ms.
+    let (_, out, _) = run(&["--input", "-", "--value-field", "9", "--json"], &input);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let p50 = v["quantiles"]["rows"][0]["exact"].as_f64().unwrap();
+    assert!((1_000.0..4_000.0).contains(&p50), "{p50}");
+}
+
+/// A known input: `seq 1 100000` gives p50 = 50,000 (rank ⌊0.5·99,999⌋ = 49,999: the value
+/// 50,000), p99 = 99,000 and so on, each estimate within α (1%) of it; a line without a number is
+/// counted as such, not as a value; `--exact-cap` below the count turns the exact values off
+/// without touching the estimates.
+#[test]
+fn value_field_on_seq_1_to_100000() {
+    let mut input: Vec<u8> = (1..=100_000u32)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    input.extend_from_slice(b"-\nn/a\n");
+    let (status, out, err) = run(&["--input", "-", "--value-field", "1", "--json"], &input);
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let q = &v["quantiles"];
+    assert_eq!(q["missing"], 2);
+    let sorted: Vec<f64> = (1..=100_000u32).map(f64::from).collect();
+    check_quantiles(q, &sorted, "seq 1 100000");
+    let exact: Vec<f64> = q["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["exact"].as_f64().unwrap())
+        .collect();
+    assert_eq!(exact, [50_000.0, 90_000.0, 99_000.0, 99_900.0]);
+    let (status, out, err) = run(
+        &[
+            "--input",
+            "-",
+            "--value-field",
+            "1",
+            "--exact-cap",
+            "1000",
+            "--json",
+        ],
+        &input,
+    );
+    assert!(status.success(), "{err}");
+    let capped: Value = serde_json::from_str(&out).unwrap();
+    let c = &capped["quantiles"];
+    assert_eq!(
+        (c["exact_on"].clone(), c["exact_cap"].clone()),
+        (false.into(), 1_000.into())
+    );
+    for (a, b) in c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(q["rows"].as_array().unwrap())
+    {
+        assert_eq!(a["exact"], Value::Null);
+        assert_eq!(a["estimate"], b["estimate"]);
+    }
+    // Without --value-field, no quantiles at all.
+    let (_, out, _) = run(&["--input", "-", "--json"], b"1\n2\n");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["quantiles"], Value::Null);
+}

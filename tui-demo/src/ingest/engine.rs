@@ -75,6 +75,8 @@ pub struct EngineOptions {
     pub strip: Option<TimestampStrip>,
     /// Rows of the heavy-hitter list shown.
     pub top: usize,
+    /// `--value-field N`: the field (from 1) whose numbers feed the quantile sketch.
+    pub value_field: Option<u16>,
 }
 
 impl EngineOptions {
@@ -259,6 +261,7 @@ impl Default for EngineOptions {
             rule: KeyRule::Line,
             strip: None,
             top: DEFAULT_TOP,
+            value_field: None,
         }
     }
 }
@@ -292,6 +295,8 @@ pub struct Counters {
     pub dedupe: DedupeCounters,
     /// The micro filter's counts.
     pub micro: MicroCounters,
+    /// `--value-field`: lines without a number in the field.
+    pub values_missing: u64,
 }
 
 impl Counters {
@@ -323,6 +328,7 @@ impl Counters {
                 hits: m.hits - sm.hits,
                 false_positives: m.false_positives - sm.false_positives,
             },
+            values_missing: self.values_missing - start.values_missing,
         }
     }
 }
@@ -346,6 +352,8 @@ pub struct Engine {
     windows: Ring,
     /// Reused buffer for keys made of fields.
     key_buf: Vec<u8>,
+    /// `--value-field N`: the field's quantile sketch since the start, and its exact values.
+    values: Option<super::values::ValueField>,
 }
 
 impl Engine {
@@ -353,6 +361,14 @@ impl Engine {
     #[must_use]
     pub fn new(options: EngineOptions) -> Self {
         let (exact_cap, top) = (options.exact_cap, options.top);
+        let values = options
+            .value_field
+            .map(|n| super::values::ValueField::new(n, exact_cap));
+        let windows = if values.is_some() {
+            Ring::new(top).with_values()
+        } else {
+            Ring::new(top)
+        };
         Self {
             options,
             dedupe: Box::new(DedupeFilter::with_seed(SEED)),
@@ -366,8 +382,9 @@ impl Engine {
             until_check: CHECK_EVERY,
             distinct: Box::new(Distinct::with_seed(SEED)),
             heavy: Named::new(top),
-            windows: Ring::new(top),
+            windows,
             key_buf: Vec::new(),
+            values,
         }
     }
 
@@ -392,6 +409,9 @@ impl Engine {
             totals.crlf += u64::from(line.crlf);
             totals.long += u64::from(line.long.is_some());
             totals.non_utf8 += u64::from(!line.utf8);
+            if self.values.is_some() {
+                self.value(options.strip.as_ref().map_or(bytes, |s| s.strip(bytes)));
+            }
             // Keys come from the bytes kept: for a streamed long line, its first 256.
             match options.key_of(bytes, &mut key) {
                 KeyFound::Whole => {
@@ -419,6 +439,17 @@ impl Engine {
         self.windows.line(shown, hash);
         self.dedupe(shown, hash, seen);
         self.micro(hash);
+    }
+
+    /// `--value-field`: counts the field of one line (after the timestamp strip).
+    fn value(&mut self, text: &[u8]) {
+        let Some(v) = self.values.as_mut() else {
+            return;
+        };
+        match v.line(text) {
+            Some(x) => self.windows.value(x),
+            None => self.counters.values_missing += 1,
+        }
     }
 
     fn dedupe(&mut self, shown: &[u8], hash: u64, seen: Seen) {
@@ -492,6 +523,10 @@ impl Engine {
     pub fn fill(&self, snap: &mut Snapshot) {
         self.fill_parts(snap, &self.counters, &self.distinct, &self.heavy, true);
         snap.window = Some(self.window_stats(Window::All, 0, self.windows.now()));
+        snap.quantiles = self
+            .values
+            .as_ref()
+            .map(|v| v.stats(self.counters.values_missing));
     }
 
     /// Writes the figures of window `w` into a snapshot: the distinct count, the registers and the
@@ -506,6 +541,10 @@ impl Engine {
         let counters = self.counters.since(&m.at_start);
         self.fill_parts(snap, &counters, &m.distinct, &m.heavy, false);
         snap.window = Some(self.window_stats(w, m.intervals, m.covered));
+        // Exact values are kept since the start only: a window shows none.
+        snap.quantiles = self.values.as_ref().zip(m.values.as_deref()).map(|(v, q)| {
+            super::values::quantile_stats(q, Some(v.number()), counters.values_missing, None)
+        });
     }
 
     fn window_stats(
@@ -522,8 +561,8 @@ impl Engine {
             intervals,
             interval: crate::window::INTERVAL,
             held: self.windows.len(),
-            bytes: self.windows.len() as u64 * Ring::interval_bytes(),
-            max_bytes: (crate::window::INTERVALS as u64 + 1) * Ring::interval_bytes(),
+            bytes: self.windows.len() as u64 * self.windows.bytes_per_interval(),
+            max_bytes: (crate::window::INTERVALS as u64 + 1) * self.windows.bytes_per_interval(),
             lines,
             distinct,
         }

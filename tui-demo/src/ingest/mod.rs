@@ -6,6 +6,7 @@ pub mod engine;
 pub mod fleet;
 pub mod key;
 pub mod ring;
+pub mod values;
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;

@@ -15,6 +15,7 @@ use std::time::Duration;
 use sketch_nostd::Sketch;
 
 use super::engine::{Distinct, Heavy};
+use super::values::Values;
 use super::SEED;
 use crate::human::printable;
 use crate::window::{Window, INTERVAL, INTERVALS};
@@ -136,10 +137,12 @@ struct Interval {
     /// Lines counted in it, and its distinct estimate (set when it closes).
     lines: u64,
     estimate: f64,
+    /// `--value-field`: the values of the interval.
+    values: Option<Box<Values>>,
 }
 
 impl Interval {
-    fn new(index: u64, keep: usize, at_start: Counters) -> Self {
+    fn new(index: u64, keep: usize, at_start: Counters, values: bool) -> Self {
         Self {
             index,
             distinct: Box::new(Distinct::with_seed(SEED)),
@@ -147,6 +150,7 @@ impl Interval {
             at_start,
             lines: 0,
             estimate: 0.0,
+            values: values.then(|| Box::new(Values::new())),
         }
     }
 
@@ -158,6 +162,9 @@ impl Interval {
         self.at_start = at_start;
         self.lines = 0;
         self.estimate = 0.0;
+        if let Some(v) = self.values.as_mut() {
+            v.clear();
+        }
     }
 }
 
@@ -174,6 +181,8 @@ pub struct Merged {
     pub heavy: Named,
     /// The counters at the window's start (subtract from the current ones).
     pub at_start: Counters,
+    /// `--value-field`: the window's values.
+    pub values: Option<Box<Values>>,
     /// Intervals merged (the open one included).
     pub intervals: usize,
     /// The time the window covers: from its oldest interval's start to now.
@@ -192,6 +201,8 @@ pub struct Ring {
     now: Duration,
     /// The merge of the closed intervals of a window, valid while the open interval is the same.
     cache: Option<Cache>,
+    /// Each interval keeps a quantile sketch of `--value-field`.
+    values: bool,
 }
 
 /// The merge of a window's closed intervals.
@@ -203,6 +214,7 @@ struct Cache {
     distinct: Box<Distinct>,
     heavy: Box<Heavy>,
     names: HashMap<u64, String>,
+    values: Option<Box<Values>>,
 }
 
 impl Ring {
@@ -210,12 +222,30 @@ impl Ring {
     #[must_use]
     pub fn new(keep: usize) -> Self {
         Self {
-            open: Interval::new(0, keep, Counters::default()),
+            open: Interval::new(0, keep, Counters::default(), false),
             closed: VecDeque::with_capacity(INTERVALS),
             spare: Vec::new(),
             keep,
             now: Duration::ZERO,
             cache: None,
+            values: false,
+        }
+    }
+
+    /// The same ring, each interval also keeping a quantile sketch of `--value-field`
+    /// ([`Ring::value`]).
+    #[must_use]
+    pub fn with_values(mut self) -> Self {
+        self.values = true;
+        self.open.values = Some(Box::new(Values::new()));
+        self
+    }
+
+    /// Counts one value of `--value-field` in the open interval (nothing without
+    /// [`Ring::with_values`]).
+    pub fn value(&mut self, v: f64) {
+        if let Some(q) = self.open.values.as_mut() {
+            q.insert(v);
         }
     }
 
@@ -243,7 +273,7 @@ impl Ring {
                     s.reuse(index, counters.clone());
                     s
                 }
-                None => Interval::new(index, self.keep, counters.clone()),
+                None => Interval::new(index, self.keep, counters.clone(), self.values),
             };
             std::mem::swap(&mut self.open, &mut next);
             // `next` is the interval that just closed.
@@ -289,6 +319,14 @@ impl Ring {
             let heavy = merged(parts.iter().map(|i| &*i.heavy.heavy))
                 .expect("the ring's intervals share their seed")
                 .map_or_else(|| Box::new(Heavy::new()), Box::new);
+            let values = self.values.then(|| {
+                let mut all = Box::new(Values::new());
+                for q in parts.iter().filter_map(|i| i.values.as_deref()) {
+                    all.merge(q)
+                        .expect("quantile sketches of one type always merge");
+                }
+                all
+            });
             let mut names = HashMap::new();
             for i in &parts {
                 for (k, v) in &i.heavy.names {
@@ -301,14 +339,21 @@ impl Ring {
                 distinct,
                 heavy,
                 names,
+                values,
             });
         }
         let Cache {
             distinct,
             heavy,
             names,
+            values,
             ..
         } = self.cache.as_ref()?;
+        let mut values = values.clone();
+        if let (Some(all), Some(open)) = (values.as_mut(), self.open.values.as_deref()) {
+            all.merge(open)
+                .expect("quantile sketches of one type always merge");
+        }
         let mut distinct = distinct.clone();
         let mut h = Named::new(self.keep);
         *h.heavy = (**heavy).clone();
@@ -326,6 +371,7 @@ impl Ring {
         Some(Merged {
             distinct,
             heavy: h,
+            values,
             at_start,
             intervals,
             covered: self.now.saturating_sub(start),
@@ -364,6 +410,13 @@ impl Ring {
     pub fn interval_bytes() -> u64 {
         (std::mem::size_of::<Distinct>() + std::mem::size_of::<Heavy>()) as u64
     }
+
+    /// Bytes of one interval's sketches in this ring: [`Ring::interval_bytes`], and the quantile
+    /// sketch with `--value-field`.
+    #[must_use]
+    pub fn bytes_per_interval(&self) -> u64 {
+        Self::interval_bytes() + u64::from(self.values) * std::mem::size_of::<Values>() as u64
+    }
 }
 
 #[cfg(test)]
@@ -378,6 +431,8 @@ mod tests {
     use crate::snapshot::Snapshot;
     use crate::source::Batch;
     use crate::window::{Window, INTERVALS};
+
+    use super::Ring;
 
     fn secs(s: u64) -> Duration {
         Duration::from_secs(s)
@@ -496,6 +551,56 @@ mod tests {
         let w = window(&mut e, Window::Min1).window.unwrap();
         assert!(w.lines.iter().all(|&n| n == 0));
         assert_eq!(w.held, INTERVALS + 1);
+    }
+
+    #[test]
+    fn quantiles_answer_for_the_window() {
+        use crate::ingest::values::{quantile_stats, Values};
+        let mut e = Engine::new(EngineOptions {
+            value_field: Some(2),
+            ..EngineOptions::default()
+        });
+        // Old requests are slow (10,000 … 14,999), new ones fast (1 … 3,000), and some lines
+        // have no number.
+        let old: Vec<String> = (0..5_000).map(|i| format!("old {}", 10_000 + i)).collect();
+        let new: Vec<String> = (1..=3_000).map(|i| format!("new {i}")).collect();
+        feed_at(&mut e, secs(5), &old); // interval 0
+        feed_at(&mut e, secs(20), &new[..1_000]); // interval 1
+        feed_at(&mut e, secs(62), &new[1_000..]); // interval 4
+        feed_at(&mut e, secs(63), &["new -".to_string()]);
+        e.advance(secs(80));
+        // The last minute holds the new values only: its merged sketch is, bucket for bucket, a
+        // sketch of them alone, so its figures are exactly that sketch's (no exact values in a
+        // window).
+        let mut one = Values::new();
+        for i in 1..=3_000u32 {
+            one.insert(i);
+        }
+        let s = window(&mut e, Window::Min1);
+        let q = s.quantiles.expect("quantiles");
+        assert_eq!(q, quantile_stats(&one, Some(2), 1, None));
+        assert!(q.rows[0].estimate < 2_000.0, "{q:?}");
+        // Since start: every value, with the exact ones beside the estimates.
+        let all = window(&mut e, Window::All).quantiles.unwrap();
+        assert_eq!((all.count, all.missing, all.exact_on), (8_000, 1, true));
+        let p50 = &all.rows[0];
+        assert_eq!(
+            p50.exact,
+            Some(10_999.0),
+            "rank 3,999 of 1 … 3,000, 10,000 … 14,999"
+        );
+        assert!((p50.estimate - 10_999.0).abs() <= all.alpha * 10_999.0);
+        // Five minutes reach back to the start: the same sketch as since start.
+        let five = window(&mut e, Window::Min5).quantiles.unwrap();
+        assert_eq!(five.rows.len(), 4);
+        for (a, b) in five.rows.iter().zip(&all.rows) {
+            assert_eq!(a.estimate, b.estimate);
+        }
+        // The ring's memory counts the quantile sketch of every interval.
+        let w = window(&mut e, Window::All).window.unwrap();
+        let per = Ring::interval_bytes() + std::mem::size_of::<Values>() as u64;
+        assert_eq!((w.held, w.bytes), (6, 6 * per));
+        assert_eq!(w.max_bytes, (INTERVALS as u64 + 1) * per);
     }
 
     #[test]

@@ -4,8 +4,12 @@
 //! are repeated lines, which is what the dedupe and heavy-hitter panels are about):
 //!
 //! ```text
-//! 203.0.113.42 - - "GET /api/v1/cart HTTP/1.1" 200 1834 "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0"
+//! 203.0.113.42 - - "GET /api/v1/cart HTTP/1.1" 200 1834 2417 "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0"
 //! ```
+//!
+//! Field 8 is the response size in bytes, field 9 the latency in µs (`--value-field 8` or `9`): a
+//! log-normal-like spread (median 2 ms, server errors slower, `304`s faster) fixed per client, path
+//! and status, so that a repeated request is still a repeated line.
 //!
 //! Clients (100,000) and paths (3,000) are drawn from Zipf distributions, the status varies per
 //! request. Every 8–20 seconds (at the current rate) a burst starts: one client repeats one request
@@ -218,9 +222,13 @@ impl Generator {
             .get((mix(client ^ 0x0a9e) % USER_AGENTS.len() as u64) as usize)
             .copied()
             .unwrap_or("-");
+        let latency = latency_us(
+            client ^ (path as u64) << 24 ^ u64::from(status) << 48,
+            status,
+        );
         let _ = write!(
             out,
-            "{} - - \"{method} {name} HTTP/1.1\" {status} {size} \"{ua}\"",
+            "{} - - \"{method} {name} HTTP/1.1\" {status} {size} {latency} \"{ua}\"",
             Ip(client)
         );
     }
@@ -231,8 +239,28 @@ impl Generator {
             .copied()
             .unwrap_or(BURSTS[0]);
         let bot = Ip(self.rng.next_u64() | 1 << 63);
-        format!("{bot} - - \"{request} HTTP/1.1\" {status} {size} \"{ua}\"").into_bytes()
+        let latency = latency_us(u64::from(size) << 16 ^ u64::from(status), status);
+        format!("{bot} - - \"{request} HTTP/1.1\" {status} {size} {latency} \"{ua}\"").into_bytes()
     }
+}
+
+/// A response time in µs for `key`, the same for the same key (no draw from the generator's random
+/// stream, so the rest of the log is what it was without it): log-normal-like (the sum of four
+/// uniforms stands in for a normal deviate), median 2 ms, 40 ms for server errors, 0.6 ms for
+/// `304 Not Modified`, σ = 1.1 in the logarithm. At most 1.8·10^6 (7 digits): z ≤ 2/√(1/3).
+fn latency_us(key: u64, status: u16) -> u64 {
+    let h = mix(key ^ 0x1a7e_9c1e);
+    let sum: f64 = (0..4)
+        .map(|i| ((h >> (16 * i)) & 0xffff) as f64 / 65_536.0)
+        .sum();
+    // The sum of four U(0, 1) has mean 2 and standard deviation √(4/12).
+    let z = (sum - 2.0) / (1.0f64 / 3.0).sqrt();
+    let median = match status {
+        500.. => 40_000.0,
+        304 => 600.0,
+        _ => 2_000.0,
+    };
+    (median * (1.1 * z).exp()).round().max(1.0) as u64
 }
 
 /// A client's address, derived from its rank (or any other number).

@@ -10,6 +10,7 @@ pub mod distinct;
 pub mod heavy;
 pub mod help;
 pub mod micro;
+pub mod quantiles;
 pub mod registers;
 pub mod throughput;
 
@@ -182,6 +183,17 @@ impl App {
                 focused,
             })
                 .render(area, buf),
+            Panel::Quantiles => {
+                if let Some(q) = &s.quantiles {
+                    (&quantiles::QuantilesPanel {
+                        stats: q,
+                        windowed: s.window.as_ref().is_some_and(|w| w.intervals > 0),
+                        theme: self.theme,
+                        focused,
+                    })
+                        .render(area, buf);
+                }
+            }
             Panel::Throughput => (&throughput::ThroughputPanel {
                 stats: &s.throughput,
                 totals: &s.totals,

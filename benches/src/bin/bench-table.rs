@@ -81,8 +81,8 @@ fn main() -> Result<(), String> {
         return Ok(());
     }
     let doc_path = root.join("docs/performance.md");
-    let doc = std::fs::read_to_string(&doc_path)
-        .map_err(|e| format!("{}: {e}", doc_path.display()))?;
+    let doc =
+        std::fs::read_to_string(&doc_path).map_err(|e| format!("{}: {e}", doc_path.display()))?;
     std::fs::write(&doc_path, table::splice(&doc, &generated)?)
         .map_err(|e| format!("{}: {e}", doc_path.display()))?;
     println!(

@@ -28,9 +28,9 @@ pub struct ValueField {
     /// The field's number, from 1.
     number: u16,
     sketch: Box<Values>,
-    /// Every value, until there are more than `cap` (then emptied for good). Selection reorders it
-    /// in place when the figures are read, hence the cell (the order of the values means nothing).
-    exact: RefCell<Vec<f64>>,
+    /// Every value, until there are more than `cap` (then emptied for good). Reading the figures
+    /// sorts what came since the last read, hence the cell.
+    exact: RefCell<ExactValues>,
     cap: usize,
     capped: bool,
 }
@@ -43,7 +43,7 @@ impl ValueField {
         Self {
             number,
             sketch: Box::new(Values::new()),
-            exact: RefCell::new(Vec::new()),
+            exact: RefCell::new(ExactValues::default()),
             cap,
             capped: cap == 0,
         }
@@ -83,7 +83,7 @@ impl ValueField {
                 exact.push(v);
             } else {
                 self.capped = true;
-                *exact = Vec::new();
+                *exact = ExactValues::default();
             }
         }
         Some(v)
@@ -96,7 +96,7 @@ impl ValueField {
         let exact = if self.capped {
             None
         } else {
-            exact_quantiles(&mut self.exact.borrow_mut())
+            self.exact.borrow_mut().quantiles()
         };
         let mut s = quantile_stats(&self.sketch, Some(self.number), missing, exact);
         s.exact_on = !self.capped;
@@ -145,30 +145,104 @@ pub fn quantile_stats<const SUB: usize, const BUCKETS: usize>(
     }
 }
 
-/// The exact [`QUANTILES`] of `values`, with the sketch's rank definition (the element of rank
-/// `⌊q·(n − 1)⌋` from 0, the product rounded as `f64` arithmetic does, as the sketch does): by
-/// selection in place, each on the part above the previous one (linear time, no sort). `None` if
-/// empty.
-///
-/// ```
-/// let mut v: Vec<f64> = (0..1_001).rev().map(f64::from).collect();
-/// let q = tui_demo::ingest::values::exact_quantiles(&mut v);
-/// assert_eq!(q, Some([500.0, 900.0, 990.0, 999.0]));
-/// ```
-pub fn exact_quantiles(values: &mut [f64]) -> Option<[f64; 4]> {
-    let n = values.len();
-    let last = n.checked_sub(1)?;
-    let mut out = [0.0; 4];
-    // Ranks rise with q: each selection runs on the part above the previous one.
-    let mut from = 0;
-    for (o, &q) in out.iter_mut().zip(&QUANTILES) {
-        let rank = ((q * last as f64) as usize).clamp(from, last);
-        let rest = values.get_mut(from..)?;
-        let (_, x, _) = rest.select_nth_unstable_by(rank - from, f64::total_cmp);
-        *o = *x;
-        from = rank;
+/// Every value, for the exact quantiles: a sorted run and the values since, sorted when read and
+/// merged into the run once they are an eighth of it. A quantile is then the element of a rank in
+/// two sorted runs, found by a binary search: a read costs the sort of what is new (and now and
+/// then a merge, linear, amortized to a few moves per value), never a pass over all the values, so
+/// the live view can read the figures 20 times a second over millions of values.
+#[derive(Clone, Debug, Default)]
+pub struct ExactValues {
+    /// Sorted.
+    run: Vec<f64>,
+    /// Sorted when read; values are appended to it.
+    recent: Vec<f64>,
+}
+
+impl ExactValues {
+    /// Adds a value (finite: [`ValueField::parse`] refuses the others).
+    pub fn push(&mut self, v: f64) {
+        self.recent.push(v);
     }
-    Some(out)
+
+    /// Values held.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.run.len() + self.recent.len()
+    }
+
+    /// Whether none is held.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The exact [`QUANTILES`], with the sketch's rank definition (the element of rank
+    /// `⌊q·(n − 1)⌋` from 0, the product rounded as the sketch rounds it); `None` if empty.
+    ///
+    /// ```
+    /// let mut e = tui_demo::ingest::values::ExactValues::default();
+    /// for v in (0..1_001).rev() {
+    ///     e.push(f64::from(v));
+    /// }
+    /// assert_eq!(e.quantiles(), Some([500.0, 900.0, 990.0, 999.0]));
+    /// ```
+    pub fn quantiles(&mut self) -> Option<[f64; 4]> {
+        let last = self.len().checked_sub(1)?;
+        // A stable sort is a run-adaptive merge sort: the part sorted at the last read is not
+        // sorted again.
+        self.recent.sort_by(f64::total_cmp);
+        if self.recent.len() > self.run.len() / 8 {
+            let mut merged = Vec::with_capacity(self.len());
+            let (mut a, mut b) = (self.run.iter().peekable(), self.recent.iter().peekable());
+            while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
+                if x.total_cmp(&y).is_le() {
+                    merged.push(x);
+                    a.next();
+                } else {
+                    merged.push(y);
+                    b.next();
+                }
+            }
+            merged.extend(a);
+            merged.extend(b);
+            self.run = merged;
+            self.recent.clear();
+        }
+        let mut out = [0.0; 4];
+        for (o, &q) in out.iter_mut().zip(&QUANTILES) {
+            *o = kth(&self.run, &self.recent, (q * last as f64) as usize)?;
+        }
+        Some(out)
+    }
+}
+
+/// The element of rank `k` (from 0) of the union of two sorted slices: of the `k + 1` smallest,
+/// `i` come from `a`, the first `i` whose `a[i]` is not below the last one taken from `b` (found
+/// by a binary search). `None` if `k` is past the end.
+fn kth(a: &[f64], b: &[f64], k: usize) -> Option<f64> {
+    let take = k.checked_add(1).filter(|&t| t <= a.len() + b.len())?;
+    let (mut lo, mut hi) = (take.saturating_sub(b.len()), take.min(a.len()));
+    while lo < hi {
+        let i = lo + (hi - lo) / 2;
+        // Taking `i` from `a` and `take − i` from `b`: take more from `a` if its next is below
+        // the last taken from `b`.
+        let more = match (a.get(i), (take - i).checked_sub(1).and_then(|j| b.get(j))) {
+            (Some(x), Some(y)) => x.total_cmp(y).is_lt(),
+            _ => false,
+        };
+        if more {
+            lo = i + 1;
+        } else {
+            hi = i;
+        }
+    }
+    let from_a = lo.checked_sub(1).and_then(|i| a.get(i));
+    let from_b = (take - lo).checked_sub(1).and_then(|j| b.get(j));
+    match (from_a, from_b) {
+        (Some(x), Some(y)) => Some(x.max(*y)),
+        (Some(x), None) | (None, Some(x)) => Some(*x),
+        (None, None) => None,
+    }
 }
 
 #[cfg(test)]
@@ -192,10 +266,11 @@ mod tests {
     #[test]
     fn exact_quantiles_use_the_sketch_rank() {
         // Ranks ⌊q·(n − 1)⌋ of 0 … 999 shuffled: the sketch reports the same ranks.
-        let mut v: Vec<f64> = (0..1_000u32)
-            .map(|i| f64::from(i * 7_919 % 1_000))
-            .collect();
-        let exact = exact_quantiles(&mut v).unwrap();
+        let mut e = ExactValues::default();
+        for i in 0..1_000u32 {
+            e.push(f64::from(i * 7_919 % 1_000));
+        }
+        let exact = e.quantiles().unwrap();
         assert_eq!(exact, [499.0, 899.0, 989.0, 998.0]);
         let mut q = Values::new();
         for i in 0..1_000u32 {
@@ -205,8 +280,38 @@ mod tests {
             let e = q.quantile(*p).unwrap();
             assert!((e - x).abs() <= Values::ALPHA * x, "{p}: {e} vs {x}");
         }
-        assert_eq!(exact_quantiles(&mut [7.0]), Some([7.0; 4]));
-        assert_eq!(exact_quantiles(&mut []), None);
+        let mut one = ExactValues::default();
+        assert_eq!(one.quantiles(), None);
+        one.push(7.0);
+        assert_eq!(one.quantiles(), Some([7.0; 4]));
+    }
+
+    #[test]
+    fn reads_between_pushes_agree_with_a_full_sort() {
+        // Values arrive in chunks of many sizes, read after each: the sorted run and the recent
+        // values (merged or not) always give the ranks of a full sort, duplicates and negative
+        // values included.
+        let mut e = ExactValues::default();
+        let mut all = Vec::new();
+        let mut x = 12_345u64;
+        for chunk in [1usize, 2, 3, 50, 7, 400, 1, 1, 90, 3_000, 5, 20_000, 13] {
+            for _ in 0..chunk {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let v = ((x >> 40) % 5_000) as f64 - 1_000.0;
+                e.push(v);
+                all.push(v);
+            }
+            all.sort_by(f64::total_cmp);
+            let want = QUANTILES.map(|q| all[(q * (all.len() - 1) as f64) as usize]);
+            assert_eq!(e.quantiles(), Some(want), "{} values", all.len());
+            assert_eq!(e.len(), all.len());
+        }
+        // Every rank, split between the two runs in many ways.
+        for k in 0..all.len() {
+            let (a, b) = all.split_at((k * 31) % all.len());
+            assert_eq!(kth(b, a, k), Some(all[k]), "{k}");
+        }
+        assert_eq!(kth(&all, &[], all.len()), None);
     }
 
     #[test]

@@ -307,6 +307,9 @@ fn write_fleet(
         )?;
         heavy_rows(h, w)?;
     }
+    if let Some(q) = &f.quantiles {
+        write_quantiles(q, false, w)?;
+    }
     w.flush()
 }
 

@@ -265,6 +265,9 @@ pub struct FleetStats {
     pub heavy: Option<HeavyStats>,
     /// The merged HyperLogLog: distinct lines over all devices, and its registers.
     pub merged_distinct: Option<(DistinctStats, RegisterStats)>,
+    /// The merged quantile sketches, once a device sent one (`emit --value-field N`); also the
+    /// snapshot's `quantiles`.
+    pub quantiles: Option<QuantileStats>,
 }
 
 /// Which window the figures answer for, and the ring of intervals behind the windows.

@@ -44,12 +44,13 @@ pub fn lines(s: &QuantileStats, windowed: bool, width: usize, t: Theme) -> Vec<L
         head.push(Span::styled(missing, t.warn()));
     }
     out.push(Line::from(head));
+    // Why there is no exact column, in the 20 columns beside the estimates' (38 at 80×24).
     let why_no_exact = if windowed {
-        "exact: since start only"
+        "exact: since start"
     } else if s.field.is_none() {
-        "merged from the devices"
+        "merged, no exact"
     } else if !s.exact_on {
-        "exact off: too many values"
+        "exact: off (cap)"
     } else {
         ""
     };
@@ -181,7 +182,8 @@ mod tests {
         let mut windowed = s.clone();
         windowed.rows[0].exact = None;
         let w = text(&lines(&windowed, true, 38, Theme { color: false }));
-        assert!(w[1].ends_with("exact: since start only"), "{w:?}");
+        assert!(w[1].ends_with("exact: since start"), "{w:?}");
+        assert!(w.iter().all(|l| l.chars().count() <= 38), "{w:?}");
         assert_eq!(w[2].trim_end(), "p99        1,005");
     }
 

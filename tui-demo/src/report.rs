@@ -197,11 +197,11 @@ fn write_quantiles(
     } else {
         String::new()
     };
-    writeln!(
-        w,
+    let header = format!(
         "{:>8} {:>14} {:>14} {:>9}   {exact_note}",
         "", "estimate", "exact", "error"
-    )?;
+    );
+    writeln!(w, "{}", header.trim_end())?;
     // The extremes are exact; the quantiles have their exact value while the values are kept.
     let mut rows: Vec<(String, f64, Option<f64>)> = Vec::new();
     if let Some(m) = q.min {

@@ -887,3 +887,46 @@ fn value_field_on_seq_1_to_100000() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["quantiles"], Value::Null);
 }
+
+/// `--window 1m` with `--value-field`: the report answers for the window (all of this short run):
+/// the same estimates as since the start, no exact values (kept since the start only), and the
+/// table says so.
+#[test]
+fn value_field_in_a_window() {
+    let input: Vec<u8> = (1..=20_000u32)
+        .flat_map(|i| format!("x {i}\n").into_bytes())
+        .collect();
+    let json = |extra: &[&str]| -> Value {
+        let args = [&["--input", "-", "--value-field", "2", "--json"][..], extra].concat();
+        let (status, out, err) = run(&args, &input);
+        assert!(status.success(), "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let all = json(&[]);
+    let win = json(&["--window", "1m"]);
+    assert_eq!(win["window"]["window"], "1m");
+    let (a, w) = (&all["quantiles"], &win["quantiles"]);
+    assert_eq!(
+        (w["count"].clone(), w["exact_on"].clone()),
+        (20_000.into(), false.into())
+    );
+    for (x, y) in a["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(w["rows"].as_array().unwrap())
+    {
+        assert_eq!(x["estimate"], y["estimate"]);
+        assert!(x["exact"].is_number());
+        assert_eq!(y["exact"], Value::Null);
+    }
+    let (status, table, err) = run(
+        &["--input", "-", "--value-field", "2", "--window", "1m"],
+        &input,
+    );
+    assert!(status.success(), "{err}");
+    assert!(
+        table.contains("exact values since the start only"),
+        "{table}"
+    );
+}

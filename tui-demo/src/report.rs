@@ -166,9 +166,7 @@ fn write_quantiles(
 ) -> io::Result<()> {
     use crate::human::{quantile_name, value};
     writeln!(w)?;
-    let what = q
-        .field
-        .map_or_else(|| "devices' values".to_string(), |f| format!("field {f}"));
+    let what = q.label();
     writeln!(
         w,
         "{what} quantiles: QuantileSketch ({}), each within ±{} of the true value; {} values{}",
@@ -190,7 +188,7 @@ fn write_quantiles(
     }
     let exact_note = if windowed {
         "exact values since the start only".to_string()
-    } else if q.field.is_none() {
+    } else if q.from_devices() {
         "no exact values in device mode".to_string()
     } else if !q.exact_on {
         format!("exact off (more than {} values)", count(q.exact_cap))

@@ -358,8 +358,10 @@ pub struct Snapshot {
 /// value while the exact values are kept.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct QuantileStats {
-    /// The field's number (from 1); `null` in device mode without `--value-field`.
+    /// The field's number (from 1); `null` with `--value-json` and in device mode.
     pub field: Option<u16>,
+    /// `--value-json`: the JSON pointer of the value.
+    pub json: Option<String>,
     /// Values counted.
     pub count: u64,
     /// Lines without the field, or whose field is not a number.
@@ -382,6 +384,25 @@ pub struct QuantileStats {
     pub exact_cap: u64,
     /// p50, p90, p99, p999.
     pub rows: Vec<QuantileRow>,
+}
+
+impl QuantileStats {
+    /// What the values are, as the panel's title and the report name them: `field 9`, the JSON
+    /// pointer `/latency_ms`, or `devices' values` (device mode).
+    #[must_use]
+    pub fn label(&self) -> String {
+        match (self.field, &self.json) {
+            (Some(f), _) => format!("field {f}"),
+            (None, Some(p)) => p.clone(),
+            (None, None) => "devices' values".to_string(),
+        }
+    }
+
+    /// Device mode: the devices' merged sketches, with no field named and no exact values.
+    #[must_use]
+    pub fn from_devices(&self) -> bool {
+        self.field.is_none() && self.json.is_none()
+    }
 }
 
 /// One quantile.

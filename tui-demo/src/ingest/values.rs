@@ -3,7 +3,8 @@
 //! so the quantiles panel and the report show each estimate next to the truth.
 //!
 //! The field is counted on every line read (whatever its key), after `--strip-timestamp` like the
-//! key's fields. The windows' ring keeps one more sketch per interval ([`crate::ingest::ring`]); in
+//! key's fields; for JSON-lines logs it is a JSON value instead (`--value-json PATH`, as
+//! `--json-key` names one). The windows' ring keeps one more sketch per interval ([`crate::ingest::ring`]); in
 //! device mode each device sends its own sketch and the host merges them
 //! ([`crate::ingest::fleet`]).
 
@@ -25,8 +26,10 @@ pub const QUANTILES: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
 /// them.
 #[derive(Clone, Debug)]
 pub struct ValueField {
-    /// The field's number, from 1.
+    /// The field's number, from 1 (0 with `json`).
     number: u16,
+    /// `--value-json`: the JSON pointer of the value in a JSON-lines log.
+    json: Option<String>,
     sketch: Box<Values>,
     /// Every value, until there are more than `cap` (then emptied for good). Reading the figures
     /// sorts what came since the last read, hence the cell.
@@ -42,6 +45,7 @@ impl ValueField {
     pub fn new(number: u16, cap: usize) -> Self {
         Self {
             number,
+            json: None,
             sketch: Box::new(Values::new()),
             exact: RefCell::new(ExactValues::default()),
             cap,
@@ -49,10 +53,50 @@ impl ValueField {
         }
     }
 
-    /// The field's number, from 1.
+    /// The value at JSON pointer `pointer` (`/latency_ms`; [`KeyRule::json`] makes one from a
+    /// dotted path) of JSON-lines input, with at most `cap` values kept exactly.
+    ///
+    /// [`KeyRule::json`]: crate::ingest::key::KeyRule::json
     #[must_use]
-    pub fn number(&self) -> u16 {
-        self.number
+    pub fn json(pointer: String, cap: usize) -> Self {
+        Self {
+            json: Some(pointer),
+            ..Self::new(0, cap)
+        }
+    }
+
+    /// The value at a JSON pointer of a JSON line: a number, or a string holding one (`"12.5"`);
+    /// `None` if the line is not JSON, lacks it, or it is no finite number.
+    ///
+    /// ```
+    /// use tui_demo::ingest::values::ValueField;
+    /// assert_eq!(ValueField::parse_json(br#"{"req":{"ms":12.5}}"#, "/req/ms"), Some(12.5));
+    /// assert_eq!(ValueField::parse_json(br#"{"ms":"7"}"#, "/ms"), Some(7.0));
+    /// assert_eq!(ValueField::parse_json(b"ms=7", "/ms"), None);
+    /// ```
+    #[must_use]
+    pub fn parse_json(line: &[u8], pointer: &str) -> Option<f64> {
+        let value: serde_json::Value = serde_json::from_slice(line).ok()?;
+        let v = match value.pointer(pointer)? {
+            serde_json::Value::Number(n) => n.as_f64()?,
+            serde_json::Value::String(s) => s.trim().parse().ok()?,
+            _ => return None,
+        };
+        v.is_finite().then_some(v)
+    }
+
+    /// The figures of a window's sketch `q` of this field (no exact values: they are kept since
+    /// the start only).
+    #[must_use]
+    pub fn window_stats(&self, q: &Values, missing: u64) -> QuantileStats {
+        self.label(quantile_stats(q, None, missing, None))
+    }
+
+    /// Names the field in `s`: its number, or its JSON pointer.
+    fn label(&self, mut s: QuantileStats) -> QuantileStats {
+        s.field = self.json.is_none().then_some(self.number);
+        s.json.clone_from(&self.json);
+        s
     }
 
     /// The field as a number: whitespace-separated field `number` (from 1) of `line`, parsed as an
@@ -75,7 +119,10 @@ impl ValueField {
 
     /// Counts the field of one line; returns its value, `None` if the line has no number there.
     pub fn line(&mut self, line: &[u8]) -> Option<f64> {
-        let v = Self::parse(line, self.number)?;
+        let v = match &self.json {
+            Some(pointer) => Self::parse_json(line, pointer),
+            None => Self::parse(line, self.number),
+        }?;
         self.sketch.insert(v);
         if !self.capped {
             let exact = self.exact.get_mut();
@@ -98,7 +145,7 @@ impl ValueField {
         } else {
             self.exact.borrow_mut().quantiles()
         };
-        let mut s = quantile_stats(&self.sketch, Some(self.number), missing, exact);
+        let mut s = self.label(quantile_stats(&self.sketch, None, missing, exact));
         s.exact_on = !self.capped;
         s.exact_cap = self.cap as u64;
         s
@@ -122,6 +169,7 @@ pub fn quantile_stats<const SUB: usize, const BUCKETS: usize>(
 ) -> QuantileStats {
     QuantileStats {
         field,
+        json: None,
         count: q.count(),
         missing,
         alpha: q.error_bound(),

@@ -47,7 +47,7 @@ pub fn lines(s: &QuantileStats, windowed: bool, width: usize, t: Theme) -> Vec<L
     // Why there is no exact column, in the 20 columns beside the estimates' (38 at 80×24).
     let why_no_exact = if windowed {
         "exact: since start"
-    } else if s.field.is_none() {
+    } else if s.from_devices() {
         "merged, no exact"
     } else if !s.exact_on {
         "exact: off (cap)"
@@ -121,10 +121,11 @@ pub fn lines(s: &QuantileStats, windowed: bool, width: usize, t: Theme) -> Vec<L
 impl Widget for &QuantilesPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let s = self.stats;
-        let title = s.field.map_or_else(
-            || "Quantiles".to_string(),
-            |f| format!("Quantiles field {f}"),
-        );
+        let title = if s.from_devices() {
+            "Quantiles".to_string()
+        } else {
+            format!("Quantiles {}", s.label())
+        };
         let cost = bytes(s.bytes);
         let inner = framed(
             panel_block(&title, &cost, self.theme, self.focused),

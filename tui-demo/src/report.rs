@@ -193,7 +193,7 @@ fn write_quantiles(
     } else if !q.exact_on {
         format!("exact off (more than {} values)", count(q.exact_cap))
     } else {
-        String::new()
+        format!("exact values kept: {}", bytes(q.exact_bytes))
     };
     let header = format!(
         "{:>8} {:>14} {:>14} {:>9}   {exact_note}",

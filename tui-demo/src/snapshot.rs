@@ -382,6 +382,8 @@ pub struct QuantileStats {
     pub exact_on: bool,
     /// The most values kept exactly (`--exact-cap`; 0: none).
     pub exact_cap: u64,
+    /// Memory of the exact values kept (0 when none are).
+    pub exact_bytes: u64,
     /// p50, p90, p99, p999.
     pub rows: Vec<QuantileRow>,
 }

@@ -148,6 +148,7 @@ impl ValueField {
         let mut s = self.label(quantile_stats(&self.sketch, None, missing, exact));
         s.exact_on = !self.capped;
         s.exact_cap = self.cap as u64;
+        s.exact_bytes = self.exact.borrow().bytes();
         s
     }
 
@@ -179,6 +180,7 @@ pub fn quantile_stats<const SUB: usize, const BUCKETS: usize>(
         collapsed_below: q.collapsed_below(),
         exact_on: false,
         exact_cap: 0,
+        exact_bytes: 0,
         rows: QUANTILES
             .iter()
             .enumerate()
@@ -216,6 +218,12 @@ impl ExactValues {
     #[must_use]
     pub fn len(&self) -> usize {
         self.run.len() + self.recent.len()
+    }
+
+    /// Memory of the values held (what the vectors have allocated).
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        ((self.run.capacity() + self.recent.capacity()) * std::mem::size_of::<f64>()) as u64
     }
 
     /// Whether none is held.
@@ -374,6 +382,7 @@ mod tests {
         let s = f.stats(1);
         assert_eq!((s.count, s.missing, s.field), (5_000, 1, Some(2)));
         assert!(s.exact_on && s.rows.len() == 4);
+        assert!(s.exact_bytes >= 5_000 * 8, "{}", s.exact_bytes);
         for r in &s.rows {
             let exact = r.exact.unwrap();
             assert!((r.estimate - exact).abs() <= s.alpha * exact, "{r:?}");
@@ -386,7 +395,7 @@ mod tests {
         }
         let s = small.stats(0);
         assert!(!s.exact_on && s.rows.iter().all(|r| r.exact.is_none()));
-        assert_eq!((s.count, s.exact_cap), (4, 3));
+        assert_eq!((s.count, s.exact_cap, s.exact_bytes), (4, 3, 0));
         assert_eq!(std::mem::size_of::<Values>(), 8_256);
     }
 }

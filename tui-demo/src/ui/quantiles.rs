@@ -115,6 +115,17 @@ pub fn lines(s: &QuantileStats, windowed: bool, width: usize, t: Theme) -> Vec<L
             Span::styled(" (exact)", t.dim()),
         ]));
     }
+    if s.exact_bytes > 0 {
+        // What the exact column costs, beside the sketch.
+        out.push(Line::from(Span::styled(
+            format!(
+                "exact values {} vs sketch {}",
+                bytes(s.exact_bytes),
+                bytes(s.bytes)
+            ),
+            t.dim(),
+        )));
+    }
     out
 }
 

@@ -162,6 +162,10 @@ pub struct RunArgs {
     /// its latency in µs.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub value_field: Option<u16>,
+    /// Or quantiles of a JSON-lines log's value at PATH (a dotted path, latency_ms or req.ms, or a
+    /// JSON pointer): a number, or a string holding one.
+    #[arg(long, value_name = "PATH", value_parser = json_pointer, conflicts_with = "value_field")]
+    pub value_json: Option<String>,
     /// Lines per second: the synthetic log's [default: 50000 live, unlimited in a report], or the
     /// speed to replay files or stdin at [default: unlimited]; 0 = unlimited.
     #[arg(long)]
@@ -279,6 +283,8 @@ pub struct Options {
     pub top: usize,
     /// `--value-field N`: the field whose numbers feed the quantile sketch (emitted devices' too).
     pub value_field: Option<u16>,
+    /// `--value-json PATH`: or a JSON value's, by its JSON pointer.
+    pub value_json: Option<String>,
     /// The window the figures answer for (`--window`).
     pub window: Window,
     /// `generate SIZE`: write synthetic log and exit.
@@ -314,6 +320,7 @@ impl Options {
             strip: self.strip.clone(),
             top: self.top,
             value_field: self.value_field,
+            value_json: self.value_json.clone(),
         }
     }
 
@@ -350,6 +357,7 @@ impl Default for Options {
             strip: None,
             top: DEFAULT_TOP,
             value_field: None,
+            value_json: None,
             window: Window::All,
             generate: None,
             emit: None,
@@ -402,6 +410,7 @@ impl RunArgs {
             strip: self.strip_timestamp.then(TimestampStrip::new),
             top: self.top,
             value_field: self.value_field,
+            value_json: self.value_json,
             window: self.window,
             save: self.save,
             save_every: std::time::Duration::try_from_secs_f64(self.save_every)
@@ -511,6 +520,14 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("'{s}' is not a size (e.g. 4096, 64k, 500M, 1G)"))?;
     n.checked_mul(1 << shift)
         .ok_or_else(|| format!("'{s}' is too large"))
+}
+
+/// A `--value-json` path as a JSON pointer, as `--json-key` reads one.
+fn json_pointer(v: &str) -> Result<String, String> {
+    match KeyRule::json(v)? {
+        KeyRule::Json(pointer) => Ok(pointer),
+        _ => Err("a field name or path, e.g. latency_ms or /req/ms".into()),
+    }
 }
 
 /// A number that may have `_` separators (`1_000_000`).
@@ -669,6 +686,8 @@ mod tests {
             Some(8)
         );
         assert_eq!(run(&[]).value_field, None);
+        let o = run(&["report", "--value-json", "req.ms"]);
+        assert_eq!(o.engine_options().value_json.as_deref(), Some("/req/ms"));
         assert_eq!(run(&["report", "--window", "5m"]).window, Window::Min5);
         assert_eq!(run(&["--window", "15"]).window, Window::Min15);
         let o = run(&["report", "--save", "a.sk", "--save-every", "5"]);
@@ -717,6 +736,8 @@ mod tests {
             &["--field", "0"],
             &["--value-field", "0"],
             &["--value-field", "x"],
+            &["--value-json", ""],
+            &["--value-json", "a", "--value-field", "2"],
             &["listen", "--value-field", "9"],
             &["--field", "1,2,3,4,5"],
             &["--field", "x"],

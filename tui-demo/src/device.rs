@@ -2,8 +2,10 @@
 //! what the host decodes and merges (`ingest::fleet`). A leaf module, so the two sides share it
 //! without depending on each other.
 
-use sketch_nostd::sizing::{cm_depth, cm_width, k_for, words_for};
-use sketch_nostd::{Bloom, CountMin, Hll14, SpaceSaving};
+use sketch_nostd::sizing::{
+    cm_depth, cm_width, k_for, quantile_buckets, quantile_sub_buckets, words_for,
+};
+use sketch_nostd::{Bloom, CountMin, Hll14, QuantileSketch, SpaceSaving};
 
 /// The seed every device's sketches use (sketches merge only with equal seeds).
 pub const DEVICE_SEED: u64 = 0xdead_beef_0000_0001;
@@ -45,3 +47,9 @@ pub type DeviceLine = sketch_nostd::heapless::Vec<u8, DEVICE_LINE_MAX, u8>;
 /// it (the device's count-min sketch answers "how often" for any line); the top lines arrive early
 /// and keep nearly exact counts.
 pub type DeviceTop = SpaceSaving<DeviceLine, DEVICE_TOP_K>;
+
+/// A device's quantile sketch of a numeric field (`emit --value-field N`): α = 1% over 1 … 10^9
+/// (35 buckets per power of two, 1,047 `u32` counters, 4,256 bytes), the size firmware would pick
+/// for latencies in µs; the host merges the devices' sketches.
+pub type DeviceValues =
+    QuantileSketch<{ quantile_sub_buckets(0.01) }, { quantile_buckets(0.01, 1.0, 1e9) }>;

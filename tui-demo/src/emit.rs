@@ -3,7 +3,8 @@
 //! Each device reads its own synthetic access log (the same clients and paths as the others, its own
 //! random stream), counts it with the `no_std` sketches exactly as firmware would (fixed-size values,
 //! no heap inside the sketches, each sketch's own `insert`): a Bloom filter, a count-min sketch, a
-//! HyperLogLog and a Space-Saving heavy-hitter summary ([`SimDevice`]). Every `--period` it sends
+//! HyperLogLog and a Space-Saving heavy-hitter summary, and with `--value-field N` a quantile sketch
+//! of field N ([`SimDevice`]). Every `--period` it sends
 //! each sketch as a [`Frame`] (device id, sequence number, CRC-32, COBS) in one UDP datagram from its
 //! own socket. Frames go to loopback addresses only. `--corrupt P` flips one bit in that fraction of the
 //! frames, so the receiver's refusals can be watched.
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 use sketch_nostd::wire::{self, Frame, Wire};
 use sketch_nostd::{RedisHll, WireError};
 
-use crate::device::{DeviceDistinct, DeviceFreq, DeviceSeen, DeviceTop, DEVICE_SEED};
+use crate::device::{DeviceDistinct, DeviceFreq, DeviceSeen, DeviceTop, DeviceValues, DEVICE_SEED};
 use crate::human::{bytes, count};
 use crate::source::synthetic::Generator;
 use crate::source::zipf::Rng;
@@ -38,6 +39,8 @@ pub struct EmitOptions {
     pub seconds: Option<f64>,
     /// Seed of the devices' logs.
     pub seed: u64,
+    /// `--value-field N`: each device also sends a quantile sketch of field N of its lines.
+    pub value_field: Option<u16>,
 }
 
 /// What was sent.
@@ -69,6 +72,8 @@ pub struct SimDevice {
     distinct: Box<RedisHll>,
     /// Its heavy hitters.
     top: Box<DeviceTop>,
+    /// `--value-field N`: the field (from 1) and its quantile sketch.
+    values: Option<(u16, Box<DeviceValues>)>,
     seq: u32,
     line: Vec<u8>,
 }
@@ -85,9 +90,18 @@ impl SimDevice {
             freq: Box::new(DeviceFreq::with_seed(DEVICE_SEED)),
             distinct: Box::new(RedisHll::new()),
             top: Box::new(DeviceTop::new()),
+            values: None,
             seq: 0,
             line: Vec::with_capacity(160),
         }
+    }
+
+    /// The same device, also keeping a quantile sketch of field `number` (from 1) of its lines
+    /// as a number (lines without one are not counted in it), sent in a fifth frame.
+    #[must_use]
+    pub fn with_value_field(mut self, number: u16) -> Self {
+        self.values = Some((number, Box::new(DeviceValues::new())));
+        self
     }
 
     /// Reads and counts the next `n` lines of the device's log; `each` sees every line.
@@ -100,6 +114,11 @@ impl SimDevice {
             self.freq.increment(line);
             self.distinct.insert(line);
             self.top.increment(line);
+            if let Some((n, q)) = self.values.as_mut() {
+                if let Some(v) = crate::ingest::values::ValueField::parse(line, *n) {
+                    q.insert(v);
+                }
+            }
             each(line);
         }
         if self.seen.estimated_fp_rate() > 0.01 {
@@ -113,14 +132,14 @@ impl SimDevice {
         self.id
     }
 
-    /// The frames of one send: each sketch in its own frame, with consecutive sequence numbers.
-    /// Encoding cannot fail (the buffer fits the largest frame), but an error would be returned in
-    /// its frame's place.
+    /// The frames of one send: each sketch in its own frame, with consecutive sequence numbers
+    /// (four, five with a quantile sketch). Encoding cannot fail (the buffer fits the largest
+    /// frame), but an error would be returned in its frame's place.
     pub fn frames(&mut self) -> Vec<Result<Vec<u8>, WireError>> {
         let mut buf = vec![0u8; FRAME_MAX];
         let (id, first) = (self.id, self.seq);
-        self.seq = first.wrapping_add(4);
-        vec![
+        self.seq = first.wrapping_add(4 + u32::from(self.values.is_some()));
+        let mut frames = vec![
             encode(id, first, &*self.seen, &mut buf),
             encode(id, first.wrapping_add(1), &*self.freq, &mut buf),
             encode(
@@ -130,7 +149,11 @@ impl SimDevice {
                 &mut buf,
             ),
             encode(id, first.wrapping_add(3), &*self.top, &mut buf),
-        ]
+        ];
+        if let Some((_, q)) = &self.values {
+            frames.push(encode(id, first.wrapping_add(4), &**q, &mut buf));
+        }
+        frames
     }
 }
 
@@ -150,12 +173,14 @@ const FRAME_MAX: usize = {
     let b = Frame::<DeviceFreq>::MAX_ENCODED_LEN;
     let c = Frame::<DeviceDistinct>::MAX_ENCODED_LEN;
     let d = Frame::<DeviceTop>::MAX_ENCODED_LEN;
+    let e = Frame::<DeviceValues>::MAX_ENCODED_LEN;
     let ab = if a > b { a } else { b };
     let cd = if c > d { c } else { d };
-    if ab > cd {
-        ab
+    let abcd = if ab > cd { ab } else { cd };
+    if abcd > e {
+        abcd
     } else {
-        cd
+        e
     }
 };
 
@@ -187,8 +212,12 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
     };
     let mut devices = Vec::with_capacity(o.devices as usize);
     for i in 0..u64::from(o.devices) {
+        let sim = SimDevice::new(1 + i, o.seed, &base);
         devices.push(Device {
-            sim: SimDevice::new(1 + i, o.seed, &base),
+            sim: match o.value_field {
+                Some(n) => sim.with_value_field(n),
+                None => sim,
+            },
             socket: UdpSocket::bind(bind)?,
             // Stagger the first sends over one period.
             next_send: start + o.period.mul_f64((i as f64 + 1.0) / f64::from(o.devices)),
@@ -304,6 +333,7 @@ mod tests {
             corrupt: 0.3,
             seconds: Some(0.6),
             seed: 5,
+            value_field: None,
         };
         let stop = AtomicBool::new(false);
         let receiver = std::thread::spawn(move || {
@@ -350,6 +380,7 @@ mod tests {
             corrupt: 0.0,
             seconds: Some(0.3),
             seed: 7,
+            value_field: None,
         };
         let totals = run(&o, &AtomicBool::new(false), &mut io::sink()).unwrap();
         assert!(totals.lines > 0, "{totals:?}");
@@ -364,6 +395,35 @@ mod tests {
     }
 
     #[test]
+    fn with_a_value_field_every_line_s_value_reaches_the_host() {
+        // `--value-field 9`: five frames per send, and the merged quantile sketch counts every
+        // line the devices counted (each has a latency).
+        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        rx.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let o = EmitOptions {
+            devices: 2,
+            to: rx.local_addr().unwrap(),
+            rate: 200,
+            period: Duration::from_secs(3_600),
+            corrupt: 0.0,
+            seconds: Some(0.3),
+            seed: 7,
+            value_field: Some(9),
+        };
+        let totals = run(&o, &AtomicBool::new(false), &mut io::sink()).unwrap();
+        assert!(totals.lines > 0, "{totals:?}");
+        let mut fleet = Fleet::new();
+        let mut buf = vec![0u8; 65_535];
+        while let Ok((len, from)) = rx.recv_from(&mut buf) {
+            fleet.datagram(from, &mut buf[..len], Instant::now());
+        }
+        let s = fleet.stats(Instant::now());
+        assert_eq!(s.ok, 2 * 5, "one send of five frames per device");
+        assert_eq!(s.quantiles.map(|q| q.count), Some(totals.lines));
+    }
+
+    #[test]
     fn only_loopback() {
         let o = EmitOptions {
             devices: 1,
@@ -373,6 +433,7 @@ mod tests {
             corrupt: 0.0,
             seconds: Some(0.0),
             seed: 1,
+            value_field: None,
         };
         assert!(run(&o, &AtomicBool::new(false), &mut io::sink()).is_err());
     }

@@ -85,6 +85,7 @@ fn main() -> ExitCode {
                 corrupt: opts.corrupt,
                 seconds: opts.seconds,
                 seed,
+                value_field: opts.value_field,
             },
             &stop,
             &mut io::stderr(),

@@ -166,9 +166,7 @@ fn write_quantiles(
 ) -> io::Result<()> {
     use crate::human::{quantile_name, value};
     writeln!(w)?;
-    let what = q
-        .field
-        .map_or_else(|| "devices' values".to_string(), |f| format!("field {f}"));
+    let what = q.label();
     writeln!(
         w,
         "{what} quantiles: QuantileSketch ({}), each within ±{} of the true value; {} values{}",
@@ -190,18 +188,18 @@ fn write_quantiles(
     }
     let exact_note = if windowed {
         "exact values since the start only".to_string()
-    } else if q.field.is_none() {
+    } else if q.from_devices() {
         "no exact values in device mode".to_string()
     } else if !q.exact_on {
         format!("exact off (more than {} values)", count(q.exact_cap))
     } else {
-        String::new()
+        format!("exact values kept: {}", bytes(q.exact_bytes))
     };
-    writeln!(
-        w,
+    let header = format!(
         "{:>8} {:>14} {:>14} {:>9}   {exact_note}",
         "", "estimate", "exact", "error"
-    )?;
+    );
+    writeln!(w, "{}", header.trim_end())?;
     // The extremes are exact; the quantiles have their exact value while the values are kept.
     let mut rows: Vec<(String, f64, Option<f64>)> = Vec::new();
     if let Some(m) = q.min {
@@ -306,6 +304,9 @@ fn write_fleet(
             }
         )?;
         heavy_rows(h, w)?;
+    }
+    if let Some(q) = &f.quantiles {
+        write_quantiles(q, false, w)?;
     }
     w.flush()
 }

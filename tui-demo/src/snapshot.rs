@@ -265,6 +265,9 @@ pub struct FleetStats {
     pub heavy: Option<HeavyStats>,
     /// The merged HyperLogLog: distinct lines over all devices, and its registers.
     pub merged_distinct: Option<(DistinctStats, RegisterStats)>,
+    /// The merged quantile sketches, once a device sent one (`emit --value-field N`); also the
+    /// snapshot's `quantiles`.
+    pub quantiles: Option<QuantileStats>,
 }
 
 /// Which window the figures answer for, and the ring of intervals behind the windows.
@@ -355,8 +358,10 @@ pub struct Snapshot {
 /// value while the exact values are kept.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct QuantileStats {
-    /// The field's number (from 1); `null` in device mode without `--value-field`.
+    /// The field's number (from 1); `null` with `--value-json` and in device mode.
     pub field: Option<u16>,
+    /// `--value-json`: the JSON pointer of the value.
+    pub json: Option<String>,
     /// Values counted.
     pub count: u64,
     /// Lines without the field, or whose field is not a number.
@@ -377,8 +382,29 @@ pub struct QuantileStats {
     pub exact_on: bool,
     /// The most values kept exactly (`--exact-cap`; 0: none).
     pub exact_cap: u64,
+    /// Memory of the exact values kept (0 when none are).
+    pub exact_bytes: u64,
     /// p50, p90, p99, p999.
     pub rows: Vec<QuantileRow>,
+}
+
+impl QuantileStats {
+    /// What the values are, as the panel's title and the report name them: `field 9`, the JSON
+    /// pointer `/latency_ms`, or `devices' values` (device mode).
+    #[must_use]
+    pub fn label(&self) -> String {
+        match (self.field, &self.json) {
+            (Some(f), _) => format!("field {f}"),
+            (None, Some(p)) => p.clone(),
+            (None, None) => "devices' values".to_string(),
+        }
+    }
+
+    /// Device mode: the devices' merged sketches, with no field named and no exact values.
+    #[must_use]
+    pub fn from_devices(&self) -> bool {
+        self.field.is_none() && self.json.is_none()
+    }
 }
 
 /// One quantile.

@@ -265,3 +265,82 @@ fn device_mode_screen_shows_the_heavy_hitters() {
             .unwrap();
     }
 }
+
+/// `emit --value-field 9`: each device sends a fifth frame, its quantile sketch of the latency;
+/// the host merges them by adding bucket counts (exact: the merge is a quantile sketch of all the
+/// devices' values), so every merged quantile is within α of the exact one over all the lines,
+/// in any order of arrival; the panel shows them in device mode.
+#[test]
+fn device_quantile_sketches_merge_on_the_host() {
+    use tui_demo::ingest::fleet::DeviceValues;
+    use tui_demo::ingest::values::{quantile_stats, ValueField, QUANTILES};
+    let base = Generator::new(SEED);
+    let mut values = Vec::new();
+    let mut one = DeviceValues::new();
+    let mut sends: Sends = Vec::new();
+    for id in 1..=DEVICES {
+        let mut d = SimDevice::new(id, SEED, &base).with_value_field(9);
+        d.count_lines(LINES, |l| {
+            let v = ValueField::parse(l, 9).expect("the synthetic log's latency");
+            values.push(v);
+            one.insert(v);
+        });
+        let frames: Vec<Vec<u8>> = d.frames().into_iter().map(Result::unwrap).collect();
+        assert_eq!(frames.len(), 5);
+        sends.push((d.id(), frames));
+    }
+    let s = fleet_of(&sends).stats(Instant::now());
+    assert_eq!((s.ok, s.bad, s.lost), (5 * DEVICES, 0, 0), "{:?}", s.errors);
+    let q = s.quantiles.clone().expect("merged quantiles");
+    assert_eq!(q, quantile_stats(&one, None, 0, None));
+    assert_eq!(q.count, DEVICES * LINES);
+    values.sort_by(f64::total_cmp);
+    for (r, p) in q.rows.iter().zip(QUANTILES) {
+        let truth = values[(p * (values.len() - 1) as f64) as usize];
+        assert!(
+            (r.estimate - truth).abs() <= q.alpha * truth,
+            "q {p}: {} vs {truth}",
+            r.estimate
+        );
+    }
+    assert_eq!(
+        (q.min, q.max),
+        (values.first().copied(), values.last().copied())
+    );
+    assert_eq!(q.bytes, 4_256);
+    let mut reversed = sends.clone();
+    reversed.reverse();
+    assert_eq!(fleet_of(&reversed).stats(Instant::now()).quantiles, Some(q));
+
+    // The screen: the panel in device mode, its lines whole at both sizes.
+    let mut snap = Snapshot::default();
+    s.fill(&mut snap);
+    let mut app = App::new(None, Theme { color: false });
+    app.snapshot = Arc::new(snap.clone());
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|f| f.render_widget(&app, f.area())).unwrap();
+        let buf = terminal.backend().buffer();
+        let mut screen = String::new();
+        for y in 0..h {
+            for x in 0..w {
+                screen.push_str(buf[(x, y)].symbol());
+            }
+            screen.push('\n');
+        }
+        let lines = tui_demo::ui::quantiles::lines(
+            snap.quantiles.as_ref().unwrap(),
+            false,
+            200,
+            Theme { color: false },
+        );
+        for l in lines.iter().take(6) {
+            let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+            assert!(
+                screen.contains(text.trim_end()),
+                "{w}×{h}: {text:?} in\n{screen}"
+            );
+        }
+        assert!(screen.contains("merged, no exact"), "{screen}");
+    }
+}

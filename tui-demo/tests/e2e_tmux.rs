@@ -410,3 +410,29 @@ fn windows_follow_and_save_on_a_growing_file() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--value-field 9` at 80×24: the quantiles panel shows the four quantiles with their exact values
+/// in the micro filter's place, `w` turns the exact values off (kept since start only) and says so,
+/// and focusing the micro filter brings it back into that place.
+#[test]
+fn the_quantiles_panel_live_at_80x24() {
+    let t = Tmux::start("quantiles", 80, 24);
+    t.type_line(&format!(
+        "NO_COLOR=1 {BIN} --value-field 9 --rate 20000; echo exit=$?"
+    ));
+    let s = t.wait_for("the quantiles panel", |s| {
+        s.contains("Quantiles field 9") && s.contains("p999") && s.contains("exact   error")
+    });
+    assert!(s.contains("±0.99%") && !s.contains("Micro filter"), "{s}");
+    t.keys(&["w"]);
+    t.wait_for("the window's quantiles", |s| {
+        s.contains("last 1 min") && s.contains("exact: since start") && s.contains("p999")
+    });
+    // The focus starts on Dedupe; then come Quantiles and the micro filter.
+    t.keys(&["Tab", "Tab"]);
+    t.wait_for("the micro filter in its place", |s| {
+        s.contains("Micro filter") && !s.contains("Quantiles field 9")
+    });
+    t.keys(&["q"]);
+    t.assert_shell_is_back("exit=0");
+}

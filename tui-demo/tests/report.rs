@@ -887,3 +887,84 @@ fn value_field_on_seq_1_to_100000() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["quantiles"], Value::Null);
 }
+
+/// `--window 1m` with `--value-field`: the report answers for the window (all of this short run):
+/// the same estimates as since the start, no exact values (kept since the start only), and the
+/// table says so.
+#[test]
+fn value_field_in_a_window() {
+    let input: Vec<u8> = (1..=20_000u32)
+        .flat_map(|i| format!("x {i}\n").into_bytes())
+        .collect();
+    let json = |extra: &[&str]| -> Value {
+        let args = [&["--input", "-", "--value-field", "2", "--json"][..], extra].concat();
+        let (status, out, err) = run(&args, &input);
+        assert!(status.success(), "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let all = json(&[]);
+    let win = json(&["--window", "1m"]);
+    assert_eq!(win["window"]["window"], "1m");
+    let (a, w) = (&all["quantiles"], &win["quantiles"]);
+    assert_eq!(
+        (w["count"].clone(), w["exact_on"].clone()),
+        (20_000.into(), false.into())
+    );
+    for (x, y) in a["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(w["rows"].as_array().unwrap())
+    {
+        assert_eq!(x["estimate"], y["estimate"]);
+        assert!(x["exact"].is_number());
+        assert_eq!(y["exact"], Value::Null);
+    }
+    let (status, table, err) = run(
+        &["--input", "-", "--value-field", "2", "--window", "1m"],
+        &input,
+    );
+    assert!(status.success(), "{err}");
+    assert!(
+        table.contains("exact values since the start only"),
+        "{table}"
+    );
+}
+
+/// `--value-json PATH` on a JSON-lines log: numbers and strings holding numbers are values, lines
+/// that are not JSON or lack the value are counted as without one; the figures are within α of the
+/// exact ones, and the report names the value by its JSON pointer.
+#[test]
+fn value_json_on_a_json_lines_log() {
+    let mut input = Vec::new();
+    for i in 1..=10_000u32 {
+        let line = if i % 2 == 0 {
+            format!("{{\"path\":\"/a\",\"req\":{{\"ms\":{i}}}}}\n")
+        } else {
+            format!("{{\"path\":\"/b\",\"req\":{{\"ms\":\"{i}\"}}}}\n")
+        };
+        input.extend_from_slice(line.as_bytes());
+    }
+    input.extend_from_slice(b"not json\n{\"req\":{}}\n{\"req\":{\"ms\":null}}\n");
+    let (status, out, err) = run(
+        &["--input", "-", "--value-json", "req.ms", "--json"],
+        &input,
+    );
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let q = &v["quantiles"];
+    assert_eq!(
+        (q["json"].clone(), q["field"].clone()),
+        ("/req/ms".into(), Value::Null)
+    );
+    assert_eq!(q["missing"], 3);
+    let sorted: Vec<f64> = (1..=10_000u32).map(f64::from).collect();
+    check_quantiles(q, &sorted, "--value-json req.ms");
+    let (status, table, err) = run(&["--input", "-", "--value-json", "req.ms"], &input);
+    assert!(status.success(), "{err}");
+    assert!(
+        table.contains("/req/ms quantiles: QuantileSketch"),
+        "{table}"
+    );
+    assert!(table.contains("3 lines without a number"), "{table}");
+}

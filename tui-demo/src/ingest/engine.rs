@@ -77,6 +77,8 @@ pub struct EngineOptions {
     pub top: usize,
     /// `--value-field N`: the field (from 1) whose numbers feed the quantile sketch.
     pub value_field: Option<u16>,
+    /// `--value-json PATH`: or the value at this JSON pointer of JSON-lines input.
+    pub value_json: Option<String>,
 }
 
 impl EngineOptions {
@@ -262,6 +264,7 @@ impl Default for EngineOptions {
             strip: None,
             top: DEFAULT_TOP,
             value_field: None,
+            value_json: None,
         }
     }
 }
@@ -361,9 +364,11 @@ impl Engine {
     #[must_use]
     pub fn new(options: EngineOptions) -> Self {
         let (exact_cap, top) = (options.exact_cap, options.top);
-        let values = options
-            .value_field
-            .map(|n| super::values::ValueField::new(n, exact_cap));
+        let values = match (&options.value_json, options.value_field) {
+            (Some(p), _) => Some(super::values::ValueField::json(p.clone(), exact_cap)),
+            (None, Some(n)) => Some(super::values::ValueField::new(n, exact_cap)),
+            (None, None) => None,
+        };
         let windows = if values.is_some() {
             Ring::new(top).with_values()
         } else {
@@ -542,9 +547,11 @@ impl Engine {
         self.fill_parts(snap, &counters, &m.distinct, &m.heavy, false);
         snap.window = Some(self.window_stats(w, m.intervals, m.covered));
         // Exact values are kept since the start only: a window shows none.
-        snap.quantiles = self.values.as_ref().zip(m.values.as_deref()).map(|(v, q)| {
-            super::values::quantile_stats(q, Some(v.number()), counters.values_missing, None)
-        });
+        snap.quantiles = self
+            .values
+            .as_ref()
+            .zip(m.values.as_deref())
+            .map(|(v, q)| v.window_stats(q, counters.values_missing));
     }
 
     fn window_stats(

@@ -40,6 +40,8 @@ pub enum DeviceSketch {
     Distinct(Box<DeviceDistinct>),
     /// Its heavy hitters.
     Top(Box<DeviceTop>),
+    /// Its quantile sketch (`emit --value-field N`).
+    Values(Box<DeviceValues>),
 }
 
 /// What the host keeps about one device.
@@ -59,6 +61,7 @@ struct Device {
     freq: Option<Box<DeviceFreq>>,
     distinct: Option<Box<DeviceDistinct>>,
     top: Option<Box<DeviceTop>>,
+    values: Option<Box<DeviceValues>>,
 }
 
 /// The fleet: every device heard from, and what went wrong.
@@ -135,6 +138,7 @@ impl Fleet {
                     freq: None,
                     distinct: None,
                     top: None,
+                    values: None,
                 });
                 d.addr = from;
                 d.last_seen = now;
@@ -152,6 +156,7 @@ impl Fleet {
                     DeviceSketch::Freq(f) => d.freq = Some(f),
                     DeviceSketch::Distinct(h) => d.distinct = Some(h),
                     DeviceSketch::Top(t) => d.top = Some(t),
+                    DeviceSketch::Values(q) => d.values = Some(q),
                 }
             }
             Err(e) => {
@@ -176,14 +181,18 @@ impl Fleet {
     fn decode(bytes: &mut [u8]) -> Result<(u64, u32, DeviceSketch), Refused> {
         let raw = RawFrame::decode(bytes)?;
         let header = raw.header()?;
-        // Space-Saving hashes nothing it sends (its envelope's seed is always 0, which its decoder
-        // checks); every other sketch must hash with the devices' seed to merge (the distinct
-        // counter with Redis's).
+        // Space-Saving and the quantile sketch hash nothing they send (their envelope's seed is
+        // always 0, which their decoders check); every other sketch must hash with the devices'
+        // seed to merge (the distinct counter with Redis's).
         let expected = match header.kind {
             SketchKind::HyperLogLog => DEVICE_HLL_SEED, // REDIS HOOK (issue 16)
             _ => DEVICE_SEED,
         };
-        if header.kind != SketchKind::SpaceSaving && header.seed != expected {
+        let unhashed = matches!(
+            header.kind,
+            SketchKind::SpaceSaving | SketchKind::QuantileSketch
+        );
+        if !unhashed && header.seed != expected {
             return Err(Refused::WrongSeed);
         }
         let sketch = match header.kind {
@@ -196,6 +205,9 @@ impl Fleet {
             }
             SketchKind::HyperLogLog => {
                 DeviceSketch::Distinct(Box::new(raw.decode_sketch::<DeviceDistinct>()?))
+            }
+            SketchKind::QuantileSketch => {
+                DeviceSketch::Values(Box::new(raw.decode_sketch::<DeviceValues>()?))
             }
             _ => return Err(Refused::UnexpectedKind),
         };
@@ -225,6 +237,16 @@ impl Fleet {
             merge_all(devices().filter_map(|d| d.distinct.as_deref())).unwrap_or_default();
         let merged_top: Option<DeviceTop> =
             merge_all(devices().filter_map(|d| d.top.as_deref())).unwrap_or_default();
+        // The quantile sketches by adding bucket counts (the library's merge; not a `Sketch`, which
+        // is about seeds, so merged here): decoding checked their parameters.
+        let mut merged_values: Option<DeviceValues> = None;
+        for q in devices().filter_map(|d| d.values.as_deref()) {
+            match merged_values.as_mut() {
+                // One type on both sides: the library's merge never refuses it.
+                Some(all) => all.merge(q).unwrap_or_default(),
+                None => merged_values = Some(q.clone()),
+            }
+        }
         let mut rows = Vec::with_capacity(self.devices.len());
         for (&id, d) in &self.devices {
             let held = d.seen.as_ref().map(|s| s.cardinality());
@@ -264,6 +286,9 @@ impl Fleet {
             heavy: merged_top
                 .as_ref()
                 .map(|t| heavy_stats(t, merged_freq.as_ref())),
+            quantiles: merged_values
+                .as_ref()
+                .map(|q| crate::ingest::values::quantile_stats(q, None, 0, None)),
             merged_distinct: merged_distinct.as_ref().map(|h| {
                 let (mut d, r): (DistinctStats, RegisterStats) = hll_stats(h);
                 d.sum_of_parts = Some(rows.iter().filter_map(|r| r.distinct).sum());
@@ -331,6 +356,7 @@ impl FleetStats {
             snap.registers = Some(r);
         }
         snap.heavy.clone_from(&self.heavy);
+        snap.quantiles.clone_from(&self.quantiles);
         snap.devices = Some(self);
     }
 }

@@ -3,7 +3,8 @@
 //! so the quantiles panel and the report show each estimate next to the truth.
 //!
 //! The field is counted on every line read (whatever its key), after `--strip-timestamp` like the
-//! key's fields. The windows' ring keeps one more sketch per interval ([`crate::ingest::ring`]); in
+//! key's fields; for JSON-lines logs it is a JSON value instead (`--value-json PATH`, as
+//! `--json-key` names one). The windows' ring keeps one more sketch per interval ([`crate::ingest::ring`]); in
 //! device mode each device sends its own sketch and the host merges them
 //! ([`crate::ingest::fleet`]).
 
@@ -25,12 +26,14 @@ pub const QUANTILES: [f64; 4] = [0.5, 0.9, 0.99, 0.999];
 /// them.
 #[derive(Clone, Debug)]
 pub struct ValueField {
-    /// The field's number, from 1.
+    /// The field's number, from 1 (0 with `json`).
     number: u16,
+    /// `--value-json`: the JSON pointer of the value in a JSON-lines log.
+    json: Option<String>,
     sketch: Box<Values>,
-    /// Every value, until there are more than `cap` (then emptied for good). Selection reorders it
-    /// in place when the figures are read, hence the cell (the order of the values means nothing).
-    exact: RefCell<Vec<f64>>,
+    /// Every value, until there are more than `cap` (then emptied for good). Reading the figures
+    /// sorts what came since the last read, hence the cell.
+    exact: RefCell<ExactValues>,
     cap: usize,
     capped: bool,
 }
@@ -42,17 +45,58 @@ impl ValueField {
     pub fn new(number: u16, cap: usize) -> Self {
         Self {
             number,
+            json: None,
             sketch: Box::new(Values::new()),
-            exact: RefCell::new(Vec::new()),
+            exact: RefCell::new(ExactValues::default()),
             cap,
             capped: cap == 0,
         }
     }
 
-    /// The field's number, from 1.
+    /// The value at JSON pointer `pointer` (`/latency_ms`; [`KeyRule::json`] makes one from a
+    /// dotted path) of JSON-lines input, with at most `cap` values kept exactly.
+    ///
+    /// [`KeyRule::json`]: crate::ingest::key::KeyRule::json
     #[must_use]
-    pub fn number(&self) -> u16 {
-        self.number
+    pub fn json(pointer: String, cap: usize) -> Self {
+        Self {
+            json: Some(pointer),
+            ..Self::new(0, cap)
+        }
+    }
+
+    /// The value at a JSON pointer of a JSON line: a number, or a string holding one (`"12.5"`);
+    /// `None` if the line is not JSON, lacks it, or it is no finite number.
+    ///
+    /// ```
+    /// use tui_demo::ingest::values::ValueField;
+    /// assert_eq!(ValueField::parse_json(br#"{"req":{"ms":12.5}}"#, "/req/ms"), Some(12.5));
+    /// assert_eq!(ValueField::parse_json(br#"{"ms":"7"}"#, "/ms"), Some(7.0));
+    /// assert_eq!(ValueField::parse_json(b"ms=7", "/ms"), None);
+    /// ```
+    #[must_use]
+    pub fn parse_json(line: &[u8], pointer: &str) -> Option<f64> {
+        let value: serde_json::Value = serde_json::from_slice(line).ok()?;
+        let v = match value.pointer(pointer)? {
+            serde_json::Value::Number(n) => n.as_f64()?,
+            serde_json::Value::String(s) => s.trim().parse().ok()?,
+            _ => return None,
+        };
+        v.is_finite().then_some(v)
+    }
+
+    /// The figures of a window's sketch `q` of this field (no exact values: they are kept since
+    /// the start only).
+    #[must_use]
+    pub fn window_stats(&self, q: &Values, missing: u64) -> QuantileStats {
+        self.label(quantile_stats(q, None, missing, None))
+    }
+
+    /// Names the field in `s`: its number, or its JSON pointer.
+    fn label(&self, mut s: QuantileStats) -> QuantileStats {
+        s.field = self.json.is_none().then_some(self.number);
+        s.json.clone_from(&self.json);
+        s
     }
 
     /// The field as a number: whitespace-separated field `number` (from 1) of `line`, parsed as an
@@ -75,7 +119,10 @@ impl ValueField {
 
     /// Counts the field of one line; returns its value, `None` if the line has no number there.
     pub fn line(&mut self, line: &[u8]) -> Option<f64> {
-        let v = Self::parse(line, self.number)?;
+        let v = match &self.json {
+            Some(pointer) => Self::parse_json(line, pointer),
+            None => Self::parse(line, self.number),
+        }?;
         self.sketch.insert(v);
         if !self.capped {
             let exact = self.exact.get_mut();
@@ -83,7 +130,7 @@ impl ValueField {
                 exact.push(v);
             } else {
                 self.capped = true;
-                *exact = Vec::new();
+                *exact = ExactValues::default();
             }
         }
         Some(v)
@@ -96,11 +143,12 @@ impl ValueField {
         let exact = if self.capped {
             None
         } else {
-            exact_quantiles(&mut self.exact.borrow_mut())
+            self.exact.borrow_mut().quantiles()
         };
-        let mut s = quantile_stats(&self.sketch, Some(self.number), missing, exact);
+        let mut s = self.label(quantile_stats(&self.sketch, None, missing, exact));
         s.exact_on = !self.capped;
         s.exact_cap = self.cap as u64;
+        s.exact_bytes = self.exact.borrow().bytes();
         s
     }
 
@@ -122,6 +170,7 @@ pub fn quantile_stats<const SUB: usize, const BUCKETS: usize>(
 ) -> QuantileStats {
     QuantileStats {
         field,
+        json: None,
         count: q.count(),
         missing,
         alpha: q.error_bound(),
@@ -131,6 +180,7 @@ pub fn quantile_stats<const SUB: usize, const BUCKETS: usize>(
         collapsed_below: q.collapsed_below(),
         exact_on: false,
         exact_cap: 0,
+        exact_bytes: 0,
         rows: QUANTILES
             .iter()
             .enumerate()
@@ -145,30 +195,110 @@ pub fn quantile_stats<const SUB: usize, const BUCKETS: usize>(
     }
 }
 
-/// The exact [`QUANTILES`] of `values`, with the sketch's rank definition (the element of rank
-/// `⌊q·(n − 1)⌋` from 0, the product rounded as `f64` arithmetic does, as the sketch does): by
-/// selection in place, each on the part above the previous one (linear time, no sort). `None` if
-/// empty.
-///
-/// ```
-/// let mut v: Vec<f64> = (0..1_001).rev().map(f64::from).collect();
-/// let q = tui_demo::ingest::values::exact_quantiles(&mut v);
-/// assert_eq!(q, Some([500.0, 900.0, 990.0, 999.0]));
-/// ```
-pub fn exact_quantiles(values: &mut [f64]) -> Option<[f64; 4]> {
-    let n = values.len();
-    let last = n.checked_sub(1)?;
-    let mut out = [0.0; 4];
-    // Ranks rise with q: each selection runs on the part above the previous one.
-    let mut from = 0;
-    for (o, &q) in out.iter_mut().zip(&QUANTILES) {
-        let rank = ((q * last as f64) as usize).clamp(from, last);
-        let rest = values.get_mut(from..)?;
-        let (_, x, _) = rest.select_nth_unstable_by(rank - from, f64::total_cmp);
-        *o = *x;
-        from = rank;
+/// Every value, for the exact quantiles: a sorted run and the values since, sorted when read and
+/// merged into the run once they are an eighth of it. A quantile is then the element of a rank in
+/// two sorted runs, found by a binary search: a read costs the sort of what is new (and now and
+/// then a merge, linear, amortized to a few moves per value), never a pass over all the values, so
+/// the live view can read the figures 20 times a second over millions of values.
+#[derive(Clone, Debug, Default)]
+pub struct ExactValues {
+    /// Sorted.
+    run: Vec<f64>,
+    /// Sorted when read; values are appended to it.
+    recent: Vec<f64>,
+}
+
+impl ExactValues {
+    /// Adds a value (finite: [`ValueField::parse`] refuses the others).
+    pub fn push(&mut self, v: f64) {
+        self.recent.push(v);
     }
-    Some(out)
+
+    /// Values held.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.run.len() + self.recent.len()
+    }
+
+    /// Memory of the values held (what the vectors have allocated).
+    #[must_use]
+    pub fn bytes(&self) -> u64 {
+        ((self.run.capacity() + self.recent.capacity()) * std::mem::size_of::<f64>()) as u64
+    }
+
+    /// Whether none is held.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The exact [`QUANTILES`], with the sketch's rank definition (the element of rank
+    /// `⌊q·(n − 1)⌋` from 0, the product rounded as the sketch rounds it); `None` if empty.
+    ///
+    /// ```
+    /// let mut e = tui_demo::ingest::values::ExactValues::default();
+    /// for v in (0..1_001).rev() {
+    ///     e.push(f64::from(v));
+    /// }
+    /// assert_eq!(e.quantiles(), Some([500.0, 900.0, 990.0, 999.0]));
+    /// ```
+    pub fn quantiles(&mut self) -> Option<[f64; 4]> {
+        let last = self.len().checked_sub(1)?;
+        // A stable sort is a run-adaptive merge sort: the part sorted at the last read is not
+        // sorted again.
+        self.recent.sort_by(f64::total_cmp);
+        if self.recent.len() > self.run.len() / 8 {
+            let mut merged = Vec::with_capacity(self.len());
+            let (mut a, mut b) = (self.run.iter().peekable(), self.recent.iter().peekable());
+            while let (Some(&&x), Some(&&y)) = (a.peek(), b.peek()) {
+                if x.total_cmp(&y).is_le() {
+                    merged.push(x);
+                    a.next();
+                } else {
+                    merged.push(y);
+                    b.next();
+                }
+            }
+            merged.extend(a);
+            merged.extend(b);
+            self.run = merged;
+            self.recent.clear();
+        }
+        let mut out = [0.0; 4];
+        for (o, &q) in out.iter_mut().zip(&QUANTILES) {
+            *o = kth(&self.run, &self.recent, (q * last as f64) as usize)?;
+        }
+        Some(out)
+    }
+}
+
+/// The element of rank `k` (from 0) of the union of two sorted slices: of the `k + 1` smallest,
+/// `i` come from `a`, the first `i` whose `a[i]` is not below the last one taken from `b` (found
+/// by a binary search). `None` if `k` is past the end.
+fn kth(a: &[f64], b: &[f64], k: usize) -> Option<f64> {
+    let take = k.checked_add(1).filter(|&t| t <= a.len() + b.len())?;
+    let (mut lo, mut hi) = (take.saturating_sub(b.len()), take.min(a.len()));
+    while lo < hi {
+        let i = lo + (hi - lo) / 2;
+        // Taking `i` from `a` and `take − i` from `b`: take more from `a` if its next is below
+        // the last taken from `b`.
+        let more = match (a.get(i), (take - i).checked_sub(1).and_then(|j| b.get(j))) {
+            (Some(x), Some(y)) => x.total_cmp(y).is_lt(),
+            _ => false,
+        };
+        if more {
+            lo = i + 1;
+        } else {
+            hi = i;
+        }
+    }
+    let from_a = lo.checked_sub(1).and_then(|i| a.get(i));
+    let from_b = (take - lo).checked_sub(1).and_then(|j| b.get(j));
+    match (from_a, from_b) {
+        (Some(x), Some(y)) => Some(x.max(*y)),
+        (Some(x), None) | (None, Some(x)) => Some(*x),
+        (None, None) => None,
+    }
 }
 
 #[cfg(test)]
@@ -192,10 +322,11 @@ mod tests {
     #[test]
     fn exact_quantiles_use_the_sketch_rank() {
         // Ranks ⌊q·(n − 1)⌋ of 0 … 999 shuffled: the sketch reports the same ranks.
-        let mut v: Vec<f64> = (0..1_000u32)
-            .map(|i| f64::from(i * 7_919 % 1_000))
-            .collect();
-        let exact = exact_quantiles(&mut v).unwrap();
+        let mut e = ExactValues::default();
+        for i in 0..1_000u32 {
+            e.push(f64::from(i * 7_919 % 1_000));
+        }
+        let exact = e.quantiles().unwrap();
         assert_eq!(exact, [499.0, 899.0, 989.0, 998.0]);
         let mut q = Values::new();
         for i in 0..1_000u32 {
@@ -205,8 +336,38 @@ mod tests {
             let e = q.quantile(*p).unwrap();
             assert!((e - x).abs() <= Values::ALPHA * x, "{p}: {e} vs {x}");
         }
-        assert_eq!(exact_quantiles(&mut [7.0]), Some([7.0; 4]));
-        assert_eq!(exact_quantiles(&mut []), None);
+        let mut one = ExactValues::default();
+        assert_eq!(one.quantiles(), None);
+        one.push(7.0);
+        assert_eq!(one.quantiles(), Some([7.0; 4]));
+    }
+
+    #[test]
+    fn reads_between_pushes_agree_with_a_full_sort() {
+        // Values arrive in chunks of many sizes, read after each: the sorted run and the recent
+        // values (merged or not) always give the ranks of a full sort, duplicates and negative
+        // values included.
+        let mut e = ExactValues::default();
+        let mut all = Vec::new();
+        let mut x = 12_345u64;
+        for chunk in [1usize, 2, 3, 50, 7, 400, 1, 1, 90, 3_000, 5, 20_000, 13] {
+            for _ in 0..chunk {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let v = ((x >> 40) % 5_000) as f64 - 1_000.0;
+                e.push(v);
+                all.push(v);
+            }
+            all.sort_by(f64::total_cmp);
+            let want = QUANTILES.map(|q| all[(q * (all.len() - 1) as f64) as usize]);
+            assert_eq!(e.quantiles(), Some(want), "{} values", all.len());
+            assert_eq!(e.len(), all.len());
+        }
+        // Every rank, split between the two runs in many ways.
+        for k in 0..all.len() {
+            let (a, b) = all.split_at((k * 31) % all.len());
+            assert_eq!(kth(b, a, k), Some(all[k]), "{k}");
+        }
+        assert_eq!(kth(&all, &[], all.len()), None);
     }
 
     #[test]
@@ -221,6 +382,7 @@ mod tests {
         let s = f.stats(1);
         assert_eq!((s.count, s.missing, s.field), (5_000, 1, Some(2)));
         assert!(s.exact_on && s.rows.len() == 4);
+        assert!(s.exact_bytes >= 5_000 * 8, "{}", s.exact_bytes);
         for r in &s.rows {
             let exact = r.exact.unwrap();
             assert!((r.estimate - exact).abs() <= s.alpha * exact, "{r:?}");
@@ -233,7 +395,7 @@ mod tests {
         }
         let s = small.stats(0);
         assert!(!s.exact_on && s.rows.iter().all(|r| r.exact.is_none()));
-        assert_eq!((s.count, s.exact_cap), (4, 3));
+        assert_eq!((s.count, s.exact_cap, s.exact_bytes), (4, 3, 0));
         assert_eq!(std::mem::size_of::<Values>(), 8_256);
     }
 }

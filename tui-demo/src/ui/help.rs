@@ -31,7 +31,7 @@ const KEYS: [(&str, &str); 9] = [
     ("?", "this help"),
 ];
 
-const ABOUT: [&str; 18] = [
+const ABOUT: [&str; 20] = [
     "Every figure comes from a fixed-size no_std sketch, shown next to what it costs;",
     "the exact reference beside it is a hash table that stops growing at --exact-cap.",
     "",
@@ -41,6 +41,8 @@ const ABOUT: [&str; 18] = [
     "  'noise' marks a row whose guaranteed count is at most ε·N.",
     "Dedupe: a Bloom filter passing first sightings; it clears itself at --clear-at.",
     "Micro filter: 64 bits in front of the last 8 lines; ■ a set bit.",
+    "Quantiles (--value-field N): p50 … p999 of field N, each within ±α; the exact",
+    "  value and the error beside each while the values are kept (not in a window).",
     "HLL registers: ↑ how many registers hold each value, → the value",
     "  (leading zeros of a hash + 1): a bump near log2(distinct / registers).",
     "Ingest: lines per second; per 15 s interval the lines and distinct lines",

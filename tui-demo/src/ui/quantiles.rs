@@ -44,12 +44,13 @@ pub fn lines(s: &QuantileStats, windowed: bool, width: usize, t: Theme) -> Vec<L
         head.push(Span::styled(missing, t.warn()));
     }
     out.push(Line::from(head));
+    // Why there is no exact column, in the 20 columns beside the estimates' (38 at 80×24).
     let why_no_exact = if windowed {
-        "exact: since start only"
-    } else if s.field.is_none() {
-        "merged from the devices"
+        "exact: since start"
+    } else if s.from_devices() {
+        "merged, no exact"
     } else if !s.exact_on {
-        "exact off: too many values"
+        "exact: off (cap)"
     } else {
         ""
     };
@@ -114,16 +115,28 @@ pub fn lines(s: &QuantileStats, windowed: bool, width: usize, t: Theme) -> Vec<L
             Span::styled(" (exact)", t.dim()),
         ]));
     }
+    if s.exact_bytes > 0 {
+        // What the exact column costs, beside the sketch.
+        out.push(Line::from(Span::styled(
+            format!(
+                "exact values {} vs sketch {}",
+                bytes(s.exact_bytes),
+                bytes(s.bytes)
+            ),
+            t.dim(),
+        )));
+    }
     out
 }
 
 impl Widget for &QuantilesPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let s = self.stats;
-        let title = s.field.map_or_else(
-            || "Quantiles".to_string(),
-            |f| format!("Quantiles field {f}"),
-        );
+        let title = if s.from_devices() {
+            "Quantiles".to_string()
+        } else {
+            format!("Quantiles {}", s.label())
+        };
         let cost = bytes(s.bytes);
         let inner = framed(
             panel_block(&title, &cost, self.theme, self.focused),
@@ -181,7 +194,8 @@ mod tests {
         let mut windowed = s.clone();
         windowed.rows[0].exact = None;
         let w = text(&lines(&windowed, true, 38, Theme { color: false }));
-        assert!(w[1].ends_with("exact: since start only"), "{w:?}");
+        assert!(w[1].ends_with("exact: since start"), "{w:?}");
+        assert!(w.iter().all(|l| l.chars().count() <= 38), "{w:?}");
         assert_eq!(w[2].trim_end(), "p99        1,005");
     }
 

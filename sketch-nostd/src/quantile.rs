@@ -668,15 +668,18 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         }
     }
 
-    /// [`add`](Self::add) for every integer type.
-    #[inline(never)]
+    /// [`add`](Self::add) for every integer type. The insert path is inlined on 64-bit hosts (for
+    /// speed) and one out-of-line copy on microcontrollers (for code size).
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn add_int(&mut self, negative: bool, m: u64, n: u64) {
         let split = sealed::int(negative, m);
         self.add_split(split, sealed::int_to_f64(split), n);
     }
 
     /// [`add`](Self::add) for `f32` and `f64`.
-    #[inline(never)]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn add_float(&mut self, x: f64, n: u64) {
         if let Some(split) = sealed::float(x) {
             self.add_split(split, x, n);
@@ -728,7 +731,8 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
 
     /// Counts key `k` (before the floor) `n` times, growing the windows (or collapsing) first if
     /// none holds it.
-    #[inline(never)]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn add_key(&mut self, k: i32, n: u64) {
         let mut k = k.max(self.floor);
         if k != 0 && self.layout().slot(k).is_none() {
@@ -1107,7 +1111,8 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
 
 /// `a < b` for non-NaN `f64`s, by their bits (no float comparison helper on parts without an FPU):
 /// the order of `f64::total_cmp`, except that −0 and +0 are equal, as `<` has them.
-#[inline(never)]
+#[cfg_attr(target_pointer_width = "64", inline)]
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 fn before(a: f64, b: f64) -> bool {
     let key = |x: f64| {
         let bits = x.to_bits() as i64;

@@ -402,18 +402,9 @@ fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A small deterministic generator (xorshift64*), so the tests need no dependency.
-    struct Rng(u64);
+    use crate::test_rng::Rng;
 
     impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
         /// A value with a random number of significant bits, so that short mantissas (and ties)
         /// are common.
         fn below(&mut self, bits: u32) -> u64 {

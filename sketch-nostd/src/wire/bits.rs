@@ -49,9 +49,10 @@ impl<'a, S: Sink> BitWriter<'a, S> {
         }
     }
 
-    /// `v < 2^31` as a Rice code with parameter `k ≤ MAX_RICE_K`: `v >> k` in unary (that many ones, then a
-    /// zero), then the low `k` bits of `v`, least significant first. The one code the encoders
-    /// write (unary `q` is the Rice code of `q` with `k = 0`), one bit at a time: one small loop.
+    /// `v < 2^31` as a Rice code with parameter `k ≤ MAX_RICE_K`: `v >> k` in unary (that many
+    /// ones, then a zero), then the low `k` bits of `v`, least significant first. The one code the
+    /// encoders write (unary `q` is the Rice code of `q` with `k = 0`), one bit at a time: one
+    /// small loop.
     pub fn rice(&mut self, v: u32, k: u32) -> Result<(), S::Error> {
         let q = v >> k;
         for i in 0..q + 1 + k {

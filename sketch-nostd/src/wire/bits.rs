@@ -39,17 +39,15 @@ impl<'a, S: Sink> BitWriter<'a, S> {
         }
     }
 
-    /// `v < 2^31` as a Rice code with parameter `k`: `v >> k` in unary (that many ones, then a
-    /// zero), then the low `k` bits of `v`, least significant first. The one code the encoders
-    /// write (unary `q` is the Rice code of `q` with `k = 0`), one bit at a time: one small loop.
+    /// `v < 2^31` as a Rice code with parameter `k ≤ MAX_RICE_K`: `v >> k` in unary (that many
+    /// ones, then a zero), then the low `k` bits of `v`, least significant first. The one code the
+    /// encoders write (unary `q` is the Rice code of `q` with `k = 0`), one bit at a time: one
+    /// small loop.
     pub fn rice(&mut self, v: u32, k: u32) -> Result<(), S::Error> {
         let q = v >> k;
         for i in 0..q + 1 + k {
-            let one = match i.cmp(&q) {
-                core::cmp::Ordering::Less => true,
-                core::cmp::Ordering::Equal => false,
-                core::cmp::Ordering::Greater => v >> (i - q - 1) & 1 != 0,
-            };
+            // Bit `i ≥ q` is bit `i − q` of `2v`: the unary code's closing zero, then `v`'s low bits.
+            let one = i < q || (v << 1) >> (i - q) & 1 != 0;
             let at = self.bits % 8;
             self.bits += 1;
             self.acc |= u8::from(one) << at;

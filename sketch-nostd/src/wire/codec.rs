@@ -450,7 +450,12 @@ pub fn write_sketch<T: Wire, S: Sink>(v: &T, s: &mut S) -> Result<(), S::Error> 
 /// each is a constant in the code and the send path does not link the table of their names.
 pub(crate) fn write_envelope<T: Wire, S: Sink>(s: &mut S, seed: u64) -> Result<(), S::Error> {
     let [m0, m1] = MAGIC;
-    s.bytes(&[m0, m1, T::KIND.format_version(), T::KIND as u8])?;
+    // The four fixed bytes shifted out of one constant: no array on the stack.
+    let mut head = u32::from_le_bytes([m0, m1, T::KIND.format_version(), T::KIND as u8]);
+    for _ in 0..4 {
+        s.byte(head as u8)?;
+        head >>= 8;
+    }
     macro_rules! params {
         ($($i:literal)*) => {$(
             if let Some(&(_, p)) = T::PARAMS.get($i) {

@@ -41,9 +41,8 @@ pub(crate) struct Out<'a> {
     at: usize,
     /// Whether the bytes are a frame's payload.
     framed: bool,
-    /// Frames: the current COBS run's code, 1 + its length.
-    run: u8,
-    /// Frames: where the code byte of the current run goes.
+    /// Frames: where the code byte of the current COBS run goes (its placeholder); the run's code
+    /// is 1 + its length, `at − code`.
     code: usize,
     /// Frames: the checksum of the payload so far.
     crc: crc32::Running,
@@ -56,7 +55,6 @@ impl<'a> Out<'a> {
             buf,
             at: 0,
             framed: false,
-            run: 1,
             code: 0,
             crc: crc32::start(),
         }
@@ -80,41 +78,33 @@ impl<'a> Out<'a> {
         Ok(())
     }
 
-    /// Writes the current run's code byte.
-    fn close_run(&mut self) {
-        if let Some(code) = self.buf.get_mut(self.code) {
-            *code = self.run;
-        }
-    }
-
     /// One payload byte through COBS (not the checksum): the payload and the CRC bytes both go
     /// through it.
     fn cobs(&mut self, b: u8) -> Result<(), Full> {
         if b != 0 {
             self.put(b)?;
-            self.run += 1;
-            if self.run != 0xFF {
+            if self.at - self.code != 0xFF {
                 return Ok(());
             }
         }
         // The run ends: its code, and the next run's placeholder.
-        self.close_run();
+        if let Some(code) = self.buf.get_mut(self.code) {
+            *code = (self.at - self.code) as u8;
+        }
         self.code = self.at;
-        self.run = 1;
         self.put(0)
     }
 
     /// The bytes written: for a frame, after its CRC, the last run's code and the delimiter.
     pub(crate) fn finish(&mut self) -> Result<&'a mut [u8], Full> {
         if self.framed {
-            // The CRC, then the delimiter: a zero through COBS writes the last run's code, then
-            // the zero.
+            // The CRC's four bytes, then the delimiter: a zero through COBS writes the last run's
+            // code, then the zero (the fifth byte shifted out of the CRC).
             let mut crc = self.crc.finalize();
-            for _ in 0..4 {
+            for _ in 0..5 {
                 self.cobs(crc as u8)?;
                 crc >>= 8;
             }
-            self.cobs(0)?;
         }
         // `at` never passes the end: every write checked it.
         core::mem::take(&mut self.buf)
@@ -138,12 +128,15 @@ impl Sink for Out<'_> {
 
     /// A LEB128 varint (7 bits a byte, least significant first), as postcard writes a `u64`.
     #[inline(never)]
-    fn varint(&mut self, mut v: u64) -> Result<(), Full> {
-        while v >= 0x80 {
-            self.byte(v as u8 | 0x80)?;
-            v >>= 7;
+    fn varint(&mut self, v: u64) -> Result<(), Full> {
+        // In two 32-bit halves: a 64-bit shift and compare are several instructions on a 32-bit core.
+        let (mut lo, mut hi) = (v as u32, (v >> 32) as u32);
+        while hi != 0 || lo >= 0x80 {
+            self.byte(lo as u8 | 0x80)?;
+            lo = lo >> 7 | hi << 25;
+            hi >>= 7;
         }
-        self.byte(v as u8)
+        self.byte(lo as u8)
     }
 
     fn measure(

@@ -23,7 +23,7 @@ pub type DeviceFreq = CountMin<{ cm_width(0.01) }, { cm_depth(0.01) }, u32>;
 /// ([`sketch_nostd::RedisHll`], sent as its [`Hll14`] with seed [`DEVICE_HLL_SEED`]): 2^14 registers
 /// (12 KiB, 0.81% standard error) hashed as Redis's `PFADD` hashes, so the host can hand the devices'
 /// and the fleet's registers to Redis (`--redis`) for `PFCOUNT` and `PFMERGE` across hosts.
-// REDIS HOOK (issue 16): was Hll12 with DEVICE_SEED; Redis keeps exactly 2^14 registers.
+// REDIS HOOK: was Hll12 with DEVICE_SEED; Redis keeps exactly 2^14 registers.
 pub type DeviceDistinct = Hll14;
 
 /// The seed of the devices' distinct counters: Redis's MurmurHash64A seed (see

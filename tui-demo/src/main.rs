@@ -234,7 +234,7 @@ fn live_view(opts: &Options) -> (io::Result<usize>, Option<Arc<tui_demo::snapsho
             path,
             every: opts.save_every,
         }),
-        // REDIS HOOK (issue 16): `--redis` hands the ingest thread a Redis writer.
+        // REDIS HOOK: `--redis` hands the ingest thread a Redis writer.
         match tui_demo::redis_sink::RedisSink::from_options(opts) {
             Ok(r) => r,
             Err(e) => return (Err(e), None),

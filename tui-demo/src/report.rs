@@ -75,7 +75,7 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         .lock()
         .map(|s| Snapshot::clone(&s))
         .unwrap_or_default();
-    // REDIS HOOK (issue 16): how the writes went goes to stderr, beside the report.
+    // REDIS HOOK: how the writes went goes to stderr, beside the report.
     if let Some(status) = &snap.redis {
         eprintln!("tui-demo: {}", status.line());
     }

@@ -497,7 +497,7 @@ fn devices_panel() {
             &[
                 "Devices",
                 "11.7 KiB",
-                "HLL 12.0 KiB", // a Redis-compatible Hll14 (issue 16)
+                "HLL 12.0 KiB", // a Redis-compatible Hll14
                 "frames",
                 "4 ok",
                 "1 refused",

@@ -185,7 +185,7 @@ impl Fleet {
         // always 0, which their decoders check); every other sketch must hash with the devices'
         // seed to merge (the distinct counter with Redis's).
         let expected = match header.kind {
-            SketchKind::HyperLogLog => DEVICE_HLL_SEED, // REDIS HOOK (issue 16)
+            SketchKind::HyperLogLog => DEVICE_HLL_SEED, // REDIS HOOK
             _ => DEVICE_SEED,
         };
         let unhashed = matches!(
@@ -215,7 +215,7 @@ impl Fleet {
     }
 
     /// Each device's latest distinct counter, by device id (for the Redis sink).
-    // REDIS HOOK (issue 16)
+    // REDIS HOOK
     pub fn distinct_sketches(&self) -> impl Iterator<Item = (u64, &DeviceDistinct)> {
         self.devices
             .iter()

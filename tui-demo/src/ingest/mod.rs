@@ -182,7 +182,7 @@ pub fn label(spec: &SourceSpec, options: &EngineOptions) -> String {
 /// publishing this many snapshots.
 pub const PANIC_AFTER_VAR: &str = "TUI_DEMO_PANIC_INGEST_AFTER";
 
-/// Starts the source and the ingest thread; `save` and `redis` (REDIS HOOK, issue 16) keep what it
+/// Starts the source and the ingest thread; `save` and `redis` (REDIS HOOK) keep what it
 /// counts.
 ///
 /// # Errors
@@ -320,7 +320,7 @@ struct Ingest {
     /// Test hook: panic after this many snapshots.
     panic_after: Option<u32>,
     published: u32,
-    /// `--redis`: the Redis writer (REDIS HOOK, issue 16).
+    /// `--redis`: the Redis writer (REDIS HOOK).
     redis: Option<RedisSink>,
     /// `--save`: the plan, when the next save is due, and the last save's error.
     save: Option<SavePlan>,
@@ -349,7 +349,7 @@ impl Ingest {
                 match commands.try_recv() {
                     Ok(Command::Quit) | Err(std::sync::mpsc::TryRecvError::Disconnected) => {
                         control.stop.store(true, Ordering::Relaxed);
-                        // REDIS HOOK (issue 16): write the final state (bounded wait).
+                        // REDIS HOOK: write the final state (bounded wait).
                         if let Some(r) = self.redis.as_mut() {
                             r.flush(self.fleet.as_ref(), Duration::from_secs(3));
                         }
@@ -372,7 +372,7 @@ impl Ingest {
                     Ok(Command::Reset) => {
                         self.engine.reset();
                         if let Some(r) = self.redis.as_mut() {
-                            r.reset(); // REDIS HOOK (issue 16)
+                            r.reset(); // REDIS HOOK
                         }
                         if let Some(f) = self.fleet.as_mut() {
                             *f = fleet::Fleet::new();
@@ -397,7 +397,7 @@ impl Ingest {
                             self.engine.advance(self.time());
                             self.engine.apply(&batch);
                             if let Some(r) = self.redis.as_mut() {
-                                r.lines(&batch); // REDIS HOOK (issue 16)
+                                r.lines(&batch); // REDIS HOOK
                             }
                             self.meter.add(batch.lines.len() as u64, batch.input_bytes);
                         }
@@ -503,7 +503,7 @@ impl Ingest {
         if let Some(f) = &self.fleet {
             f.stats(now).fill(&mut snap);
         }
-        // REDIS HOOK (issue 16): hand the HyperLogLogs to the Redis writer, show its state.
+        // REDIS HOOK: hand the HyperLogLogs to the Redis writer, show its state.
         if let Some(r) = self.redis.as_mut() {
             r.refresh(now, self.fleet.as_ref());
             snap.redis = Some(r.status());

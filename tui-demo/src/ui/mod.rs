@@ -258,7 +258,7 @@ impl App {
         let line = if let Some(Some(err)) = &s.finished {
             Line::from(Span::styled(format!(" source error: {err}"), t.bad()))
         } else if let Some(r) = s.redis.as_ref().filter(|r| r.last_error.is_some()) {
-            // REDIS HOOK (issue 16): a lost Redis connection is shown until a write succeeds.
+            // REDIS HOOK: a lost Redis connection is shown until a write succeeds.
             Line::from(Span::styled(format!(" {}", r.line()), t.bad()))
         } else if let Some(burst) = &s.burst {
             Line::from(vec![

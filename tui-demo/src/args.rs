@@ -75,7 +75,7 @@ pub enum Cmd {
         /// The summary as JSON.
         #[arg(long)]
         json: bool,
-        /// Where to write the HyperLogLogs for Redis (REDIS HOOK).
+        /// Where to write the HyperLogLogs for Redis.
         #[command(flatten)]
         redis: RedisArgs,
     },
@@ -203,12 +203,12 @@ pub struct RunArgs {
     /// Seconds between two saves while running.
     #[arg(long, default_value_t = 60.0, value_parser = positive_seconds, requires = "save")]
     pub save_every: f64,
-    /// Where to write the HyperLogLogs for Redis (REDIS HOOK).
+    /// Where to write the HyperLogLogs for Redis.
     #[command(flatten)]
     pub redis: RedisArgs,
 }
 
-/// `--redis URL` and `--redis-name NAME` (REDIS HOOK), for `live`, `report` and `listen`.
+/// `--redis URL` and `--redis-name NAME`, for `live`, `report` and `listen`.
 #[derive(Clone, Debug, Default, Args)]
 pub struct RedisArgs {
     /// Write the HyperLogLogs (each device's and the fleet's, or the log's) to Redis on every
@@ -303,7 +303,7 @@ pub struct Options {
     pub save_every: std::time::Duration,
     /// `merge FILES…`: the saved files to merge and report.
     pub merge: Option<Vec<PathBuf>>,
-    /// `--redis URL` and `--redis-name NAME`: where to write the HyperLogLogs (REDIS HOOK).
+    /// `--redis URL` and `--redis-name NAME`: where to write the HyperLogLogs.
     pub redis: Option<Box<RedisOptions>>,
 }
 

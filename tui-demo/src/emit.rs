@@ -68,7 +68,7 @@ pub struct SimDevice {
     /// How often each line was seen.
     freq: Box<DeviceFreq>,
     /// How many distinct lines it saw: Redis-compatible, sent as its `Hll14`
-    /// ([`DeviceDistinct`]). REDIS HOOK: was a `DeviceDistinct` itself.
+    /// ([`DeviceDistinct`]). It was a `DeviceDistinct` itself.
     distinct: Box<RedisHll>,
     /// Its heavy hitters.
     top: Box<DeviceTop>,

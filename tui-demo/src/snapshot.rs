@@ -346,7 +346,7 @@ pub struct Snapshot {
     /// `--value-field N`: the quantiles of a numeric field (in device mode, of the devices'
     /// sketches merged).
     pub quantiles: Option<QuantileStats>,
-    /// `--redis`: the Redis writer's state (REDIS HOOK).
+    /// `--redis`: the Redis writer's state.
     #[serde(skip)]
     pub redis: Option<crate::redis_sink::RedisStatus>,
     /// `--save`: why the last save failed, if it did.

@@ -182,7 +182,7 @@ pub fn label(spec: &SourceSpec, options: &EngineOptions) -> String {
 /// publishing this many snapshots.
 pub const PANIC_AFTER_VAR: &str = "TUI_DEMO_PANIC_INGEST_AFTER";
 
-/// Starts the source and the ingest thread; `save` and `redis` (REDIS HOOK) keep what it
+/// Starts the source and the ingest thread; `save` and `redis` keep what it
 /// counts.
 ///
 /// # Errors
@@ -320,7 +320,7 @@ struct Ingest {
     /// Test hook: panic after this many snapshots.
     panic_after: Option<u32>,
     published: u32,
-    /// `--redis`: the Redis writer (REDIS HOOK).
+    /// `--redis`: the Redis writer.
     redis: Option<RedisSink>,
     /// `--save`: the plan, when the next save is due, and the last save's error.
     save: Option<SavePlan>,

@@ -41,7 +41,7 @@
 use super::codec::{read_header, write_envelope, Sink, SliceSource};
 use super::send::Out;
 use super::{SketchKind, Wire};
-use crate::blocked::{block_contains, dispatch, words_le};
+use crate::blocked::block_contains_le;
 use crate::hash::{hash64, reduce, Key};
 use crate::lookup::{bloom_contains, counting_contains};
 use crate::wire::WireError;
@@ -377,8 +377,7 @@ impl<'a> BlockedBloomRef<'a> {
         else {
             return false;
         };
-        let (low, k) = (hash as u32, self.k);
-        dispatch(move || block_contains(&words_le(block), low, k))
+        block_contains_le(block, hash as u32, self.k)
     }
 }
 

@@ -490,6 +490,15 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 /// operation left: 0.9 KB; the rank and the range checks are integer code now), and the merge and
 /// quantile walks inlined into the workload; its stack is the collapse's layouts. Its encoder (the
 /// two windows, dense or as zero runs) and frames are the send miss.
+///
+/// `prefilter` (the router example, `src/prefilter.rs`, 21,976 B measured): most of it is the
+/// router's own work, not the filters' lookups: its 40 prefixes and 48 request URLs (2.9 KB of
+/// strings); xxh3 for string keys of run-time length (6.0 KB with `hash64`: the code for inputs
+/// longer than 128 and 240 bytes too, which the other families' fixed-size integer keys never
+/// link); and the URL splitting (4.0 KB: `str::find`, and the slicing whose failure paths bring
+/// `char` formatting and the Unicode tables). Its `send` (2,484 B) is the view encoding of the static filter and the
+/// view made of those bytes: encoder and envelope reader both, where the other families' send
+/// column has only the encoder.
 const KNOWN_MISSES: &[(&str, u64)] = &[
     ("hll: ops text", 12512),
     ("hll: send text", 3056),
@@ -500,6 +509,8 @@ const KNOWN_MISSES: &[(&str, u64)] = &[
     ("quantile: ops text", 8832),
     ("quantile: ops stack beyond the sketches", 672),
     ("quantile: send text", 1616),
+    ("prefilter: ops text", 22416),
+    ("prefilter: send text", 2544),
 ];
 
 /// Checks figures against budgets, with the known misses of [`KNOWN_MISSES`].

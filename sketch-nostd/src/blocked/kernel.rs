@@ -168,31 +168,29 @@ mod tests {
     type Insert = fn(&mut [u64; 8], u32, u32) -> bool;
     type Contains = fn(&[u64; 8], u32, u32) -> bool;
 
+    /// `$f::<K>(args)` with the constant `K` equal to the run-time `$k` (in `1..=8`).
+    macro_rules! with_k {
+        ($k:expr, $f:ident($($arg:expr),*)) => {
+            match $k {
+                1 => $f::<1>($($arg),*),
+                2 => $f::<2>($($arg),*),
+                3 => $f::<3>($($arg),*),
+                4 => $f::<4>($($arg),*),
+                5 => $f::<5>($($arg),*),
+                6 => $f::<6>($($arg),*),
+                7 => $f::<7>($($arg),*),
+                _ => $f::<8>($($arg),*),
+            }
+        };
+    }
+
     /// The dispatched entry points, with `k` as their constant `K`.
     fn insert_any(words: &mut [u64; 8], low: u32, k: u32) -> bool {
-        match k {
-            1 => insert::<1>(words, low),
-            2 => insert::<2>(words, low),
-            3 => insert::<3>(words, low),
-            4 => insert::<4>(words, low),
-            5 => insert::<5>(words, low),
-            6 => insert::<6>(words, low),
-            7 => insert::<7>(words, low),
-            _ => insert::<8>(words, low),
-        }
+        with_k!(k, insert(words, low))
     }
 
     fn contains_any(words: &[u64; 8], low: u32, k: u32) -> bool {
-        match k {
-            1 => contains::<1>(words, low),
-            2 => contains::<2>(words, low),
-            3 => contains::<3>(words, low),
-            4 => contains::<4>(words, low),
-            5 => contains::<5>(words, low),
-            6 => contains::<6>(words, low),
-            7 => contains::<7>(words, low),
-            _ => contains::<8>(words, low),
-        }
+        with_k!(k, contains(words, low))
     }
 
     /// The wide and the narrow form called directly (here, without AVX2 unless the build has it)

@@ -29,8 +29,7 @@ use crate::hash::reduce;
 
 mod kernel;
 #[cfg(feature = "wire")]
-pub(crate) use kernel::words_le;
-pub(crate) use kernel::{contains as block_contains, dispatch};
+pub(crate) use kernel::contains_le as block_contains_le;
 
 /// One 512-bit block: eight 64-bit words, aligned to a 64-byte cache line.
 ///
@@ -186,7 +185,7 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
         let block = Self::block_of(hash);
         self.blocks
             .get_mut(block)
-            .is_some_and(|b| dispatch(move || kernel::insert(&mut b.0, low, K)))
+            .is_some_and(|b| kernel::insert::<K>(&mut b.0, low))
     }
 
     /// [`contains`](Self::contains) for a hash computed by the caller.
@@ -202,7 +201,7 @@ impl<const BLOCKS: usize, const K: u32> BlockedBloom<BLOCKS, K> {
         let low = hash as u32;
         self.blocks
             .get(Self::block_of(hash))
-            .is_some_and(|b| dispatch(move || block_contains(&b.0, low, K)))
+            .is_some_and(|b| kernel::contains::<K>(&b.0, low))
     }
 
     /// The false-positive rate this filter has now, exactly: the mean over blocks of the product of the

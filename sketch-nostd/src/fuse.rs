@@ -102,18 +102,39 @@ impl Fingerprint for u16 {
     }
 }
 
-/// Reads fingerprint `i` (little-endian, `F::BYTES` bytes) from a fingerprint array; 0 past the end.
+/// Reads fingerprint `i` (little-endian, `F::BYTES` bytes) from a fingerprint array; `None` past
+/// the end, which a validated view never reads.
 #[inline(always)]
-fn read_fp<F: Fingerprint>(fps: &[u8], i: u32) -> u32 {
-    let at = i as usize * F::BYTES;
+fn read_fp<F: Fingerprint>(fps: &[u8], i: u32) -> Option<u32> {
+    let i = i as usize;
     if F::BYTES == 1 {
-        fps.get(at).map_or(0, |&b| u32::from(b))
+        fps.get(i).map(|&b| u32::from(b))
     } else {
-        // One unaligned 16-bit load on x86-64 and wasm (a byte-by-byte fold measured twice as slow).
-        fps.get(at..at + 2)
-            .and_then(|b| <[u8; 2]>::try_from(b).ok())
-            .map_or(0, |b| u32::from(u16::from_le_bytes(b)))
+        // As pairs of bytes: one range check of `i` and one unaligned 16-bit load (x86-64, wasm).
+        fps.as_chunks::<2>()
+            .0
+            .get(i)
+            .map(|&b| u32::from(u16::from_le_bytes(b)))
     }
+}
+
+/// The answer for a position past the end of the array, which a view's `new` rules out: `false`.
+/// `#[cold]`, so the three reads are the straight path and each range check a branch never taken
+/// (as an indexing panic's would be), not a jump around every load.
+#[cold]
+#[inline(never)]
+fn past_the_end() -> bool {
+    false
+}
+
+/// ⌊h·c / 2^64⌋ with 64-bit products only, for 32-bit targets (no 128-bit multiply helper on an
+/// MCU): the high word of (hi·2^32 + lo)·c, which is hi·c + (lo·c >> 32) shifted down by 32 (the sum
+/// is below 2^64 since c < 2^32).
+#[cfg_attr(target_pointer_width = "64", allow(dead_code))] // 64-bit targets: in the tests only
+#[inline(always)]
+fn high_word(h: u64, c: u32) -> u32 {
+    let c = u64::from(c);
+    (((h >> 32) * c + (((h & 0xffff_ffff) * c) >> 32)) >> 32) as u32
 }
 
 /// The shape of a filter: everything a query needs besides the fingerprints.
@@ -145,11 +166,13 @@ impl Layout {
     /// The three positions of a mixed hash: one in each of three consecutive segments.
     #[inline(always)]
     fn positions(&self, h: u64) -> [u32; 3] {
-        // ⌊h·SEGMENT_COUNT_LENGTH / 2^64⌋ with 64-bit products only (no 128-bit helper on a
-        // 32-bit MCU): the high word of (hi·2^32 + lo)·c.
-        let c = u64::from(self.segment_count_length);
-        let h0 = ((h >> 32) * c + (((h & 0xffff_ffff) * c) >> 32)) >> 32;
-        let h0 = h0 as u32;
+        // ⌊h·SEGMENT_COUNT_LENGTH / 2^64⌋: one widening multiply on a 64-bit CPU, [`high_word`]
+        // (three 64-bit multiplies) elsewhere; the same number.
+        let c = self.segment_count_length;
+        #[cfg(target_pointer_width = "64")]
+        let h0 = ((u128::from(h) * u128::from(c)) >> 64) as u32;
+        #[cfg(not(target_pointer_width = "64"))]
+        let h0 = high_word(h, c);
         let mask = self.segment_length - 1;
         let h1 = (h0 + self.segment_length) ^ ((h >> 18) as u32 & mask);
         let h2 = (h0 + 2 * self.segment_length) ^ (h as u32 & mask);
@@ -299,9 +322,17 @@ impl<'a, F: Fingerprint> BinaryFuseRef<'a, F> {
         let h = self.layout.mix(hash);
         let [a, b, c] = self.layout.positions(h);
         let fp = F::truncate(Layout::fingerprint(h));
-        fp == read_fp::<F>(self.fingerprints, a)
-            ^ read_fp::<F>(self.fingerprints, b)
-            ^ read_fp::<F>(self.fingerprints, c)
+        let fps = self.fingerprints;
+        let Some(x) = read_fp::<F>(fps, a) else {
+            return past_the_end();
+        };
+        let Some(y) = read_fp::<F>(fps, b) else {
+            return past_the_end();
+        };
+        let Some(z) = read_fp::<F>(fps, c) else {
+            return past_the_end();
+        };
+        fp == x ^ y ^ z
     }
 
     /// The seed keys are hashed with.
@@ -593,10 +624,11 @@ mod build {
             for &(h, p) in stack.iter().rev() {
                 let [a, b, c] = layout.positions(h);
                 // Slot `p` is one of the three and still 0.
+                // (`fps` holds every position: the `unwrap_or` never applies.)
                 let v = F::truncate(Layout::fingerprint(h))
-                    ^ super::read_fp::<F>(fps, a)
-                    ^ super::read_fp::<F>(fps, b)
-                    ^ super::read_fp::<F>(fps, c);
+                    ^ super::read_fp::<F>(fps, a).unwrap_or(0)
+                    ^ super::read_fp::<F>(fps, b).unwrap_or(0)
+                    ^ super::read_fp::<F>(fps, c).unwrap_or(0);
                 let at = p as usize * F::BYTES;
                 for (i, byte) in fps[at..at + F::BYTES].iter_mut().enumerate() {
                     *byte = (v >> (8 * i)) as u8;
@@ -728,6 +760,7 @@ mod build {
 
     #[cfg(test)]
     mod tests {
+        use super::super::high_word;
         use super::*;
         use crate::wire::WireError;
 
@@ -751,6 +784,7 @@ mod build {
                 ] {
                     let want = ((u128::from(h) * u128::from(c)) >> 64) as u32;
                     assert_eq!(layout.positions(h)[0], want, "{h:#x} {c}");
+                    assert_eq!(high_word(h, c), want, "32-bit form, {h:#x} {c}");
                 }
             }
         }

@@ -41,7 +41,7 @@
 use super::codec::{read_header, write_envelope, Sink, SliceSource};
 use super::send::Out;
 use super::{SketchKind, Wire};
-use crate::blocked::{block_contains, dispatch, words_le};
+use crate::blocked::block_contains_le;
 use crate::hash::{hash64, reduce, Key};
 use crate::lookup::{bloom_contains, counting_contains};
 use crate::wire::WireError;
@@ -156,6 +156,30 @@ fn open(
     }
 }
 
+/// The doc example of a `view_shell!` method: a view of an empty `$Filter<2, 3>` made with
+/// `$Filter::$ctor`, then the line `$check`.
+macro_rules! view_example {
+    ($Name:ident, $Filter:ident, $ctor:literal, $check:expr) => {
+        concat!(
+            "```\n# use sketch_nostd::{wire::{self, ",
+            stringify!($Name),
+            ", Wire}, ",
+            stringify!($Filter),
+            "};\n# let mut buf = [0u8; ",
+            stringify!($Filter),
+            "::<2, 3>::MAX_ENCODED_LEN];\nlet view = ",
+            stringify!($Name),
+            "::new(wire::encode_view(&",
+            stringify!($Filter),
+            "::<2, 3>::",
+            $ctor,
+            ", &mut buf)?)?;\n",
+            $check,
+            "\n# Ok::<(), sketch_nostd::WireError>(())\n```"
+        )
+    };
+}
+
 /// The shell of a view ([`BloomRef`], [`BlockedBloomRef`], [`CountingBloomRef`]): the type
 /// `$Name<'a>` holding the dense body, its size `$size` (also its accessor, documented by
 /// `$size_doc`), `K` and the seed, and what all three answer alike: `contains`, `seed`, `hashes` and
@@ -181,15 +205,7 @@ macro_rules! view_shell {
                 have been: the answer of [`", stringify!($Filter), "::contains`] on the encoded \
                 filter.")]
             ///
-            /// ```
-            #[doc = concat!("# use sketch_nostd::{wire::{self, ", stringify!($Name), ", Wire}, ",
-                stringify!($Filter), "};")]
-            #[doc = concat!("# let mut buf = [0u8; ", stringify!($Filter), "::<2, 3>::MAX_ENCODED_LEN];")]
-            #[doc = concat!("let view = ", stringify!($Name), "::new(wire::encode_view(&",
-                stringify!($Filter), "::<2, 3>::new(), &mut buf)?)?;")]
-            /// assert!(!view.contains("anything"));
-            /// # Ok::<(), sketch_nostd::WireError>(())
-            /// ```
+            #[doc = view_example!($Name, $Filter, "new()", "assert!(!view.contains(\"anything\"));")]
             #[inline]
             #[must_use]
             pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
@@ -198,15 +214,7 @@ macro_rules! view_shell {
 
             /// The seed keys are hashed with.
             ///
-            /// ```
-            #[doc = concat!("# use sketch_nostd::{wire::{self, ", stringify!($Name), ", Wire}, ",
-                stringify!($Filter), "};")]
-            #[doc = concat!("# let mut buf = [0u8; ", stringify!($Filter), "::<2, 3>::MAX_ENCODED_LEN];")]
-            #[doc = concat!("let view = ", stringify!($Name), "::new(wire::encode_view(&",
-                stringify!($Filter), "::<2, 3>::with_seed(5), &mut buf)?)?;")]
-            /// assert_eq!(view.seed(), 5);
-            /// # Ok::<(), sketch_nostd::WireError>(())
-            /// ```
+            #[doc = view_example!($Name, $Filter, "with_seed(5)", "assert_eq!(view.seed(), 5);")]
             #[must_use]
             pub const fn seed(&self) -> u64 {
                 self.seed
@@ -214,15 +222,7 @@ macro_rules! view_shell {
 
             #[doc = $size_doc]
             ///
-            /// ```
-            #[doc = concat!("# use sketch_nostd::{wire::{self, ", stringify!($Name), ", Wire}, ",
-                stringify!($Filter), "};")]
-            #[doc = concat!("# let mut buf = [0u8; ", stringify!($Filter), "::<2, 3>::MAX_ENCODED_LEN];")]
-            #[doc = concat!("let view = ", stringify!($Name), "::new(wire::encode_view(&",
-                stringify!($Filter), "::<2, 3>::new(), &mut buf)?)?;")]
-            #[doc = concat!("assert_eq!(view.", stringify!($size), "(), ", $size_value, ");")]
-            /// # Ok::<(), sketch_nostd::WireError>(())
-            /// ```
+            #[doc = view_example!($Name, $Filter, "new()", concat!("assert_eq!(view.", stringify!($size), "(), ", $size_value, ");"))]
             #[must_use]
             pub const fn $size(&self) -> u32 {
                 self.$size
@@ -230,15 +230,7 @@ macro_rules! view_shell {
 
             /// The number of hashes, `K`: the bits or counters a key probes.
             ///
-            /// ```
-            #[doc = concat!("# use sketch_nostd::{wire::{self, ", stringify!($Name), ", Wire}, ",
-                stringify!($Filter), "};")]
-            #[doc = concat!("# let mut buf = [0u8; ", stringify!($Filter), "::<2, 3>::MAX_ENCODED_LEN];")]
-            #[doc = concat!("let view = ", stringify!($Name), "::new(wire::encode_view(&",
-                stringify!($Filter), "::<2, 3>::new(), &mut buf)?)?;")]
-            /// assert_eq!(view.hashes(), 3);
-            /// # Ok::<(), sketch_nostd::WireError>(())
-            /// ```
+            #[doc = view_example!($Name, $Filter, "new()", "assert_eq!(view.hashes(), 3);")]
             #[must_use]
             pub const fn hashes(&self) -> u32 {
                 self.k
@@ -377,8 +369,7 @@ impl<'a> BlockedBloomRef<'a> {
         else {
             return false;
         };
-        let (low, k) = (hash as u32, self.k);
-        dispatch(move || block_contains(&words_le(block), low, k))
+        block_contains_le(block, hash as u32, self.k)
     }
 }
 

@@ -919,7 +919,10 @@ pub const HLL_OPS: [(&str, &str); 4] = [
 #[allow(dead_code)]
 ///
 /// `hll14` is not here: it runs only on targets with more RAM than the Cortex-M0 budget target.
-pub const FAMILIES: [(&str, usize); 11] = [
+/// `prefilter` (the router example, `src/prefilter.rs`) keeps no sketch in RAM: both its filters are
+/// read in place from flash; its `send` is the view encoding of the static filter and the view made
+/// of those bytes (the device's "receive" of a filter is a view, so `receive` adds nothing to it).
+pub const FAMILIES: [(&str, usize); 12] = [
     ("micro", MICRO_SKETCH_BYTES),
     ("bloom", BLOOM_SKETCH_BYTES),
     ("countmin", COUNTMIN_SKETCH_BYTES),
@@ -931,4 +934,5 @@ pub const FAMILIES: [(&str, usize); 11] = [
     ("spacesaving", SPACESAVING_SKETCH_BYTES),
     ("topk", TOPK_SKETCH_BYTES),
     ("quantile", crate::quantile::QUANTILE_SKETCH_BYTES),
+    ("prefilter", 0),
 ];

@@ -139,20 +139,25 @@ pub mod answer {
 /// Calls `f` with every prefix of `url` that the filters are keyed by: `scheme://host/`, each path
 /// segment ending in `/`, and the whole path without its query. Stops at the first `true`.
 pub fn any_prefix(url: &str, mut f: impl FnMut(&str) -> bool) -> bool {
-    let path = url.split_once('?').map_or(url, |(p, _)| p);
+    // Byte searches and `get` rather than `str::find` and `&s[..i]`: a firmware does not want the
+    // pattern searchers or the slicing's failure paths (char formatting, Unicode tables). Every cut
+    // is just after an ASCII byte (`?` excluded, `/` included), so `get` always answers.
+    let bytes = url.as_bytes();
+    let query = bytes.iter().position(|&b| b == b'?').unwrap_or(bytes.len());
+    let Some(path) = url.get(..query) else {
+        return false;
+    };
+    let bytes = path.as_bytes();
     // The first `/` after `scheme://` ends the host.
-    let Some(start) = path.find("://").map(|i| i + 3) else {
+    let Some(start) = bytes.windows(3).position(|w| w == b"://").map(|i| i + 3) else {
         return f(path);
     };
-    let mut ends = path
-        .char_indices()
-        .skip_while(|&(i, _)| i < start)
-        .filter(|&(_, c)| c == '/')
-        .map(|(i, _)| i + 1);
-    if ends.any(|end| f(&path[..end])) {
-        return true;
+    for (i, &b) in bytes.iter().enumerate().skip(start) {
+        if b == b'/' && path.get(..i + 1).is_some_and(&mut f) {
+            return true;
+        }
     }
-    !path.ends_with('/') && f(path)
+    bytes.last() != Some(&b'/') && f(path)
 }
 
 /// The server's exact answer (standing for the round trip): is one of the URL's prefixes unsafe?

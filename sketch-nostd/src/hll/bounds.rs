@@ -30,7 +30,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         match self.estimator() {
             Estimator::Sparse => self.sparse_estimate(),
             Estimator::Martingale => Num::from_f64(self.hip),
-            Estimator::Histogram => self.histogram_estimate_num(),
+            // Only a dense sketch uses it: its sums are up to date.
+            Estimator::Histogram => self.sums.improved_estimate(Self::P32),
         }
     }
 

@@ -69,20 +69,9 @@ pub struct DeviceHll<const P: u8, const BYTES: usize> {
     seed: u64,
 }
 
-macro_rules! device_aliases {
-    ($($name:ident = $p:literal),*) => {$(
-        #[doc = concat!("[`DeviceHll`] with 2^", stringify!($p), " registers (`P = ", stringify!($p),
-            "`) in `3·2^", stringify!($p), "/4` bytes.")]
-        ///
-        /// ```
-        #[doc = concat!("let h = sketch_nostd::hll::", stringify!($name), "::new();")]
-        #[doc = concat!("assert_eq!(h.dense_registers().len(), 3 << ", stringify!($p), " >> 2);")]
-        /// ```
-        pub type $name = DeviceHll<$p, { 3 << $p >> 2 }>;
-    )*};
-}
-
-device_aliases!(
+aliases!(
+    DeviceHll,
+    dense_registers,
     DeviceHll4 = 4,
     DeviceHll5 = 5,
     DeviceHll6 = 6,

@@ -55,6 +55,21 @@
 //! # Ok::<(), sketch_nostd::MergeError>(())
 //! ```
 
+/// The aliases of a sketch type `$ty<P, BYTES>` (`BYTES = 3·2^P/4`), one per precision, each with
+/// a doc example checking `$bytes()`'s length. Used here and in `device`.
+macro_rules! aliases {
+    ($ty:ident, $bytes:ident, $($name:ident = $p:literal),*) => {$(
+        #[doc = concat!("[`", stringify!($ty), "`] with 2^", stringify!($p), " registers (`P = ",
+            stringify!($p), "`) in `3·2^", stringify!($p), "/4` bytes.")]
+        ///
+        /// ```
+        #[doc = concat!("let h = sketch_nostd::hll::", stringify!($name), "::new();")]
+        #[doc = concat!("assert_eq!(h.", stringify!($bytes), "().len(), 3 << ", stringify!($p), " >> 2);")]
+        /// ```
+        pub type $name = $ty<$p, { 3 << $p >> 2 }>;
+    )*};
+}
+
 mod bounds;
 mod device;
 mod estimator;
@@ -149,20 +164,9 @@ pub struct HyperLogLog<const P: u8, const BYTES: usize> {
     single_stream: bool,
 }
 
-macro_rules! aliases {
-    ($($name:ident = $p:literal),*) => {$(
-        #[doc = concat!("[`HyperLogLog`] with 2^", stringify!($p), " registers (`P = ", stringify!($p),
-            "`) in `3·2^", stringify!($p), "/4` bytes.")]
-        ///
-        /// ```
-        #[doc = concat!("let h = sketch_nostd::hll::", stringify!($name), "::new();")]
-        #[doc = concat!("assert_eq!(h.dense_registers_or_coupon_bytes().len(), 3 << ", stringify!($p), " >> 2);")]
-        /// ```
-        pub type $name = HyperLogLog<$p, { 3 << $p >> 2 }>;
-    )*};
-}
-
 aliases!(
+    HyperLogLog,
+    dense_registers_or_coupon_bytes,
     Hll4 = 4,
     Hll5 = 5,
     Hll6 = 6,

@@ -289,7 +289,6 @@ const fn mul_32_16(x: u32, y: u32) -> u64 {
 /// Rounds `m·2^e` (`m` with its top bit set), plus something less than one unit of `m` if `sticky`,
 /// to 53 significant bits, to nearest with ties to even: returns `(mantissa, exponent)` with the
 /// mantissa in `[2^52, 2^53)`.
-#[inline(never)]
 pub(crate) const fn round53(m: u64, e: i32, sticky: bool) -> (u64, i32) {
     let mantissa = round_off(m, 11, sticky);
     if mantissa >> 53 != 0 {
@@ -297,6 +296,13 @@ pub(crate) const fn round53(m: u64, e: i32, sticky: bool) -> (u64, i32) {
     } else {
         (mantissa, e + 11)
     }
+}
+
+/// [`round53`] as one out-of-line body for the martingale update, which rounds three times (the
+/// callers elsewhere, `to_f64` and the quantile sketch's rank, keep it inlined: smaller there).
+#[inline(never)]
+fn round53_shared(m: u64, e: i32, sticky: bool) -> (u64, i32) {
+    round53(m, e, sticky)
 }
 
 /// `m / 2^drop` (`drop ≥ 1`) rounded to the nearest integer, ties to even; `sticky` says that the
@@ -382,15 +388,15 @@ fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
         return hip;
     };
     // sum = sm·2^se, as the f64 addition rounds it.
-    let (sm, se) = round53(m, e, sticky);
+    let (sm, se) = round53_shared(m, e, sticky);
     // 2^p / sum = q·2^(p − se − 63 − 52) with q = ⌊2^126 / (sm·2^11)⌋ in [2^62, 2^63].
     let (q, inexact) = div_bits(1 << 63, sm << 11);
     let z = q.leading_zeros();
-    let (im, ie) = round53(q << z, p as i32 - se - 115 - z as i32, inexact);
+    let (im, ie) = round53_shared(q << z, p as i32 - se - 115 - z as i32, inexact);
     // hip + increment, both f64 values (53 significant bits): their 64-bit aligned sum with the
     // dropped bits as sticky is enough to round exactly.
     let (sum, sticky) = Num::from_f64(hip).add_sticky(Num::new(im, ie));
-    let (rm, re) = round53(sum.m, sum.e, sticky);
+    let (rm, re) = round53_shared(sum.m, sum.e, sticky);
     let next = f64_of(rm, re);
     if next.to_bits() > CAP.to_bits() {
         CAP

@@ -110,19 +110,11 @@ pub(crate) fn iter(bytes: &[u8]) -> impl Iterator<Item = u8> + '_ {
     })
 }
 
-/// Calls `f` with every register value in order, eight at a time from 6-byte groups (a faster
-/// [`iter`] for whole-array passes).
+/// Calls `f` with every register value in order, four at a time from 3-byte groups (a trailing
+/// partial group is ignored), in `u32` arithmetic: no 64-bit shifts, which a Cortex-M0 does with
+/// helper calls.
 pub(crate) fn for_each(bytes: &[u8], mut f: impl FnMut(u8)) {
-    let mut groups = bytes.chunks_exact(6);
-    for g in &mut groups {
-        if let [a, b, c, d, e, g5] = *g {
-            let x = u64::from_le_bytes([a, b, c, d, e, g5, 0, 0]);
-            for shift in [0, 6, 12, 18, 24, 30, 36, 42] {
-                f((x >> shift & 63) as u8);
-            }
-        }
-    }
-    for g in groups.remainder().chunks_exact(3) {
+    for g in bytes.chunks_exact(3) {
         if let [a, b, c] = *g {
             unpack_group(a, b, c).into_iter().for_each(&mut f);
         }

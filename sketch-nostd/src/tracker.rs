@@ -405,9 +405,9 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
     /// Moves the new entry at the top of the heap down to its place.
     ///
     /// Bottom-up (Floyd): the hole first runs down to a leaf along the lowest-ranked children, then
-    /// the entry climbs back to its place. A replaced minimum (new count just above the old
-    /// smallest) belongs near the leaves, so the climb is short, and the descent has no
-    /// data-dependent exit.
+    /// the entry climbs back to its place ([`sift_up`](Self::sift_up)). A replaced minimum (new
+    /// count just above the old smallest) belongs near the leaves, so the climb is short, and the
+    /// descent has no data-dependent exit.
     fn sift_down_from_top(&mut self) {
         let Some(heap) = self.heap.get_mut(..self.slots.len()) else {
             return;
@@ -421,18 +421,8 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
             Self::place(heap, slots, hole, cs);
             hole = child;
         }
-        while hole > 0 {
-            let parent = (hole - 1) / ARITY;
-            let Some(&ps) = heap.get(parent) else {
-                break;
-            };
-            if !Self::lower(slots, moving, ps) {
-                break;
-            }
-            Self::place(heap, slots, hole, ps);
-            hole = parent;
-        }
         Self::place(heap, slots, hole, moving);
+        self.sift_up(hole);
     }
 
     /// `true` if slot `a` ranks below slot `b` (see [`ranks_below`]); a missing slot ranks above all.

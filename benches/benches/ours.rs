@@ -4,6 +4,9 @@
 //!
 //! - `ours/heavy`: the heavy-hitter summaries (`TopK` on a count-min, `SpaceSaving`) and a 1 KB
 //!   count-min (256 × 4 u8), per event of the reference Zipf stream;
+//! - `ours/heavy/lines u64`: Space-Saving as tui-demo uses it (1,000 counters over 64-bit line
+//!   hashes) on a stream like a web log's whole lines: 85% of the events a key never seen before,
+//!   the rest the reference Zipf stream, so most events take over the smallest counter;
 //! - `ours/countmin rows`: the count-min sketch against its former unmixed row probes (the cost of
 //!   rows that collide independently), same shape as the `countmin/` tables;
 //! - `ours/hll14`: HyperLogLog at p = 14 (12 KB): insert into the dense and the sparse form,
@@ -54,6 +57,8 @@ fn heavy(c: &mut Criterion) {
     per_event(&mut g, "SpaceSaving<128>", &events, |k| ss.increment(k));
     g.finish();
 
+    heavy_lines(c);
+
     // The 1 KB count-min (256 × 4 u8) beside the tables' ε = 0.001 one (2719 × 5 u32, 54 KB).
     let mut standard = fed(
         Box::new(CountMin::<256, 4, u8, Standard>::with_seed(SEED)),
@@ -68,6 +73,40 @@ fn heavy(c: &mut Criterion) {
     update(&mut g, "update standard", &mut standard, &events);
     update(&mut g, "update conservative", &mut conservative, &events);
     estimate(&mut g, "estimate", &standard, &events);
+    g.finish();
+}
+
+/// Events of `ours/heavy/lines u64`: 200,000 64-bit keys, 85% of them new (a hash of the event's
+/// position), the others the reference Zipf stream's key (weights 1/r over 50,000 keys).
+fn line_like_stream() -> Vec<u64> {
+    const EVENTS: usize = 200_000;
+    zipf_stream(REFERENCE_KEYS, EVENTS, REFERENCE_SEED)
+        .into_iter()
+        .zip(0u64..)
+        .map(|(rank, i)| {
+            if hash64(&i, 7) % 100 < 85 {
+                hash64(&i, 9)
+            } else {
+                u64::from(rank)
+            }
+        })
+        .collect()
+}
+
+/// Space-Saving as tui-demo's heavy-hitter panel runs it, per event of [`line_like_stream`].
+fn heavy_lines(c: &mut Criterion) {
+    let events = line_like_stream();
+    let mut g = c.benchmark_group("ours/heavy/lines u64/add");
+    g.throughput(Throughput::Elements(events.len() as u64));
+    crate::xxh3_floor(&mut g, &events);
+    let mut ss = Box::new(SpaceSaving::<u64, 1_000>::new());
+    g.bench_function("SpaceSaving<1000>", |b| {
+        b.iter(|| {
+            for k in &events {
+                black_box(ss.increment(black_box(k)));
+            }
+        })
+    });
     g.finish();
 }
 

@@ -302,35 +302,27 @@ pub struct Counters {
     pub values_missing: u64,
 }
 
+/// `$T { f: now.f − start.f, … }` for the listed fields of two states of the same counters.
+macro_rules! since {
+    ($now:expr, $start:expr, $T:path { $($f:ident),* $(,)? }) => {{
+        let (now, start) = (&$now, &$start);
+        $T { $($f: now.$f - start.$f),* }
+    }};
+}
+
 impl Counters {
     /// What was counted after `start` (an earlier state of the same counters).
     #[must_use]
+    #[rustfmt::skip]
     pub fn since(&self, start: &Self) -> Self {
-        let (t, s) = (&self.totals, &start.totals);
-        let (d, sd) = (&self.dedupe, &start.dedupe);
-        let (m, sm) = (&self.micro, &start.micro);
+        use crate::snapshot::Totals;
         Self {
-            totals: crate::snapshot::Totals {
-                lines: t.lines - s.lines,
-                bytes: t.bytes - s.bytes,
-                non_utf8: t.non_utf8 - s.non_utf8,
-                crlf: t.crlf - s.crlf,
-                long: t.long - s.long,
-                missing_field: t.missing_field - s.missing_field,
-            },
-            dedupe: DedupeCounters {
-                passed: d.passed - sd.passed,
-                suppressed: d.suppressed - sd.suppressed,
-                false_suppressed: d.false_suppressed - sd.false_suppressed,
-                never_seen: d.never_seen - sd.never_seen,
-                clears: d.clears - sd.clears,
-            },
-            micro: MicroCounters {
-                lookups: m.lookups - sm.lookups,
-                skipped: m.skipped - sm.skipped,
-                hits: m.hits - sm.hits,
-                false_positives: m.false_positives - sm.false_positives,
-            },
+            totals: since!(self.totals, start.totals,
+                Totals { lines, bytes, non_utf8, crlf, long, missing_field }),
+            dedupe: since!(self.dedupe, start.dedupe,
+                DedupeCounters { passed, suppressed, false_suppressed, never_seen, clears }),
+            micro: since!(self.micro, start.micro,
+                MicroCounters { lookups, skipped, hits, false_positives }),
             values_missing: self.values_missing - start.values_missing,
         }
     }

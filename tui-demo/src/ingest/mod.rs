@@ -612,6 +612,45 @@ mod tests {
     }
 
     #[test]
+    fn intervals_close_on_the_clock_while_the_input_stalls() {
+        // A followed file that stops growing: the source neither sends lines nor ends, and no
+        // command comes in. The interval must still close when the clock passes its end.
+        let dir = std::env::temp_dir().join(format!("tui-demo-stall-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("log");
+        let text: String = (0..500).map(|i| format!("line {}\n", i % 37)).collect();
+        std::fs::write(&path, text).unwrap();
+        let clock = crate::clock::ManualClock::default();
+        let handle = spawn_clocked(
+            &SourceSpec::Lines(vec![source::Input::Follow(path)]),
+            EngineOptions::default(),
+            None,
+            Box::new(clock.clone()),
+        )
+        .unwrap();
+        let limit = Duration::from_secs(60);
+        assert!(wait_until(limit, || handle.snapshot().totals.lines == 500));
+        let held = |h: &Handle| h.snapshot().window.as_ref().map_or(0, |w| w.held);
+        assert_eq!(held(&handle), 1, "only the open interval at 0 s");
+        assert!(
+            handle.snapshot().finished.is_none(),
+            "a followed file never ends"
+        );
+        // 31 s on the clock: intervals 0 (0–15 s) and 1 (15–30 s) have closed with no input, and
+        // interval 2 is open.
+        clock.set(Duration::from_secs(31));
+        assert!(wait_until(limit, || held(&handle) == 3));
+        let w = handle.snapshot().window.clone().unwrap();
+        assert_eq!(
+            w.lines.first(),
+            Some(&500),
+            "the first interval held every line"
+        );
+        assert_eq!(handle.finish(), Ok(()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn finish_stops_a_healthy_thread() {
         let handle = spawn_with(
             &SourceSpec::Synthetic { seed: 3 },

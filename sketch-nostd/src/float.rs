@@ -1,4 +1,6 @@
-//! `f64` addition in integer instructions, rounded exactly as IEEE 754 rounds it.
+//! `f64` arithmetic the sketches need beyond `core`: `const` [`ln`] and [`exp`] (re-exported by
+//! `sizing`, accurate to a few ULP, because `f64::ln` is neither `const` nor in `core`), and
+//! addition in integer instructions, rounded exactly as IEEE 754 rounds it.
 //!
 //! On a part without a double-precision FPU, `a + b` links the compiler's soft-float addition
 //! (888 bytes on a Cortex-M0). The quantile sketch's running sum is its one `f64` addition, and the
@@ -7,6 +9,96 @@
 //! (a third of the size) elsewhere, with the same results.
 
 use crate::hll::num::NATIVE_F64;
+
+/// Natural logarithm, usable in `const` contexts. `ln(0)` is −∞; negative inputs and NaN give NaN.
+///
+/// ```
+/// use sketch_nostd::sizing::ln;
+/// const L: f64 = ln(100.0);
+/// assert!((L - 4.605170185988092).abs() < 1e-14);
+/// ```
+#[must_use]
+pub const fn ln(x: f64) -> f64 {
+    if x.is_nan() || x < 0.0 {
+        return f64::NAN;
+    }
+    if x == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if x.is_infinite() {
+        return f64::INFINITY;
+    }
+    let mut x = x;
+    let mut e: i64 = 0;
+    // Bring subnormals into the normal range first.
+    if x < f64::MIN_POSITIVE {
+        x *= 18_014_398_509_481_984.0; // 2^54
+        e -= 54;
+    }
+    let bits = x.to_bits();
+    e += ((bits >> 52) & 0x7ff) as i64 - 1023;
+    // Mantissa in [1, 2), then folded into [1/√2, √2) so the series below converges fast.
+    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | (1023 << 52));
+    if m > core::f64::consts::SQRT_2 {
+        m *= 0.5;
+        e += 1;
+    }
+    // ln(m) = 2·atanh(s) = 2·(s + s³/3 + s⁵/5 + …) with s = (m − 1)/(m + 1), |s| ≤ 0.172.
+    let s = (m - 1.0) / (m + 1.0);
+    let s2 = s * s;
+    let mut term = s;
+    let mut sum = s;
+    let mut n = 3.0;
+    while n < 40.0 {
+        term *= s2;
+        sum += term / n;
+        n += 2.0;
+    }
+    2.0 * sum + e as f64 * core::f64::consts::LN_2
+}
+
+/// The exponential function, usable in `const` contexts.
+///
+/// ```
+/// use sketch_nostd::sizing::exp;
+/// const E: f64 = exp(1.0);
+/// assert!((E - core::f64::consts::E).abs() < 1e-15);
+/// ```
+#[must_use]
+pub const fn exp(x: f64) -> f64 {
+    if x.is_nan() {
+        return f64::NAN;
+    }
+    if x > 709.8 {
+        return f64::INFINITY;
+    }
+    if x < -745.2 {
+        return 0.0;
+    }
+    // x = k·ln2 + r with |r| ≤ ln2/2, then e^x = 2^k · e^r.
+    let kf = x / core::f64::consts::LN_2;
+    let k = if kf < 0.0 {
+        (kf - 0.5) as i64
+    } else {
+        (kf + 0.5) as i64
+    };
+    let r = x - k as f64 * core::f64::consts::LN_2;
+    let mut term = 1.0;
+    let mut sum = 1.0;
+    let mut n = 1.0;
+    while n < 28.0 {
+        term *= r / n;
+        sum += term;
+        n += 1.0;
+    }
+    // Scale by 2^k in at most two steps so that subnormal results are reached too.
+    let mut k = k;
+    if k < -1022 {
+        sum *= f64::from_bits(1u64 << 52); // 2^-1022
+        k += 1022;
+    }
+    sum * f64::from_bits(((k + 1023) as u64) << 52)
+}
 
 const SIGN: u64 = 1 << 63;
 const FRACTION: u64 = (1 << 52) - 1;

@@ -77,7 +77,7 @@ pub(crate) const fn threshold(j: usize, sub: usize) -> u64 {
     if j == 0 || sub == 0 {
         return 0;
     }
-    let v = crate::sizing::exp(j as f64 / sub as f64 * core::f64::consts::LN_2);
+    let v = crate::float::exp(j as f64 / sub as f64 * core::f64::consts::LN_2);
     ((v - 1.0) * TWO_64) as u64
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per lookup of the prefilters on every target, counted in the compiler's assembly
-# (issue 18, docs/prefilters.md "Instruction counts"). Deterministic, unlike timings on a shared
+# (docs/prefilters.md "Instruction counts"). Deterministic, unlike timings on a shared
 # machine: the blocked filter's block test is branch-free, so the instructions of its function are
 # the instructions one lookup executes (plus the one bounds check's branch).
 #

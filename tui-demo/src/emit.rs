@@ -367,7 +367,7 @@ mod tests {
 
     #[test]
     fn the_last_interval_is_sent() {
-        // Issue 15: lines counted after a device's last periodic send never left it. With a
+        // A defect once: lines counted after a device's last periodic send never left it. With a
         // period longer than the run, the only send is the final one, and it carries every line.
         let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
         rx.set_read_timeout(Some(Duration::from_millis(300)))

@@ -407,7 +407,7 @@ fn signal_and_wait(child: std::process::Child, signal: &str) -> std::process::Ou
 
 #[test]
 fn huge_seconds_do_not_panic() {
-    // Issue 15: `--seconds 1e19` and `1e20` overflowed Instant/Duration and panicked.
+    // A defect once: `--seconds 1e19` and `1e20` overflowed Instant/Duration and panicked.
     for s in ["1e19", "1e20"] {
         let (status, out, err) = run(&["--seconds", s, "--lines", "1000", "--json"], b"");
         assert!(status.success(), "{s}: {err}");
@@ -472,7 +472,7 @@ fn listen_on_port_0_reports_the_bound_port() {
 
 #[test]
 fn several_inputs_are_read_one_after_the_other() {
-    // Issue 15: two --input were refused ("give one source"). A file without a final newline
+    // A defect once: two --input were refused ("give one source"). A file without a final newline
     // does not join its last line to the next file's first.
     let dir = std::env::temp_dir().join(format!("tui-demo-several-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -1,4 +1,4 @@
-//! The router example of issue 18, as a firmware family: a prefilter of unsafe URL prefixes held in
+//! The router prefilter example, as a firmware family: a prefilter of unsafe URL prefixes held in
 //! flash, checked for every request URL, with a "maybe → ask the server" path. Shared with the host
 //! test (`tests/tests/firmware.rs` includes this file), which runs it too and compares the answers.
 //!

@@ -48,7 +48,7 @@ pub const HEAVY_EPSILON: f64 = 1.0 / HEAVY_K as f64;
 /// any length is listed; the line's text is kept beside it for display only.
 ///
 /// It replaced a `TopK` (count-min plus a heap): a count-min overestimate let a line seen twice into
-/// the list (issue 15), while Space-Saving's list carries a bracket of every listed key's truth.
+/// the list, while Space-Saving's list carries a bracket of every listed key's truth.
 pub type Heavy = SpaceSaving<u64, HEAVY_K>;
 /// Rows of the heavy-hitter list shown (and reported) unless `--top` says otherwise.
 pub const DEFAULT_TOP: usize = 10;
@@ -876,7 +876,7 @@ mod tests {
     #[test]
     fn the_default_run_lists_no_false_heavy_hitter() {
         use crate::source::synthetic::Generator;
-        // Issue 15: `--report --lines 1000000` (seed 1) listed at row 6 a line seen twice with a
+        // A defect once: `--report --lines 1000000` (seed 1) listed at row 6 a line seen twice with a
         // count-min estimate of 4,257 (ε·N = 999), and dropped the true #10.
         let mut e = Engine::new(EngineOptions::default());
         let mut g = Generator::new(1);

@@ -35,10 +35,12 @@ fn pack_group(r: [u8; 4]) -> [u8; 3] {
     [a, b, c]
 }
 
-/// The byte index and bit shift of register `i`.
+/// The byte index and bit shift of register `i`; an index too large for any register array locates
+/// past every array, so the callers' checked reads refuse it. A compare and a 32-bit multiply: a
+/// saturating multiply calls the 64-bit multiply helper on a Cortex-M0.
 #[inline]
 fn locate(i: usize) -> (usize, u32) {
-    let bit = i.saturating_mul(6);
+    let bit = if i < 1 << 28 { i * 6 } else { usize::MAX };
     (bit >> 3, (bit & 7) as u32)
 }
 

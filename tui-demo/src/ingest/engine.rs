@@ -628,6 +628,12 @@ impl Engine {
             distinct: self.distinct.clone(),
             heavy: self.heavy.heavy.clone(),
             names: self.heavy.names.clone(),
+            values: self.values.as_ref().map(|v| crate::saved::SavedValues {
+                sketch: Box::new(v.sketch().clone()),
+                field: v.field(),
+                json: v.json_pointer().map(str::to_owned),
+                missing: self.counters.values_missing,
+            }),
         }
     }
 

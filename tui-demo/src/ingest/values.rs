@@ -157,6 +157,18 @@ impl ValueField {
     pub fn sketch(&self) -> &Values {
         &self.sketch
     }
+
+    /// The field's number (from 1), or `None` with `--value-json`.
+    #[must_use]
+    pub fn field(&self) -> Option<u16> {
+        self.json.is_none().then_some(self.number)
+    }
+
+    /// `--value-json`: the JSON pointer of the value.
+    #[must_use]
+    pub fn json_pointer(&self) -> Option<&str> {
+        self.json.as_deref()
+    }
 }
 
 /// The figures of any quantile sketch of the `QuantileSketch` family: [`QUANTILES`] (each beside its

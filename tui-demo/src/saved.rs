@@ -289,14 +289,18 @@ mod tests {
     use crate::ingest::{Engine, EngineOptions};
     use crate::source::Batch;
 
-    fn engine(lines: impl Iterator<Item = String>) -> Engine {
-        let mut e = Engine::new(EngineOptions::default());
+    fn engine_with(options: EngineOptions, lines: impl Iterator<Item = String>) -> Engine {
+        let mut e = Engine::new(options);
         let mut b = Batch::default();
         for l in lines {
             b.push(l.as_bytes());
         }
         e.apply(&b);
         e
+    }
+
+    fn engine(lines: impl Iterator<Item = String>) -> Engine {
+        engine_with(EngineOptions::default(), lines)
     }
 
     #[test]
@@ -340,16 +344,11 @@ mod tests {
     }
 
     fn valued(field: u16, lines: impl Iterator<Item = String>) -> Engine {
-        let mut e = Engine::new(EngineOptions {
+        let options = EngineOptions {
             value_field: Some(field),
             ..EngineOptions::default()
-        });
-        let mut b = Batch::default();
-        for l in lines {
-            b.push(l.as_bytes());
-        }
-        e.apply(&b);
-        e
+        };
+        engine_with(options, lines)
     }
 
     #[test]

@@ -365,10 +365,9 @@ mod tests {
         assert!(s.held_merged > 0.0 && s.held_merged <= s.held_sum + 1.0);
     }
 
-    #[test]
-    fn the_last_interval_is_sent() {
-        // A defect once: lines counted after a device's last periodic send never left it. With a
-        // period longer than the run, the only send is the final one, and it carries every line.
+    /// Two devices for 0.3 s with a period longer than the run, so the only send is the final
+    /// one: the run's totals and what a host made of every datagram that arrived.
+    fn one_final_send(value_field: Option<u16>) -> (EmitTotals, crate::snapshot::FleetStats) {
         let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
         rx.set_read_timeout(Some(Duration::from_millis(300)))
             .unwrap();
@@ -380,7 +379,7 @@ mod tests {
             corrupt: 0.0,
             seconds: Some(0.3),
             seed: 7,
-            value_field: None,
+            value_field,
         };
         let totals = run(&o, &AtomicBool::new(false), &mut io::sink()).unwrap();
         assert!(totals.lines > 0, "{totals:?}");
@@ -389,7 +388,14 @@ mod tests {
         while let Ok((len, from)) = rx.recv_from(&mut buf) {
             fleet.datagram(from, &mut buf[..len], Instant::now());
         }
-        let s = fleet.stats(Instant::now());
+        (totals, fleet.stats(Instant::now()))
+    }
+
+    #[test]
+    fn the_last_interval_is_sent() {
+        // A defect once: lines counted after a device's last periodic send never left it. The
+        // only send is the final one, and it carries every line.
+        let (totals, s) = one_final_send(None);
         assert_eq!(s.ok, 2 * 4, "one send of four frames per device");
         assert_eq!(s.lines_merged, totals.lines);
     }
@@ -398,27 +404,7 @@ mod tests {
     fn with_a_value_field_every_line_s_value_reaches_the_host() {
         // `--value-field 9`: five frames per send, and the merged quantile sketch counts every
         // line the devices counted (each has a latency).
-        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
-        rx.set_read_timeout(Some(Duration::from_millis(300)))
-            .unwrap();
-        let o = EmitOptions {
-            devices: 2,
-            to: rx.local_addr().unwrap(),
-            rate: 200,
-            period: Duration::from_secs(3_600),
-            corrupt: 0.0,
-            seconds: Some(0.3),
-            seed: 7,
-            value_field: Some(9),
-        };
-        let totals = run(&o, &AtomicBool::new(false), &mut io::sink()).unwrap();
-        assert!(totals.lines > 0, "{totals:?}");
-        let mut fleet = Fleet::new();
-        let mut buf = vec![0u8; 65_535];
-        while let Ok((len, from)) = rx.recv_from(&mut buf) {
-            fleet.datagram(from, &mut buf[..len], Instant::now());
-        }
-        let s = fleet.stats(Instant::now());
+        let (totals, s) = one_final_send(Some(9));
         assert_eq!(s.ok, 2 * 5, "one send of five frames per device");
         assert_eq!(s.quantiles.map(|q| q.count), Some(totals.lines));
     }

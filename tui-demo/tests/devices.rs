@@ -57,6 +57,21 @@ fn fleet_of(sends: &Sends) -> Fleet {
     fleet
 }
 
+/// The app drawn on a `w`×`h` test terminal, as text: one line per row.
+fn draw(app: &App, w: u16, h: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| f.render_widget(app, f.area())).unwrap();
+    let buf = terminal.backend().buffer();
+    let mut screen = String::new();
+    for y in 0..h {
+        for x in 0..w {
+            screen.push_str(buf[(x, y)].symbol());
+        }
+        screen.push('\n');
+    }
+    screen
+}
+
 fn heavy(s: &FleetStats) -> &HeavyStats {
     s.heavy
         .as_ref()
@@ -219,16 +234,7 @@ fn device_mode_screen_shows_the_heavy_hitters() {
     let mut app = App::new(None, Theme { color: true });
     app.snapshot = Arc::new(snap);
     for (w, h) in [(80, 24), (120, 40)] {
-        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-        terminal.draw(|f| f.render_widget(&app, f.area())).unwrap();
-        let buf = terminal.backend().buffer();
-        let mut screen = String::new();
-        for y in 0..h {
-            for x in 0..w {
-                screen.push_str(buf[(x, y)].symbol());
-            }
-            screen.push('\n');
-        }
+        let screen = draw(&app, w, h);
         for needle in [
             "Devices",
             "Heavy hitters",
@@ -318,16 +324,7 @@ fn device_quantile_sketches_merge_on_the_host() {
     let mut app = App::new(None, Theme { color: false });
     app.snapshot = Arc::new(snap.clone());
     for (w, h) in [(80, 24), (120, 40)] {
-        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-        terminal.draw(|f| f.render_widget(&app, f.area())).unwrap();
-        let buf = terminal.backend().buffer();
-        let mut screen = String::new();
-        for y in 0..h {
-            for x in 0..w {
-                screen.push_str(buf[(x, y)].symbol());
-            }
-            screen.push('\n');
-        }
+        let screen = draw(&app, w, h);
         let lines = tui_demo::ui::quantiles::lines(
             snap.quantiles.as_ref().unwrap(),
             false,

@@ -59,6 +59,17 @@ pub trait Sink {
         let _ = (most, write);
         None
     }
+    /// Calls `f` with `len ≤ SCRATCH_MAX` bytes of scratch memory (of any content), if the sink
+    /// has them, and returns its result. An encoder that needs a table to choose its form (the
+    /// HyperLogLog's register histogram) keeps it there, so that it is not on a device's stack.
+    ///
+    /// The default lends an array on the stack. The send path's sink lends the free part of the
+    /// caller's buffer, the bytes it will write next, and has none (`None`) when fewer than `len`
+    /// bytes are free: then nothing of `len` bytes or more still fits.
+    fn with_scratch<R>(&mut self, len: usize, f: impl FnOnce(&mut [u8]) -> R) -> Option<R> {
+        let mut scratch = [0u8; SCRATCH_MAX];
+        scratch.get_mut(..len).map(f)
+    }
     /// Raw bytes, one element each.
     fn bytes(&mut self, bytes: &[u8]) -> Result<(), Self::Error> {
         for &b in bytes {
@@ -78,6 +89,9 @@ pub trait Sink {
         Ok(())
     }
 }
+
+/// The most scratch memory [`Sink::with_scratch`] lends.
+pub const SCRATCH_MAX: usize = 256;
 
 /// Writes `len` items, each by `item`: every one in order (`runs` false: a dense body), or as zero
 /// runs (`runs` true): pairs of varints (`zeros`, `literals`), maximal runs of zero items then of

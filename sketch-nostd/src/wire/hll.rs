@@ -147,37 +147,31 @@ const fn distance(v: u32, base: u32) -> u32 {
     zigzag(v as i64 - base as i64) as u32
 }
 
-/// A register-value histogram's counter: `u16` while `m ≤ 2^15` (so a count never overflows and the
-/// histogram takes 128 bytes of a device's stack), `u32` above.
-trait Count: Copy + Default + Into<u32> {
-    fn inc(self) -> Self;
-}
-
-impl Count for u16 {
-    fn inc(self) -> Self {
-        self.wrapping_add(1)
-    }
-}
-
-impl Count for u32 {
-    fn inc(self) -> Self {
-        self.wrapping_add(1)
-    }
-}
-
 /// Writes dense packed registers (`2^P` of them, values at most `max_rank`) as the smallest of the
 /// three dense encodings: the body after the state byte and martingale estimate. Shared by
 /// [`HyperLogLog`] and [`DeviceHll`], so equal registers give equal bytes.
+///
+/// The compact form's size comes from a histogram of the register values ([`compact_size`]), 64
+/// counts of 2 bytes (4 above `P = 15`), kept in the sink's scratch memory
+/// ([`Sink::with_scratch`]): on the send path, the free part of the caller's buffer, so it is not
+/// on a device's stack. From `P = 10` on, every compact body is longer than the histogram (it
+/// takes at least 3 bytes and a bit per register, `3 + 2^P/8 > 64·2`), so a buffer without room
+/// for the histogram has none for a compact body either: the encoder then chooses between the
+/// other two as if the compact one were infinitely long, which chooses as before whenever the
+/// result fits. Below `P = 10` the histogram is on the stack (the registers take at most 384 B).
 fn write_registers<S: Sink, const P: u8, const BYTES: usize>(
     packed: &[u8; BYTES],
     max_rank: u8,
     s: &mut S,
 ) -> Result<(), S::Error> {
-    if P <= 15 {
-        write_dense::<u16, S>(packed, 1 << P, u32::from(max_rank), s)
+    let (n, max_rank) = (1 << P, u32::from(max_rank));
+    let sizes = if P < 10 {
+        Some(compact_size(packed, n, max_rank, &mut [0; 128]))
     } else {
-        write_dense::<u32, S>(packed, 1 << P, u32::from(max_rank), s)
-    }
+        let len = if P <= 15 { 128 } else { 256 };
+        s.with_scratch(len, |hist| compact_size(packed, n, max_rank, hist))
+    };
+    write_dense(packed, n, sizes, s)
 }
 
 /// Register `i` as a `u32`: one copy for the encoder's passes.
@@ -189,26 +183,47 @@ fn reg(packed: &[u8], i: u32) -> u32 {
 /// The compact form's best base and Rice parameter for `n` registers (values at most
 /// `max_rank`), the first of the smallest in the order (base, k), from a histogram of the register
 /// values: for base `b` and parameter `k` the form takes `Σ_v count(v)·((zigzag(v − b) >> k) + 1 + k)`
-/// bits, a sum over 64 bins, not `m` registers. Returns `[non-zero registers, bits, base, k]`.
+/// bits, a sum over 64 bins, not `m` registers. Returns the bits and `8·base + k` (two values: they
+/// are returned in registers, not through the caller's stack).
 ///
-/// Not inlined: the histogram's frame is gone before anything is written.
+/// The histogram is `hist` (its content is overwritten), `hist.len() / 64` bytes a count, each
+/// count's bytes 64 apart, least significant first: a count is incremented with a carry from one
+/// byte to the next, so one loop serves any width. Not inlined: its frame is gone before anything
+/// is written.
 #[inline(never)]
-fn compact_size<C: Count>(packed: &[u8], n: u32, max_rank: u32) -> [u32; 4] {
-    let mut hist = [C::default(); 64];
+fn compact_size(packed: &[u8], n: u32, max_rank: u32, hist: &mut [u8]) -> (u32, u32) {
+    for b in hist.iter_mut() {
+        // Through `black_box`: a plain loop becomes a call of `memset` for unaligned memory, which
+        // costs 192 B of Cortex-M0 code where nothing else links it.
+        *core::hint::black_box(b) = 0;
+    }
     for i in 0..n {
-        if let Some(h) = hist.get_mut(reg(packed, i) as usize) {
-            *h = h.inc();
+        let mut at = reg(packed, i) as usize;
+        while let Some(b) = hist.get_mut(at) {
+            *b = b.wrapping_add(1);
+            if *b != 0 {
+                break;
+            }
+            at += 64;
         }
     }
-    let mut best = [n - hist[0].into(), u32::MAX, 0, 0];
+    let count = |v: u32| {
+        let (mut c, mut at) = (0, v as usize + hist.len());
+        while at >= 64 {
+            at -= 64;
+            c = c << 8 | u32::from(hist.get(at).copied().unwrap_or(0));
+        }
+        c
+    };
+    let mut best = (u32::MAX, 0);
     for b in 0..max_rank + 1 {
         for k in 0..MAX_COMPACT_K + 1 {
             let mut bits = n * (1 + k);
             for v in 0..64 {
-                bits += hist[v as usize].into() * (distance(v, b) >> k);
+                bits += count(v) * (distance(v, b) >> k);
             }
-            if bits < best[1] {
-                best[1..].copy_from_slice(&[bits, b, k]);
+            if bits < best.0 {
+                best = (bits, b << 3 | k);
             }
         }
     }
@@ -256,17 +271,19 @@ fn dense_list_bits(packed: &[u8], n: u32, k: u32) -> u32 {
     bits
 }
 
-/// [`write_registers`] for `n` registers. Every size is counted before anything is written, in
-/// `u32` arithmetic: the compact form's from a histogram ([`compact_size`]), the list's for the
-/// candidate parameters of [`best_list`] by [`dense_list_bits`]. Then only the chosen form is written,
-/// straight into the sink.
-fn write_dense<C: Count, S: Sink>(
+/// [`write_registers`] for `n` registers, with the compact form's bits and `8·base + k` from
+/// [`compact_size`] (`None`: no compact body fits). Every size is counted before anything is
+/// written, in `u32` arithmetic: the list's for the candidate parameters of [`best_list`] by
+/// [`dense_list_bits`]. Then only the chosen form is written, straight into the sink.
+fn write_dense<S: Sink>(
     packed: &[u8],
     n: u32,
-    max_rank: u32,
+    compact: Option<(u32, u32)>,
     s: &mut S,
 ) -> Result<(), S::Error> {
-    let [count, compact_bits, base, compact_k] = compact_size::<C>(packed, n, max_rank);
+    let (compact_bits, base_k) = compact.unwrap_or((u32::MAX, 0));
+    let (base, compact_k) = (base_k >> 3, base_k & 7);
+    let count = (0..n).filter(|&i| reg(packed, i) != 0).count() as u32;
     let compact = 2 + bytes_for(compact_bits);
     // The non-zero registers as a list: tag, count (a varint: `count < 2^21`), k, the bits.
     let (list_k, list_bits) = best_list(count, n, |k| Ok(dense_list_bits(packed, n, k)))?;

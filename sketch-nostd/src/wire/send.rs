@@ -13,31 +13,30 @@ use super::frame::crc32;
 use super::Wire;
 use crate::wire::WireError;
 
-/// The one way writing can fail: the buffer is full. A unit error keeps every `Result` on the send
-/// path in a register (a `WireError` is returned through memory, and linked `memcpy` on Cortex-M0);
-/// it becomes [`WireError::BufferTooSmall`] at the public functions.
-#[derive(Debug)]
-pub(crate) struct Full;
+/// The error of [`Out`]'s writes: none. A write past the end of the buffer is counted, not
+/// stored, and [`Out::finish`] reports it as [`WireError::BufferTooSmall`]; so no write on the send
+/// path has an error branch (each was a compare and a branch at every call site, about 4 B of
+/// Cortex-M0 code, and kept values live across the calls).
+pub(crate) enum Never {}
 
-impl From<Full> for WireError {
-    fn from(_: Full) -> Self {
-        WireError::BufferTooSmall
+impl From<Never> for WireError {
+    fn from(never: Never) -> Self {
+        match never {}
     }
 }
 
 /// Where the send path writes: a caller's byte slice, as postcard writes elements (`u8` raw, `u64`
 /// as a LEB128 varint), either plainly or as a frame's payload (COBS-encoded as postcard's `Cobs`
-/// flavor, a code byte before each run of up to 254 non-zero bytes, and checksummed), refusing to
-/// go past the slice's end. One type for both, so that each sketch's body writer is compiled once
-/// on a device that encodes and frames.
+/// flavor, a code byte before each run of up to 254 non-zero bytes, and checksummed). One type for
+/// both, so that each sketch's body writer is compiled once on a device that encodes and frames.
 ///
-/// It measures ([`Sink::measure`]) by writing plain bytes into the free part of the slice and
-/// taking them back: a form that does not fit there is larger than the space left, so when it is
-/// not chosen the smallest form does not fit either, and the encoding is
-/// [`WireError::BufferTooSmall`] as it would be anyway.
+/// Writing never fails: bytes past the end of the slice are counted and dropped, and
+/// [`finish`](Self::finish) refuses the result. So it measures ([`Sink::measure`]) exactly, by
+/// writing plain bytes into the free part of the slice (as far as they fit) and taking them back,
+/// and it lends that free part as scratch memory ([`Sink::with_scratch`]).
 pub(crate) struct Out<'a> {
     buf: &'a mut [u8],
-    /// Bytes written.
+    /// Bytes written, counting those past the end of `buf`.
     at: usize,
     /// Whether the bytes are a frame's payload.
     framed: bool,
@@ -70,19 +69,48 @@ impl<'a> Out<'a> {
         }
     }
 
-    /// One byte into the slice.
-    #[inline(never)]
-    fn put(&mut self, b: u8) -> Result<(), Full> {
-        *self.buf.get_mut(self.at).ok_or(Full)? = b;
+    /// One byte into the slice, if it is not full.
+    #[inline(always)]
+    fn put(&mut self, b: u8) {
+        if let Some(x) = self.buf.get_mut(self.at) {
+            *x = b;
+        }
         self.at += 1;
-        Ok(())
     }
 
-    /// One payload byte through COBS (not the checksum): the payload and the CRC bytes both go
-    /// through it.
-    fn cobs(&mut self, b: u8) -> Result<(), Full> {
+    /// The bytes written, or [`WireError::BufferTooSmall`] if they did not fit: for a frame, after
+    /// its CRC, the last run's code and the delimiter.
+    pub(crate) fn finish(&mut self) -> Result<&'a mut [u8], WireError> {
+        if self.framed {
+            // The CRC's four bytes, then the delimiter: a zero through COBS writes the last run's
+            // code, then the zero (the fifth byte shifted out of the CRC). They go through `byte`,
+            // which also adds them to the checksum, no longer read.
+            let mut crc = self.crc.finalize();
+            for _ in 0..5 {
+                let Ok(()) = self.byte(crc as u8);
+                crc >>= 8;
+            }
+        }
+        core::mem::take(&mut self.buf)
+            .get_mut(..self.at)
+            .ok_or(WireError::BufferTooSmall)
+    }
+}
+
+impl Sink for Out<'_> {
+    type Error = Never;
+
+    // One copy, called by every element (inlined into each, it cost ~300 B of M0 code). A frame's
+    // byte goes into the checksum, then through COBS.
+    #[inline(never)]
+    fn byte(&mut self, b: u8) -> Result<(), Never> {
+        if !self.framed {
+            self.put(b);
+            return Ok(());
+        }
+        self.crc.update(core::slice::from_ref(&b));
         if b != 0 {
-            self.put(b)?;
+            self.put(b);
             if self.at - self.code != 0xFF {
                 return Ok(());
             }
@@ -92,43 +120,13 @@ impl<'a> Out<'a> {
             *code = (self.at - self.code) as u8;
         }
         self.code = self.at;
-        self.put(0)
-    }
-
-    /// The bytes written: for a frame, after its CRC, the last run's code and the delimiter.
-    pub(crate) fn finish(&mut self) -> Result<&'a mut [u8], Full> {
-        if self.framed {
-            // The CRC's four bytes, then the delimiter: a zero through COBS writes the last run's
-            // code, then the zero (the fifth byte shifted out of the CRC).
-            let mut crc = self.crc.finalize();
-            for _ in 0..5 {
-                self.cobs(crc as u8)?;
-                crc >>= 8;
-            }
-        }
-        // `at` never passes the end: every write checked it.
-        core::mem::take(&mut self.buf)
-            .get_mut(..self.at)
-            .ok_or(Full)
-    }
-}
-
-impl Sink for Out<'_> {
-    type Error = Full;
-
-    // One copy, called by every element (inlined into each, it cost ~300 B of M0 code).
-    #[inline(never)]
-    fn byte(&mut self, b: u8) -> Result<(), Full> {
-        if !self.framed {
-            return self.put(b);
-        }
-        self.crc.update(core::slice::from_ref(&b));
-        self.cobs(b)
+        self.put(0);
+        Ok(())
     }
 
     /// A LEB128 varint (7 bits a byte, least significant first), as postcard writes a `u64`.
     #[inline(never)]
-    fn varint(&mut self, v: u64) -> Result<(), Full> {
+    fn varint(&mut self, v: u64) -> Result<(), Never> {
         // In two 32-bit halves: a 64-bit shift and compare are several instructions on a 32-bit core.
         let (mut lo, mut hi) = (v as u32, (v >> 32) as u32);
         while hi != 0 || lo >= 0x80 {
@@ -142,21 +140,27 @@ impl Sink for Out<'_> {
     fn measure(
         &mut self,
         most: usize,
-        write: impl FnOnce(&mut Self) -> Result<(), Full>,
+        write: impl FnOnce(&mut Self) -> Result<(), Never>,
     ) -> Option<usize> {
         let (at, framed) = (self.at, self.framed);
         self.framed = false;
-        let written = write(self);
+        let Ok(()) = write(self);
         let n = self.at - at;
         (self.at, self.framed) = (at, framed);
-        written.ok().filter(|()| n <= most).map(|()| n)
+        (n <= most).then_some(n)
+    }
+
+    #[inline]
+    fn with_scratch<R>(&mut self, len: usize, f: impl FnOnce(&mut [u8]) -> R) -> Option<R> {
+        let free = self.buf.get_mut(self.at..)?;
+        free.get_mut(..len).map(f)
     }
 }
 
 /// Writes `sketch` into `out` and returns the bytes written.
 fn send<'a, T: Wire>(out: &mut Out<'a>, sketch: &T) -> Result<&'a mut [u8], WireError> {
-    write_sketch(sketch, out)?;
-    Ok(out.finish()?)
+    let Ok(()) = write_sketch(sketch, out);
+    out.finish()
 }
 
 /// Encodes `sketch` into `buf` and returns the bytes written; see [`encode`](super::encode).
@@ -200,8 +204,8 @@ pub fn encode_frame<'a, S: Wire>(
     buf: &'a mut [u8],
 ) -> Result<&'a mut [u8], WireError> {
     let mut out = Out::framed(buf);
-    out.varint(device)?;
-    out.varint(u64::from(seq))?;
+    let Ok(()) = out.varint(device);
+    let Ok(()) = out.varint(u64::from(seq));
     send(&mut out, sketch)
 }
 
@@ -302,6 +306,61 @@ mod tests {
             let _ = cuckoo.insert(&i);
         }
         tight_buffers(&Bloom::<8, 2>::from_parts([0, 0, !0, !0, 0, 0, 0, 0], 1));
+    }
+
+    /// The HyperLogLog's dense encoder keeps its register histogram in the free part of the
+    /// buffer (from `P = 10`), and without room for it chooses as if no compact body fitted: the
+    /// same bytes in buffers of exactly their length, where at small counts the list leaves no room
+    /// for the histogram, as in large ones; the same in frames.
+    #[test]
+    fn hll_forms_are_chosen_the_same_in_a_tight_buffer() {
+        use crate::hll::{DeviceHll10, DeviceHll12, DeviceHll4, DeviceHll9};
+        let (mut d4, mut d9) = (DeviceHll4::with_seed(2), DeviceHll9::with_seed(2));
+        let (mut d10, mut d12) = (DeviceHll10::with_seed(2), DeviceHll12::with_seed(2));
+        let mut full = Hll10::with_seed(2);
+        full.to_dense();
+        // The dense body's tag of each encoding: after the envelope and the state byte.
+        let mut tags = [[0u32; 3]; 2];
+        let mut buf = [0u8; 4_096];
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for i in 0..40_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let checked = i < 40 || (i < 400 && i % 20 == 0) || i % 2_000 == 0;
+            if checked {
+                tight_buffers(&d4);
+                tight_buffers(&d9);
+                tight_buffers(&d10);
+                tight_buffers(&d12);
+                tight_buffers(&full);
+                // Envelope (6 bytes), state byte, tag: in an exact buffer, 127 bytes or fewer after
+                // the state byte leave no room for the 128-byte histogram.
+                let plain = encode_into(&d10, &mut buf).unwrap();
+                if plain[6] == 1 {
+                    tags[usize::from(plain.len() - 7 >= 128)][usize::from(plain[7])] += 1;
+                }
+            }
+            for h in [x, x.rotate_left(32)] {
+                d4.insert_hash(h);
+                d9.insert_hash(h);
+                d10.insert_hash(h);
+                d12.insert_hash(h);
+                full.insert_hash(h);
+            }
+        }
+        // Lists in buffers too short for the histogram; lists and compact bodies (the registers
+        // of 80,000 keys) in longer ones.
+        assert!(tags[0][1] > 10, "{tags:?}");
+        assert!(tags[1][1] > 0 && tags[1][2] > 0, "{tags:?}");
+        // Registers of any value: packed.
+        let mut packed = [0u8; 768];
+        for i in 0..1_024 {
+            crate::hll::registers::raise(&mut packed, i, (i * 37 % 56) as u8);
+        }
+        let any = DeviceHll10::from_parts(&packed, 1).unwrap();
+        assert_eq!(encode_into(&any, &mut buf).unwrap()[7], 0);
+        tight_buffers(&any);
     }
 
     #[test]

@@ -282,29 +282,31 @@ fn write_dense<S: Sink>(
     s: &mut S,
 ) -> Result<(), S::Error> {
     let (compact_bits, base_k) = compact.unwrap_or((u32::MAX, 0));
-    let (base, compact_k) = (base_k >> 3, base_k & 7);
-    let count = (0..n).filter(|&i| reg(packed, i) != 0).count() as u32;
+    // The non-zero registers: a list's bits with parameters 31 and 30 differ by one bit for each
+    // (every gap is below 2^30, so its Rice code is its parameter's bits and a stop bit).
+    let count = dense_list_bits(packed, n, 31) - dense_list_bits(packed, n, 30);
     let compact = 2 + bytes_for(compact_bits);
     // The non-zero registers as a list: tag, count (a varint: `count < 2^21`), k, the bits.
     let (list_k, list_bits) = best_list(count, n, |k| Ok(dense_list_bits(packed, n, k)))?;
     let list = 2 + u32::from(count >= 1 << 7) + u32::from(count >= 1 << 14) + bytes_for(list_bits);
     let packed_len = packed.len() as u32;
-    if packed_len <= list && packed_len <= compact {
-        s.byte(PACKED)?;
+    // The form's tag, and the head of the other two: the list's count or the compact form's base
+    // (a varint, which for a base below 64 is its one byte), then the Rice parameter.
+    let (tag, head, k) = if packed_len <= list && packed_len <= compact {
+        (PACKED, 0, 0)
+    } else if list <= compact {
+        (REGISTER_LIST, count, list_k)
+    } else {
+        (COMPACT, base_k >> 3, base_k & 7)
+    };
+    s.byte(tag)?;
+    if tag == PACKED {
         return s.bytes(packed);
     }
-    let (k, base) = if list <= compact {
-        s.byte(REGISTER_LIST)?;
-        s.varint(u64::from(count))?;
-        (list_k, 0)
-    } else {
-        s.byte(COMPACT)?;
-        s.byte(base as u8)?;
-        (compact_k, base)
-    };
+    s.varint(u64::from(head))?;
     s.byte(k as u8)?;
     let mut w = BitWriter::new(s);
-    dense_bits(&mut w, packed, n, list <= compact, k, base)?;
+    dense_bits(&mut w, packed, n, tag == REGISTER_LIST, k, head)?;
     w.finish().map(drop)
 }
 

@@ -45,12 +45,20 @@ impl<'a, S: Sink> BitWriter<'a, S> {
     /// small loop.
     pub fn rice(&mut self, v: u32, k: u32) -> Result<(), S::Error> {
         let q = v >> k;
+        // After the `q` ones, the bits of `2v` from the lowest: the unary code's closing zero, then
+        // `v`'s low bits.
+        let mut low = v << 1;
         for i in 0..q + 1 + k {
-            // Bit `i ≥ q` is bit `i − q` of `2v`: the unary code's closing zero, then `v`'s low bits.
-            let one = i < q || (v << 1) >> (i - q) & 1 != 0;
+            let one = if i < q {
+                1
+            } else {
+                let bit = low & 1;
+                low >>= 1;
+                bit
+            };
             let at = self.bits % 8;
             self.bits += 1;
-            self.acc |= u8::from(one) << at;
+            self.acc |= (one as u8) << at;
             if at == 7 {
                 self.sink.byte(self.acc)?;
                 self.acc = 0;

@@ -290,8 +290,8 @@ fn write_dense<S: Sink>(
     let (list_k, list_bits) = best_list(count, n, |k| Ok(dense_list_bits(packed, n, k)))?;
     let list = 2 + u32::from(count >= 1 << 7) + u32::from(count >= 1 << 14) + bytes_for(list_bits);
     let packed_len = packed.len() as u32;
-    // The form's tag, and the head of the other two: the list's count or the compact form's base
-    // (a varint, which for a base below 64 is its one byte), then the Rice parameter.
+    // The form's tag, and the head of the other two: the list's count (a varint) or the compact
+    // form's base (a byte), then the Rice parameter (a byte).
     let (tag, head, k) = if packed_len <= list && packed_len <= compact {
         (PACKED, 0, 0)
     } else if list <= compact {
@@ -303,7 +303,11 @@ fn write_dense<S: Sink>(
     if tag == PACKED {
         return s.bytes(packed);
     }
-    s.varint(u64::from(head))?;
+    if tag == REGISTER_LIST {
+        s.varint(u64::from(head))?;
+    } else {
+        s.byte(head as u8)?;
+    }
     s.byte(k as u8)?;
     let mut w = BitWriter::new(s);
     dense_bits(&mut w, packed, n, tag == REGISTER_LIST, k, head)?;

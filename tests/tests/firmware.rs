@@ -498,7 +498,6 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 const KNOWN_MISSES: &[(&str, u64)] = &[
     ("hll: ops text", 9440),
     ("hll: send text", 2688),
-    ("device-hll: whole path text", 2128),
     ("quantile: ops text", 5360),
     ("prefilter: ops text", 12704),
     ("prefilter: send text", 3664),

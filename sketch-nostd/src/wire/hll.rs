@@ -286,9 +286,11 @@ fn write_dense<S: Sink>(
     // (every gap is below 2^30, so its Rice code is its parameter's bits and a stop bit).
     let count = dense_list_bits(packed, n, 31) - dense_list_bits(packed, n, 30);
     let compact = 2 + bytes_for(compact_bits);
-    // The non-zero registers as a list: tag, count (a varint: `count < 2^21`), k, the bits.
+    // The non-zero registers as a list: tag, count (a varint of up to 3 bytes: `count ≤ n ≤ 2^18`,
+    // so the third is possible only from `n = 2^14` on, which the compiler sees), k, the bits.
     let (list_k, list_bits) = best_list(count, n, |k| Ok(dense_list_bits(packed, n, k)))?;
-    let list = 2 + u32::from(count >= 1 << 7) + u32::from(count >= 1 << 14) + bytes_for(list_bits);
+    let varint3 = n >= 1 << 14 && count >= 1 << 14;
+    let list = 2 + u32::from(count >= 1 << 7) + u32::from(varint3) + bytes_for(list_bits);
     let packed_len = packed.len() as u32;
     // The form's tag, and the head of the other two: the list's count (a varint) or the compact
     // form's base (a byte), then the Rice parameter (a byte).

@@ -7,6 +7,51 @@ use super::{registers, HyperLogLog, Registers};
 use crate::error::{check_seeds, MergeError, PartsError};
 use crate::hash::{hash64, Key};
 
+/// The items both HyperLogLog types share, written once: the register count and largest value,
+/// `new`, `seed` and `insert` (hash with the sketch's seed, then `insert_hash`; the caller imports
+/// `Key` and `hash64`). `$path` names an alias of the type for the doc examples; `new` and `insert`
+/// take their own.
+macro_rules! shared_items {
+    (
+        $path:literal,
+        new: $(#[$new:meta])*
+        insert: $(#[$insert:meta])*
+    ) => {
+        /// Number of registers, `m = 2^P`.
+        pub const REGISTERS: usize = 1 << Self::PRECISION;
+
+        /// The largest value a register can hold, `64 − P + 1`.
+        pub const MAX_RANK: u8 = 65 - Self::PRECISION;
+
+        const P32: u32 = Self::PRECISION as u32;
+
+        /// An empty sketch with seed 0.
+        ///
+        $(#[$new])*
+        #[must_use]
+        pub const fn new() -> Self {
+            Self::with_seed(0)
+        }
+
+        /// The seed this sketch hashes with.
+        ///
+        /// ```
+        #[doc = concat!("assert_eq!(", $path, "::new().seed(), 0);")]
+        /// ```
+        #[must_use]
+        pub const fn seed(&self) -> u64 {
+            self.seed
+        }
+
+        $(#[$insert])*
+        #[inline]
+        pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
+            self.insert_hash(hash64(key, self.seed))
+        }
+    };
+}
+pub(super) use shared_items;
+
 /// A HyperLogLog of `2^P` packed 6-bit registers and a seed, nothing else: the device side of a
 /// [`HyperLogLog`].
 ///
@@ -93,23 +138,25 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     /// The precision `p` (checked as for [`HyperLogLog::PRECISION`]).
     pub const PRECISION: u8 = HyperLogLog::<P, BYTES>::PRECISION;
 
-    /// Number of registers, `m = 2^P`.
-    pub const REGISTERS: usize = 1 << Self::PRECISION;
-
-    /// The largest value a register can hold, `64 − P + 1`.
-    pub const MAX_RANK: u8 = 65 - Self::PRECISION;
-
-    const P32: u32 = Self::PRECISION as u32;
-
-    /// An empty sketch with seed 0.
-    ///
-    /// ```
-    /// assert!(sketch_nostd::hll::DeviceHll12::new().is_empty());
-    /// ```
-    #[must_use]
-    pub const fn new() -> Self {
-        Self::with_seed(0)
-    }
+    shared_items!(
+        "sketch_nostd::hll::DeviceHll10",
+        new:
+        /// ```
+        /// assert!(sketch_nostd::hll::DeviceHll12::new().is_empty());
+        /// ```
+        insert:
+        /// Counts a key. Returns `true` if a register rose (the key is certainly new).
+        ///
+        /// ```
+        /// use sketch_nostd::{hll::DeviceHll14, Hll14};
+        /// let (mut device, mut full) = (DeviceHll14::new(), Hll14::new());
+        /// for word in ["a", "b", "a"] {
+        ///     device.insert(word);
+        ///     full.insert(word);
+        /// }
+        /// assert!(device.registers().eq(full.registers()));
+        /// ```
+    );
 
     /// An empty sketch hashing with `seed`. Only sketches with equal seeds merge, with each other
     /// and with [`HyperLogLog`]s.
@@ -124,32 +171,6 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
             data: [0; BYTES],
             seed,
         }
-    }
-
-    /// The seed this sketch hashes with.
-    ///
-    /// ```
-    /// assert_eq!(sketch_nostd::hll::DeviceHll10::new().seed(), 0);
-    /// ```
-    #[must_use]
-    pub const fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// Counts a key. Returns `true` if a register rose (the key is certainly new).
-    ///
-    /// ```
-    /// use sketch_nostd::{hll::DeviceHll14, Hll14};
-    /// let (mut device, mut full) = (DeviceHll14::new(), Hll14::new());
-    /// for word in ["a", "b", "a"] {
-    ///     device.insert(word);
-    ///     full.insert(word);
-    /// }
-    /// assert!(device.registers().eq(full.registers()));
-    /// ```
-    #[inline]
-    pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
-        self.insert_hash(hash64(key, self.seed))
     }
 
     /// Counts a key by its 64-bit hash ([`hash64`] with this sketch's seed gives the same result as

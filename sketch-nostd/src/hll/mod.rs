@@ -198,11 +198,26 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         P
     };
 
-    /// Number of registers, `m = 2^P`.
-    pub const REGISTERS: usize = 1 << Self::PRECISION;
-
-    /// The largest value a register can hold, `64 − P + 1`.
-    pub const MAX_RANK: u8 = 65 - Self::PRECISION;
+    device::shared_items!(
+        "sketch_nostd::Hll10",
+        new:
+        /// ```
+        /// let h = sketch_nostd::Hll14::new();
+        /// assert_eq!(h.cardinality(), 0.0);
+        /// assert!(h.is_sparse() && h.is_empty());
+        /// ```
+        insert:
+        /// Counts a key. Returns `true` if the sketch changed (the key is certainly new), `false` if it
+        /// did not (the key was probably seen before).
+        ///
+        /// ```
+        /// let mut h = sketch_nostd::Hll14::new();
+        /// assert!(h.insert("alice"));
+        /// assert!(!h.insert("alice"));
+        /// h.insert(&42u64);
+        /// assert_eq!(h.cardinality().round(), 2.0);
+        /// ```
+    );
 
     /// How many distinct coupons the sparse form holds before converting to dense registers: 3/4 of
     /// `BYTES / 4` four-byte coupons (2,304 at `P = 14`).
@@ -221,20 +236,6 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// ```
     pub const SPARSE_INDEX_BITS: u8 = Self::PRECISION + sparse::EXTRA_BITS as u8;
 
-    const P32: u32 = Self::PRECISION as u32;
-
-    /// An empty sketch with seed 0.
-    ///
-    /// ```
-    /// let h = sketch_nostd::Hll14::new();
-    /// assert_eq!(h.cardinality(), 0.0);
-    /// assert!(h.is_sparse() && h.is_empty());
-    /// ```
-    #[must_use]
-    pub const fn new() -> Self {
-        Self::with_seed(0)
-    }
-
     /// An empty sketch hashing with `seed`. Only sketches with equal seeds merge.
     ///
     /// ```
@@ -252,31 +253,6 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
             dense: false,
             single_stream: true,
         }
-    }
-
-    /// The seed this sketch hashes with.
-    ///
-    /// ```
-    /// assert_eq!(sketch_nostd::Hll10::new().seed(), 0);
-    /// ```
-    #[must_use]
-    pub const fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    /// Counts a key. Returns `true` if the sketch changed (the key is certainly new), `false` if it
-    /// did not (the key was probably seen before).
-    ///
-    /// ```
-    /// let mut h = sketch_nostd::Hll14::new();
-    /// assert!(h.insert("alice"));
-    /// assert!(!h.insert("alice"));
-    /// h.insert(&42u64);
-    /// assert_eq!(h.cardinality().round(), 2.0);
-    /// ```
-    #[inline]
-    pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
-        self.insert_hash(hash64(key, self.seed))
     }
 
     /// Counts a key by its 64-bit hash, for callers that hash themselves; [`hash64`] with this

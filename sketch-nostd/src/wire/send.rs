@@ -78,19 +78,8 @@ impl<'a> Out<'a> {
         self.at += 1;
     }
 
-    /// The bytes written, or [`WireError::BufferTooSmall`] if they did not fit: for a frame, after
-    /// its CRC, the last run's code and the delimiter.
+    /// The bytes written, or [`WireError::BufferTooSmall`] if they did not fit.
     pub(crate) fn finish(&mut self) -> Result<&'a mut [u8], WireError> {
-        if self.framed {
-            // The CRC's four bytes, then the delimiter: a zero through COBS writes the last run's
-            // code, then the zero (the fifth byte shifted out of the CRC). They go through `byte`,
-            // which also adds them to the checksum, no longer read.
-            let mut crc = self.crc.finalize();
-            for _ in 0..5 {
-                let Ok(()) = self.byte(crc as u8);
-                crc >>= 8;
-            }
-        }
         core::mem::take(&mut self.buf)
             .get_mut(..self.at)
             .ok_or(WireError::BufferTooSmall)
@@ -157,18 +146,14 @@ impl Sink for Out<'_> {
     }
 }
 
-/// Writes `sketch` into `out` and returns the bytes written.
-fn send<'a, T: Wire>(out: &mut Out<'a>, sketch: &T) -> Result<&'a mut [u8], WireError> {
-    let Ok(()) = write_sketch(sketch, out);
-    out.finish()
-}
-
 /// Encodes `sketch` into `buf` and returns the bytes written; see [`encode`](super::encode).
 pub(crate) fn encode_into<'a, T: Wire>(
     sketch: &T,
     buf: &'a mut [u8],
 ) -> Result<&'a mut [u8], WireError> {
-    send(&mut Out::new(buf), sketch)
+    let mut out = Out::new(buf);
+    let Ok(()) = write_sketch(sketch, &mut out);
+    out.finish()
 }
 
 /// Encodes a frame of `sketch`, sent by `device` with sequence number `seq`, into `buf`, delimiter
@@ -206,7 +191,16 @@ pub fn encode_frame<'a, S: Wire>(
     let mut out = Out::framed(buf);
     let Ok(()) = out.varint(device);
     let Ok(()) = out.varint(u64::from(seq));
-    send(&mut out, sketch)
+    let Ok(()) = write_sketch(sketch, &mut out);
+    // The CRC's four bytes, then the delimiter: a zero through COBS writes the last run's code,
+    // then the zero (the fifth byte shifted out of the CRC). They go through `byte`, which also
+    // adds them to the checksum, no longer read.
+    let mut crc = out.crc.finalize();
+    for _ in 0..5 {
+        let Ok(()) = out.byte(crc as u8);
+        crc >>= 8;
+    }
+    out.finish()
 }
 
 #[cfg(test)]

@@ -497,7 +497,7 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 /// send firmware that the ops one had shared, 2,484 → 3,584 B: the two together 24,460 → 16,036 B.)
 const KNOWN_MISSES: &[(&str, u64)] = &[
     ("hll: ops text", 9440),
-    ("hll: send text", 2592),
+    ("hll: send text", 2576),
     ("quantile: ops text", 5360),
     ("prefilter: ops text", 12704),
     ("prefilter: send text", 3664),

@@ -375,18 +375,16 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         let items = || self.coupons().map(coupon_item);
         let span = 1 << Self::SPARSE_INDEX_BITS;
         let (k, bits) = best_list(count, span, |k| Ok(list_bits(items(), k)))?;
-        let rice = 1 + bytes_for(bits);
-        let raw = 4 * count;
-        if rice <= raw {
-            s.byte(COUPONS_RICE)?;
-            s.varint(u64::from(count))?;
+        // The tag and the count, then k and the list, or the raw coupons.
+        let rice = 1 + bytes_for(bits) <= 4 * count;
+        s.byte(if rice { COUPONS_RICE } else { COUPONS_RAW })?;
+        s.varint(u64::from(count))?;
+        if rice {
             s.byte(k as u8)?;
             let mut w = BitWriter::new(s);
             write_list(&mut w, k, items())?;
             w.finish().map(drop)
         } else {
-            s.byte(COUPONS_RAW)?;
-            s.varint(u64::from(count))?;
             for c in self.coupons() {
                 for b in c.to_le_bytes() {
                     s.byte(b)?;
@@ -510,13 +508,11 @@ impl<const P: u8, const BYTES: usize> Codec for HyperLogLog<P, BYTES> {
         } else {
             0
         };
-        match self.dense_registers() {
-            None => {
-                s.byte(single)?;
-                self.write_coupons(s)
-            }
+        let packed = self.dense_registers();
+        s.byte(if packed.is_some() { DENSE } else { 0 } | single)?;
+        match packed {
+            None => self.write_coupons(s),
             Some(packed) => {
-                s.byte(DENSE | single)?;
                 if single != 0 {
                     let m = self.martingale_estimate().unwrap_or(0.0);
                     s.u64_le(m.to_bits())?;

@@ -355,6 +355,23 @@ mod tests {
         let any = DeviceHll10::from_parts(&packed, 1).unwrap();
         assert_eq!(encode_into(&any, &mut buf).unwrap()[7], 0);
         tight_buffers(&any);
+        // Above `P = 15` a count takes four bytes: 65,536 registers all 3 (a count of 2^16, carried
+        // into the third byte), and the registers of 300,000 keys, as postcard's path writes them.
+        let mut big = vec![0u8; 49_152];
+        for i in 0..1 << 16 {
+            crate::hll::registers::raise(&mut big, i, 3);
+        }
+        let all3 = crate::hll::DeviceHll16::from_parts(big.as_slice().try_into().unwrap(), 4);
+        let mut keys = crate::hll::DeviceHll16::with_seed(4);
+        for i in 0..300_000u32 {
+            keys.insert(&i);
+        }
+        let (mut ours, mut want) = (vec![0u8; 50_000], vec![0u8; 50_000]);
+        for sketch in [&all3.unwrap(), &keys] {
+            let plain = encode_into(sketch, &mut ours).unwrap();
+            assert_eq!(&*plain, postcard::to_slice(sketch, &mut want).unwrap());
+            assert_eq!(plain[7], 2, "compact");
+        }
     }
 
     #[test]

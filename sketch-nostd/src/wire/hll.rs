@@ -375,8 +375,9 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         let items = || self.coupons().map(coupon_item);
         let span = 1 << Self::SPARSE_INDEX_BITS;
         let (k, bits) = best_list(count, span, |k| Ok(list_bits(items(), k)))?;
-        // The tag and the count, then k and the list, or the raw coupons.
-        let rice = 1 + bytes_for(bits) <= 4 * count;
+        // The tag and the count, then k and the list (`1 + bytes`), or the raw coupons (4 bytes
+        // each); ties go to the list.
+        let rice = bytes_for(bits) < 4 * count;
         s.byte(if rice { COUPONS_RICE } else { COUPONS_RAW })?;
         s.varint(u64::from(count))?;
         if rice {

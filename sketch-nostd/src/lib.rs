@@ -78,6 +78,7 @@ pub mod cuckoo;
 pub mod error;
 mod filter;
 mod float;
+mod num;
 #[cfg(feature = "wire")]
 pub mod fuse;
 pub mod hash;

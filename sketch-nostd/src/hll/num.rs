@@ -14,6 +14,8 @@
 //! in integer code, for the same reason: no float routine in the image. Encoded sketches are the same
 //! bytes on every target (and the same as those of earlier versions).
 
+use crate::num::{f64_of, mul_wide, round53, round_off, NATIVE_F64};
+
 /// A non-negative number `m·2^e`, with the top bit of `m` set unless the number is 0. Operations
 /// truncate (round toward zero) to 64 bits: a relative error below 2^−63 each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,19 +224,6 @@ const fn shr(x: u64, s: i32) -> (u64, bool) {
     }
 }
 
-/// The 128-bit product `a·b` as (high, low) words, from four 32×32-bit products (a Cortex-M0 has
-/// no 64-bit multiply; this avoids the compiler's 128-bit multiplication routine).
-pub(crate) const fn mul_wide(a: u64, b: u64) -> (u64, u64) {
-    const LOW: u64 = 0xffff_ffff;
-    let (a1, a0, b1, b0) = (a >> 32, a & LOW, b >> 32, b & LOW);
-    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-    let mid = (p00 >> 32) + (p01 & LOW) + (p10 & LOW);
-    (
-        p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32),
-        mid << 32 | (p00 & LOW),
-    )
-}
-
 /// `⌊n·2^63 / d⌋` and whether the remainder is not 0, for `n < 2d` and `d` with its top bit set (so
 /// the quotient fits in 64 bits). Long division in base 2^16 (Knuth, TAOCP vol. 2, 4.3.1,
 /// Algorithm D): four quotient digits, each estimated by a 32-by-16-bit division, which the
@@ -286,60 +275,12 @@ const fn mul_32_16(x: u32, y: u32) -> u64 {
     ((((x >> 16) * y) as u64) << 16) + ((x & 0xffff) * y) as u64
 }
 
-/// Rounds `m·2^e` (`m` with its top bit set), plus something less than one unit of `m` if `sticky`,
-/// to 53 significant bits, to nearest with ties to even: returns `(mantissa, exponent)` with the
-/// mantissa in `[2^52, 2^53)`.
-pub(crate) const fn round53(m: u64, e: i32, sticky: bool) -> (u64, i32) {
-    let mantissa = round_off(m, 11, sticky);
-    if mantissa >> 53 != 0 {
-        (mantissa >> 1, e + 12)
-    } else {
-        (mantissa, e + 11)
-    }
-}
-
 /// [`round53`] as one out-of-line body for the martingale update, which rounds three times (the
 /// callers elsewhere, `to_f64` and the quantile sketch's rank, keep it inlined: smaller there).
 #[inline(never)]
 fn round53_shared(m: u64, e: i32, sticky: bool) -> (u64, i32) {
     round53(m, e, sticky)
 }
-
-/// `m / 2^drop` (`drop ≥ 1`) rounded to the nearest integer, ties to even; `sticky` says that the
-/// exact value is a little above `m` (bits already dropped before). The result may carry into one
-/// more bit than `m >> drop` has.
-const fn round_off(m: u64, drop: i32, sticky: bool) -> u64 {
-    // The dropped bits, moved to the top of `rest`: above 2^63 is more than half a unit. Beyond 64
-    // dropped bits the value is less than half a unit.
-    let (kept, rest) = match drop {
-        1..=63 => (m >> drop, m << (64 - drop)),
-        64 => (0, m),
-        _ => (0, 0),
-    };
-    let up = rest > 1 << 63 || (rest == 1 << 63 && (sticky || kept & 1 == 1));
-    kept + up as u64
-}
-
-/// The `f64` `m·2^e` for a mantissa in `[2^52, 2^53)`: 0 below the normal range, infinity above.
-fn f64_of(m: u64, e: i32) -> f64 {
-    let biased = e + 1075;
-    if biased <= 0 {
-        0.0
-    } else if biased >= 0x7ff {
-        f64::INFINITY
-    } else {
-        f64::from_bits((biased as u64) << 52 | (m & ((1 << 52) - 1)))
-    }
-}
-
-/// Whether this target has IEEE double-precision hardware, where the martingale update is a plain
-/// `f64` expression. Elsewhere [`martingale_step`] uses integer code with the same results.
-pub(crate) const NATIVE_F64: bool = cfg!(any(
-    target_arch = "x86_64",
-    target_arch = "aarch64",
-    target_arch = "wasm32",
-    all(target_arch = "riscv64", target_feature = "d"),
-));
 
 /// 2^64, the largest estimate any estimator reports (the number of distinct 64-bit hashes), and
 /// where the martingale estimate stops.

@@ -78,13 +78,13 @@ pub mod cuckoo;
 pub mod error;
 mod filter;
 mod float;
-mod num;
 #[cfg(feature = "wire")]
 pub mod fuse;
 pub mod hash;
 pub mod hll;
 mod lookup;
 pub mod micro;
+mod num;
 pub mod owned;
 pub mod quantile;
 pub mod redis;

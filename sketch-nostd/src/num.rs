@@ -63,4 +63,3 @@ pub(crate) fn f64_of(m: u64, e: i32) -> f64 {
         f64::from_bits((biased as u64) << 52 | (m & ((1 << 52) - 1)))
     }
 }
-

@@ -157,16 +157,30 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     fn bound(&self, sigmas: u8, upper: bool) -> f64 {
         let estimate = self.estimate_num();
         let spread = Num::int(sigmas.into()).mul(self.rse_at(estimate));
-        if upper {
+        let bound = if upper {
             if spread.ge(Num::ONE) {
-                return MAX_ESTIMATE.to_f64();
+                return MAX_ESTIMATE.to_f64(); // at least any estimate
             }
             estimator::clamp(estimate.div(Num::ONE.sub(spread))).max(estimate)
         } else {
             let bound = estimate.div(Num::ONE.add(spread));
             bound.max(self.certain_count()).min(estimate)
         }
-        .to_f64()
+        .to_f64();
+        // A martingale estimate below 2^−124 (only a decoded state can hold one) is 0 as a `Num`:
+        // the bounds bracket the reported estimate itself. Non-negative `f64` values compare as
+        // their bits do.
+        let reported = self.cardinality();
+        let (low, high) = if upper {
+            (reported, bound)
+        } else {
+            (bound, reported)
+        };
+        if low.to_bits() > high.to_bits() {
+            reported
+        } else {
+            bound
+        }
     }
 
     /// The number of distinct keys certainly counted: coupons while sparse, non-zero registers else.

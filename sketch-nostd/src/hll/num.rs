@@ -14,98 +14,99 @@
 //! in integer code, for the same reason: no float routine in the image. Encoded sketches are the same
 //! bytes on every target (and the same as those of earlier versions).
 
-use crate::num::{f64_of, mul_wide, round53, round_off, NATIVE_F64};
+use crate::num::{f64_of, mul_wide, round53, NATIVE_F64};
 
-/// A non-negative number `m·2^e`, with the top bit of `m` set unless the number is 0. Operations
-/// truncate (round toward zero) to 64 bits: a relative error below 2^−63 each.
+/// A non-negative number packed in one `u64`: a biased exponent `E` in the top 8 bits and a 56-bit
+/// mantissa `M` (its top bit set) below, the value `M·2^(E − BIAS)`; 0 is all zero bits. Operations
+/// truncate (round toward zero) to 56 bits: a relative error below 2^−55 each, still four times
+/// finer than an `f64`'s rounding. Packed, a number travels in two registers on a 32-bit MCU: every
+/// call of an operation passes and returns its operands in registers (with a 64-bit mantissa and
+/// a separate exponent, each call moved two 16-byte operands and a result through memory, and the
+/// estimators make some hundred calls). Values compare as their bits do.
+///
+/// The range, 2^−124 to 2^131, is far beyond anything the estimators compute (their results are
+/// clamped at 2^64, and their series stop long before their terms reach 2^−124): a smaller result
+/// flushes to 0, a larger one saturates at [`HUGE`](Self::HUGE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Num {
-    m: u64,
-    e: i32,
-}
+pub(crate) struct Num(u64);
 
-/// Exponents below this flush to 0 and above it saturate: far outside anything the estimators
-/// compute (they clamp at 2^64), but it keeps exponent arithmetic from overflowing.
-const EXP_LIMIT: i32 = 1 << 16;
+/// The mantissa bits of a [`Num`].
+const MANTISSA: u64 = (1 << 56) - 1;
+
+/// A [`Num`]'s exponent bias: `E = 180` is the exponent of `2^55` to `2^56`.
+const BIAS: i32 = 180;
+
+/// `m·2^e` with `m` normalized (top bit set) or 0: a [`Num`] unpacked, with 8 more bits of room.
+type Wide = (u64, i32);
 
 impl Num {
-    pub(crate) const ZERO: Self = Self { m: 0, e: 0 };
+    pub(crate) const ZERO: Self = Self(0);
     pub(crate) const ONE: Self = Self::int(1);
-    /// The result of a division by zero: larger than any value the estimators report.
-    pub(crate) const HUGE: Self = Self {
-        m: u64::MAX,
-        e: EXP_LIMIT,
-    };
+    /// The result of a division by zero: larger than any value the estimators report (infinite as
+    /// an `f64`).
+    pub(crate) const HUGE: Self = Self(u64::MAX);
 
-    /// `m·2^e` for any `m`, normalized.
+    /// `m·2^e` for any `m`, truncated to 56 bits.
     #[inline(never)]
     const fn new(m: u64, e: i32) -> Self {
-        if m == 0 || e < -EXP_LIMIT {
+        if m == 0 {
             return Self::ZERO;
         }
-        if e > EXP_LIMIT {
-            return Self::HUGE;
-        }
         let z = m.leading_zeros();
-        Self {
-            m: m << z,
-            e: e - z as i32,
+        let exponent = e - z as i32 + 8 + BIAS;
+        if exponent < 1 {
+            Self::ZERO
+        } else if exponent > 255 {
+            Self::HUGE
+        } else {
+            Self((exponent as u64) << 56 | (m << z) >> 8)
         }
     }
 
-    /// The integer `x`, exactly.
+    /// The mantissa moved to the top of a `u64`, and its exponent.
+    const fn wide(self) -> Wide {
+        ((self.0 & MANTISSA) << 8, (self.0 >> 56) as i32 - BIAS - 8)
+    }
+
+    /// The integer `x` (exactly below 2^56).
     pub(crate) const fn int(x: u64) -> Self {
         Self::new(x, 0)
     }
 
-    /// `self·2^k`, exactly.
-    #[inline(never)]
+    /// `self·2^k`, exactly (within the range).
     pub(crate) const fn scale(self, k: i32) -> Self {
-        if self.m == 0 {
-            return self;
-        }
-        Self::new(self.m, self.e.saturating_add(k))
+        let (m, e) = self.wide();
+        Self::new(m, e + k)
     }
 
-    /// A finite non-negative `f64`, exactly (0 for anything else: NaN, infinities, negative values).
+    /// A finite non-negative `f64`, exactly (0 for anything else: NaN, infinities, negative and
+    /// subnormal values).
     pub(crate) const fn from_f64(x: f64) -> Self {
         let bits = x.to_bits();
-        let exp = ((bits >> 52) & 0x7ff) as i32;
-        let frac = bits & ((1 << 52) - 1);
-        if bits >> 63 != 0 || exp == 0x7ff {
+        let exp = (bits >> 52) as i32; // with the sign bit: above 0x7fe if negative
+        if exp == 0 || exp >= 0x7ff {
             Self::ZERO
-        } else if exp == 0 {
-            Self::new(frac, -1074)
         } else {
-            Self::new(frac | 1 << 52, exp - 1075)
+            Self::new(bits & ((1 << 52) - 1) | 1 << 52, exp - 1075)
         }
     }
 
-    /// The nearest `f64` (ties to even), subnormal ones included; infinity above the range.
+    /// The nearest `f64` (ties to even); infinity for [`HUGE`](Self::HUGE).
     pub(crate) fn to_f64(self) -> f64 {
-        if self.m == 0 {
+        if self.0 == 0 {
             return 0.0;
         }
-        // Subnormal f64 values are k·2^−1074 for k < 2^52 (their bits are k): below 2^−1022
-        // (shift ≥ 12), round m·2^e to a multiple of 2^−1074.
-        let shift = -1074 - self.e;
-        if shift >= 12 {
-            return f64::from_bits(round_off(self.m, shift, false));
+        if self == Self::HUGE {
+            return f64::INFINITY;
         }
-        let (m, e) = round53(self.m, self.e, false);
+        let (m, e) = self.wide();
+        let (m, e) = round53(m, e, false);
         f64_of(m, e)
     }
 
     /// `self ≥ other`.
-    #[inline(never)]
     pub(crate) const fn ge(self, other: Self) -> bool {
-        if other.m == 0 {
-            true
-        } else if self.m == 0 {
-            false
-        } else {
-            self.e > other.e || (self.e == other.e && self.m >= other.m)
-        }
+        self.0 >= other.0
     }
 
     /// The smaller of the two.
@@ -127,30 +128,13 @@ impl Num {
     }
 
     /// `self + other`.
-    pub(crate) fn add(self, other: Self) -> Self {
-        self.add_sticky(other).0
-    }
-
-    /// `self + other`, truncated, and whether set bits were dropped (what exact rounding needs).
     #[inline(never)]
-    fn add_sticky(self, other: Self) -> (Self, bool) {
-        let (a, b) = if self.ge(other) {
-            (self, other)
-        } else {
-            (other, self)
-        };
-        if b.m == 0 {
-            return (a, false);
+    pub(crate) fn add(self, other: Self) -> Self {
+        if self.0 == 0 || other.0 == 0 {
+            return Self(self.0 | other.0);
         }
-        let (shifted, lost) = shr(b.m, a.e - b.e);
-        let (sum, carry) = a.m.overflowing_add(shifted);
-        if carry {
-            // The 65-bit sum loses its lowest bit to the shift.
-            let kept = Self::new(sum >> 1 | 1 << 63, a.e.saturating_add(1));
-            (kept, lost || sum & 1 != 0)
-        } else {
-            (Self { m: sum, e: a.e }, lost)
-        }
+        let (m, e, _) = add_wide(self.wide(), other.wide());
+        Self::new(m, e)
     }
 
     /// `self − other`, or 0 if `other ≥ self`.
@@ -159,57 +143,72 @@ impl Num {
         if other.ge(self) {
             return Self::ZERO;
         }
-        if other.m == 0 {
+        if other.0 == 0 {
             return self;
         }
-        Self::new(self.m - shr(other.m, self.e - other.e).0, self.e)
+        let ((a, e), (b, f)) = (self.wide(), other.wide());
+        Self::new(a - shr(b, e - f).0, e)
     }
 
     /// `self·other`.
     #[inline(never)]
     pub(crate) fn mul(self, other: Self) -> Self {
-        if self.m == 0 || other.m == 0 {
+        if self.0 == 0 || other.0 == 0 {
             return Self::ZERO;
         }
-        let (hi, lo) = mul_wide(self.m, other.m);
-        let e = self.e.saturating_add(other.e);
-        // Both factors are at least 2^63, so `hi` is at least 2^62: one bit of `lo` may be needed.
-        if hi >> 63 != 0 {
-            Self::new(hi, e.saturating_add(64))
-        } else {
-            Self::new(hi << 1 | lo >> 63, e.saturating_add(63))
-        }
+        let ((a, e), (b, f)) = (self.wide(), other.wide());
+        Self::new(mul_wide(a, b).0, e + f + 64)
     }
 
     /// `self / other` ([`HUGE`](Self::HUGE) if `other` is 0).
     #[inline(never)]
     pub(crate) fn div(self, other: Self) -> Self {
-        if self.m == 0 {
+        if self.0 == 0 {
             return Self::ZERO;
         }
-        if other.m == 0 {
+        if other.0 == 0 {
             return Self::HUGE;
         }
-        let (q, _) = div_bits(self.m, other.m);
-        Self::new(q, self.e.saturating_sub(other.e).saturating_sub(63))
+        let ((a, e), (b, f)) = (self.wide(), other.wide());
+        Self::new(div_bits(a, b).0, e - f - 63)
     }
 
     /// `√self`: Newton's iteration from above, from within a factor √2.
     #[inline(never)]
     pub(crate) fn sqrt(self) -> Self {
-        if self.m == 0 {
+        if self.0 == 0 {
             return Self::ZERO;
         }
-        if self.m == 1 << 63 && self.e & 1 == 1 {
-            return Self::ONE.scale((self.e + 63) / 2); // an even power of two: exact
+        let (m, e) = self.wide();
+        if m == 1 << 63 && e & 1 == 1 {
+            return Self::ONE.scale((e + 63) / 2); // an even power of two: exact
         }
         // self < 2^(e + 64), so 2^⌈(e + 64)/2⌉ ≥ √self.
-        let mut y = Self::ONE.scale((self.e + 65) >> 1);
+        let mut y = Self::ONE.scale((e + 65) >> 1);
         // The relative error squares (and halves) each step: 0.42, 0.06, 2e−3, 1e−6, 6e−13, 2e−25.
         for _ in 0..6 {
             y = y.add(self.div(y)).scale(-1);
         }
         y
+    }
+}
+
+/// `a + b` for two non-zero [`Wide`] numbers, truncated to a normalized 64-bit mantissa, and whether
+/// set bits were dropped (what exact rounding needs).
+#[inline(never)]
+fn add_wide(a: Wide, b: Wide) -> (u64, i32, bool) {
+    let (a, b) = if a.1 > b.1 || (a.1 == b.1 && a.0 >= b.0) {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let (shifted, lost) = shr(b.0, a.1 - b.1);
+    let (sum, carry) = a.0.overflowing_add(shifted);
+    if carry {
+        // The 65-bit sum loses its lowest bit to the shift.
+        (sum >> 1 | 1 << 63, a.1 + 1, lost || sum & 1 != 0)
+    } else {
+        (sum, a.1, lost)
     }
 }
 
@@ -336,8 +335,23 @@ fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
     let (im, ie) = round53_shared(q << z, p as i32 - se - 115 - z as i32, inexact);
     // hip + increment, both f64 values (53 significant bits): their 64-bit aligned sum with the
     // dropped bits as sticky is enough to round exactly.
-    let (sum, sticky) = Num::from_f64(hip).add_sticky(Num::new(im, ie));
-    let (rm, re) = round53_shared(sum.m, sum.e, sticky);
+    let increment = (im << 11, ie - 11);
+    let (sum, e, sticky) = if hip.to_bits() == 0 {
+        (increment.0, increment.1, false)
+    } else {
+        // hip is +0 or positive up to 2^64 (a subnormal one, too, is added exactly).
+        let bits = hip.to_bits();
+        let exp = (bits >> 52) as i32;
+        let fraction = bits & ((1 << 52) - 1);
+        let (m, e) = if exp == 0 {
+            (fraction, -1074)
+        } else {
+            (fraction | 1 << 52, exp - 1075)
+        };
+        let z = m.leading_zeros();
+        add_wide((m << z, e - z as i32), increment)
+    };
+    let (rm, re) = round53_shared(sum, e, sticky);
     let next = f64_of(rm, re);
     if next.to_bits() > CAP.to_bits() {
         CAP
@@ -454,12 +468,13 @@ mod tests {
         let mut rng = Rng(7);
         for _ in 0..100_000 {
             let (x, y) = (rng.below(64), rng.below(64).max(1));
-            let (s, t) = (rng.next() % 80, rng.next() % 80);
+            // Operands in [2^−40, 2^64): results within the range of `Num` (2^−124 to 2^131).
+            let (s, t) = (rng.next() % 40, rng.next() % 40);
             let a = Num::int(x).scale(s as i32 - 40);
             let b = Num::int(y).scale(t as i32 - 40);
             let (fa, fb) = (a.to_f64(), b.to_f64());
             // Each operand is within half an f64 ulp (2^−53) of its Num; each Num operation is
-            // within 2^−63: a relative error below 3·2^−53 after the result's own rounding.
+            // within 2^−55: a relative error below 3·2^−53 after the result's own rounding.
             let tolerance = 3.0 * f64::EPSILON / 2.0;
             assert!(off(a.mul(b), fa * fb) <= tolerance, "{fa} * {fb}");
             assert!(off(a.div(b), fa / fb) <= tolerance, "{fa} / {fb}");
@@ -490,24 +505,20 @@ mod tests {
         assert_eq!(Num::from_f64(0.375), Num::int(3).scale(-3));
         assert_eq!(Num::from_f64(-1.0), Num::ZERO);
         assert_eq!(Num::from_f64(f64::NAN), Num::ZERO);
-        // Subnormals convert exactly both ways, and round to nearest, ties to even.
-        for x in [
-            f64::MIN_POSITIVE / 4.0,
-            5e-324,
-            1e-310,
-            f64::from_bits(0x01ca_c084_12f2),
-        ] {
-            assert_eq!(Num::from_f64(x).to_f64(), x);
-        }
-        let tiny = Num::from_f64(5e-324); // 2^−1074
-        assert_eq!(tiny.scale(-1).to_f64(), 0.0); // a tie, to even
-        assert_eq!(tiny.mul(Num::int(3)).scale(-1).to_f64(), 1e-323); // 1.5 units: to 2
-        assert_eq!(tiny.scale(-2).to_f64(), 0.0);
-        assert_eq!(Num::from_f64(f64::MIN_POSITIVE).to_f64(), f64::MIN_POSITIVE);
-        let below = Num::from_f64(f64::MIN_POSITIVE).sub(tiny.scale(-1));
-        assert_eq!(below.to_f64(), f64::MIN_POSITIVE); // 2^−1022 − half a unit: a tie, to even
+        // The range is 2^−124 to 2^131: below, a value (a subnormal f64 too) flushes to 0; above,
+        // it saturates at HUGE, which converts to infinity.
+        let smallest = Num::ONE.scale(-124);
+        assert_eq!(smallest.to_f64(), 2f64.powi(-124));
+        assert_eq!(smallest.scale(-1), Num::ZERO);
+        assert_eq!(smallest.mul(Num::ONE.scale(-1)), Num::ZERO);
+        assert_eq!(Num::from_f64(5e-324), Num::ZERO);
+        assert_eq!(Num::from_f64(1e-300), Num::ZERO);
+        assert_eq!(Num::ONE.scale(130).to_f64(), 2f64.powi(130));
+        assert_eq!(Num::ONE.scale(131), Num::HUGE); // the largest value, (2^56 − 1)·2^75, is HUGE
+        assert_eq!(Num::ONE.scale(130).mul(Num::int(2)), Num::HUGE);
+        assert_eq!(Num::from_f64(1e300), Num::HUGE);
         assert_eq!(Num::HUGE.to_f64(), f64::INFINITY);
-        for x in [1.0, 0.1, 1e300, 123_456.789, CAP] {
+        for x in [1.0, 0.1, 1e30, 1e-30, 123_456.789, CAP] {
             assert_eq!(Num::from_f64(x).to_f64(), x);
         }
         // Ties round to even: 2^53 + 1 is halfway between 2^53 and 2^53 + 2.

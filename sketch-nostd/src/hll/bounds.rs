@@ -157,19 +157,18 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     fn bound(&self, sigmas: u8, upper: bool) -> f64 {
         let estimate = self.estimate_num();
         let spread = Num::int(sigmas.into()).mul(self.rse_at(estimate));
-        let bound = if upper {
-            if spread.ge(Num::ONE) {
-                return MAX_ESTIMATE.to_f64(); // at least any estimate
-            }
-            estimator::clamp(estimate.div(Num::ONE.sub(spread))).max(estimate)
+        let bound = if !upper {
+            estimate.div(Num::ONE.add(spread)).max(self.certain_count())
+        } else if spread.ge(Num::ONE) {
+            MAX_ESTIMATE
         } else {
-            let bound = estimate.div(Num::ONE.add(spread));
-            bound.max(self.certain_count()).min(estimate)
+            estimator::clamp(estimate.div(Num::ONE.sub(spread)))
         }
         .to_f64();
-        // A martingale estimate below 2^−124 (only a decoded state can hold one) is 0 as a `Num`:
-        // the bounds bracket the reported estimate itself. Non-negative `f64` values compare as
-        // their bits do.
+        // Never beyond the reported estimate: the lower bound at most, the upper at least it
+        // (rounding to `f64` keeps order, so this is the minimum or maximum with the estimate, and
+        // it also holds for a martingale estimate below 2^−124, which reads as 0 as a `Num`; only
+        // a decoded state can hold one). Non-negative `f64` values compare as their bits do.
         let reported = self.cardinality();
         let (low, high) = if upper {
             (reported, bound)

@@ -72,8 +72,8 @@ pub(crate) fn improved_estimate(zeros: u32, middle: Num, maxed: u32, p: u32) -> 
         return Num::ZERO;
     }
     let p = p as i32;
-    let c0 = Num::int(zeros.into()).scale(-p);
-    let not_maxed = Num::int(m.saturating_sub(maxed.into())).scale(-p);
+    let c0 = Num::new(zeros.into(), -p);
+    let not_maxed = Num::new(m.saturating_sub(maxed.into()), -p);
     let z = sigma(c0)
         .scale(p)
         .add(middle)
@@ -99,7 +99,7 @@ pub(crate) fn linear_counting(buckets: u64, occupied: u64) -> Num {
         }
         sum = next;
     }
-    clamp(sum.mul(Num::int(buckets)).scale(1))
+    clamp(sum.mul(Num::new(buckets, 1)))
 }
 
 /// Relative standard error of linear counting with `buckets` buckets at cardinality `n`:
@@ -244,7 +244,7 @@ impl RegisterSums {
     pub(crate) fn improved_estimate(&self, p: u32) -> Num {
         // The zero registers contribute exactly 2^31 units each to `lo`.
         let lo = self.lo.saturating_sub(u64::from(self.zeros) << 31);
-        let middle = Num::int(lo).scale(-31).add(Num::int(self.hi).scale(-63));
+        let middle = Num::new(lo, -31).add(Num::new(self.hi, -63));
         improved_estimate(self.zeros, middle, self.maxed, p)
     }
 }

@@ -48,7 +48,7 @@ impl Num {
 
     /// `m·2^e` for any `m`, truncated to 56 bits.
     #[inline(never)]
-    const fn new(m: u64, e: i32) -> Self {
+    pub(crate) const fn new(m: u64, e: i32) -> Self {
         if m == 0 {
             return Self::ZERO;
         }
@@ -336,20 +336,13 @@ fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
     // hip + increment, both f64 values (53 significant bits): their 64-bit aligned sum with the
     // dropped bits as sticky is enough to round exactly.
     let increment = (im << 11, ie - 11);
-    let (sum, e, sticky) = if hip.to_bits() == 0 {
+    // hip is +0 or positive up to 2^64. The increment is at least 1 (S ≤ m), so a hip below 2^−124,
+    // which `Num` holds as 0, changes nothing: it is far below half a unit of the rounded sum.
+    let hip = Num::from_f64(hip);
+    let (sum, e, sticky) = if hip == Num::ZERO {
         (increment.0, increment.1, false)
     } else {
-        // hip is +0 or positive up to 2^64 (a subnormal one, too, is added exactly).
-        let bits = hip.to_bits();
-        let exp = (bits >> 52) as i32;
-        let fraction = bits & ((1 << 52) - 1);
-        let (m, e) = if exp == 0 {
-            (fraction, -1074)
-        } else {
-            (fraction | 1 << 52, exp - 1075)
-        };
-        let z = m.leading_zeros();
-        add_wide((m << z, e - z as i32), increment)
+        add_wide(hip.wide(), increment)
     };
     let (rm, re) = round53_shared(sum, e, sticky);
     let next = f64_of(rm, re);
@@ -420,6 +413,8 @@ mod tests {
                 (CAP, 1 << 20, 7),              // already capped
                 (1e10, (1 << 31) + 1, 1 << 49), // S just above 1
                 (12_345.678, m << 30, 0),       // S = m/2: + 2
+                (5e-324, m << 30, 3),           // a subnormal hip: the increment alone
+                (1e-300, 1, 1 << 40),           // hip below the range of `Num`
             ] {
                 assert_eq!(
                     martingale_step_integer(hip, lo, hi, p as u32).to_bits(),

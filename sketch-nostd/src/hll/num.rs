@@ -224,54 +224,28 @@ const fn shr(x: u64, s: i32) -> (u64, bool) {
 }
 
 /// `⌊n·2^63 / d⌋` and whether the remainder is not 0, for `n < 2d` and `d` with its top bit set (so
-/// the quotient fits in 64 bits). Long division in base 2^16 (Knuth, TAOCP vol. 2, 4.3.1,
-/// Algorithm D): four quotient digits, each estimated by a 32-by-16-bit division, which the
-/// hardware does (or `__aeabi_uidiv`, which every Cortex-M0 firmware has), never a 64-bit division
-/// routine.
+/// the quotient fits in 64 bits). Restoring long division, one quotient bit per step: 64 steps of
+/// a shift, a compare and a subtraction in 64-bit registers, no division instruction or routine.
+/// (Long division in base 2^16 with 32-by-16-bit divisions took 4 steps, but 200 more bytes of
+/// Cortex-M0 code; the estimators and the martingale update divide rarely.)
+#[inline(never)]
 const fn div_bits(n: u64, d: u64) -> (u64, bool) {
-    const DIGIT: u64 = 0xffff;
-    // The dividend n·2^63 is (r, low) = r·2^64 + low, with r < d.
-    let (mut r, low) = (n >> 1, (n & 1) << 63);
-    let top = (d >> 48) as u32 | 1 << 15; // the divisor's leading digit (the bit is set already)
-    let mut q = 0u64;
+    // The remainder stays below d; doubled, it may carry out of 64 bits (then it exceeds d).
+    let (mut r, mut q) = (n, 0u64);
+    let mut carry = false;
     let mut i = 0;
-    while i < 4 {
-        // Bring down the next digit: the window r·2^16 + digit has 80 bits, (r >> 48, w).
-        let w = r << 16 | (low >> (48 - 16 * i)) & DIGIT;
-        // The estimate from the window's two leading digits is never too small and, as the
-        // divisor is normalized, at most 2 too large (Theorem B).
-        let mut digit = (r >> 32) as u32 / top;
-        if digit > DIGIT as u32 {
-            digit = DIGIT as u32;
+    while i < 64 {
+        q <<= 1;
+        if carry || r >= d {
+            r = r.wrapping_sub(d);
+            q |= 1;
         }
-        // Subtract digit·d (80 bits: two 32×16-bit products) from the window.
-        let (p_lo, p_hi) = (
-            mul_32_16(d as u32, digit),
-            mul_32_16((d >> 32) as u32, digit),
-        );
-        let (product, carry) = p_lo.overflowing_add(p_hi << 32);
-        let (mut rest, borrow) = w.overflowing_sub(product);
-        let mut high = (r >> 48)
-            .wrapping_sub((p_hi >> 32) + carry as u64)
-            .wrapping_sub(borrow as u64);
-        // Add d back while the remainder is negative (at most twice).
-        while high >> 63 != 0 {
-            digit -= 1;
-            let (sum, carry) = rest.overflowing_add(d);
-            rest = sum;
-            high = high.wrapping_add(carry as u64);
-        }
-        r = rest;
-        q = q << 16 | digit as u64;
+        carry = r >> 63 != 0;
+        r <<= 1;
         i += 1;
     }
-    (q, r != 0)
-}
-
-/// `x·y` for `y < 2^16`, from two 16×16-bit products (32-bit multiplies: a Cortex-M0 has no
-/// widening one).
-const fn mul_32_16(x: u32, y: u32) -> u64 {
-    ((((x >> 16) * y) as u64) << 16) + ((x & 0xffff) * y) as u64
+    // The remainder, doubled once more: not 0 if it was not.
+    (q, carry || r != 0)
 }
 
 /// [`round53`] as one out-of-line body for the martingale update, which rounds three times (the
@@ -447,6 +421,9 @@ mod tests {
         assert_eq!(div_bits(1 << 63, 1 << 63), (1 << 63, false));
         assert_eq!(div_bits(u64::MAX, u64::MAX), (1 << 63, false));
         assert_eq!(div_bits(u64::MAX, 1 << 63), (u64::MAX, false));
+        // A remainder of exactly 2^63 (its top bit set), and of 2^63 − 1.
+        assert_eq!(div_bits(1, u64::MAX), (0, true));
+        assert_eq!(div_bits(u64::MAX - 1, u64::MAX), ((1 << 63) - 1, true));
     }
 
     /// Relative difference of a `Num` result from an `f64` reference.

@@ -104,18 +104,23 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         self.rse_at(self.estimate_num()).to_f64()
     }
 
+    /// The martingale estimator's relative standard error, sqrt(ln 2)/√m (computed at compile time).
+    const MARTINGALE_RSE: Num = MARTINGALE_RSE_SQRT_M.div(Num::int(Self::REGISTERS as u64).sqrt());
+
+    /// The histogram estimator's relative standard error for large n, sqrt(3 ln 2 − 1)/√m.
+    const HISTOGRAM_RSE: Num = HISTOGRAM_RSE_SQRT_M.div(Num::int(Self::REGISTERS as u64).sqrt());
+
     fn rse_at(&self, estimate: Num) -> Num {
         let m = Self::REGISTERS as u64;
-        let per_sqrt_m = |c: Num| c.div(Num::int(m).sqrt());
         match self.estimator() {
             // The sparse form never fills beyond t = 1/900 (the series stops at t = 2).
             Estimator::Sparse => {
                 estimator::linear_counting_rse(sparse::virtual_registers(Self::P32), estimate)
                     .unwrap_or(Num::ONE)
             }
-            Estimator::Martingale => per_sqrt_m(MARTINGALE_RSE_SQRT_M),
+            Estimator::Martingale => Self::MARTINGALE_RSE,
             Estimator::Histogram => {
-                let large = per_sqrt_m(HISTOGRAM_RSE_SQRT_M);
+                let large = Self::HISTOGRAM_RSE;
                 estimator::linear_counting_rse(m, estimate).map_or(large, |small| small.min(large))
             }
         }

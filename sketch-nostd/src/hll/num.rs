@@ -73,10 +73,17 @@ impl Num {
         Self::new(x, 0)
     }
 
-    /// `self·2^k`, exactly (within the range).
+    /// `self·2^k`, exactly (within the range): `k` added to the exponent.
+    #[inline(never)]
     pub(crate) const fn scale(self, k: i32) -> Self {
-        let (m, e) = self.wide();
-        Self::new(m, e + k)
+        let exponent = (self.0 >> 56) as i32 + k;
+        if self.0 == 0 || exponent < 1 {
+            Self::ZERO
+        } else if exponent > 255 {
+            Self::HUGE
+        } else {
+            Self(self.0 & MANTISSA | (exponent as u64) << 56)
+        }
     }
 
     /// A finite non-negative `f64`, exactly (0 for anything else: NaN, infinities, negative and
@@ -129,11 +136,8 @@ impl Num {
 
     /// `self + other`.
     #[inline(never)]
-    pub(crate) fn add(self, other: Self) -> Self {
-        if self.0 == 0 || other.0 == 0 {
-            return Self(self.0 | other.0);
-        }
-        let (m, e, _) = add_wide(self.wide(), other.wide());
+    pub(crate) const fn add(self, other: Self) -> Self {
+        let (m, e, _) = add_exact(self, other);
         Self::new(m, e)
     }
 
@@ -152,7 +156,7 @@ impl Num {
 
     /// `self·other`.
     #[inline(never)]
-    pub(crate) fn mul(self, other: Self) -> Self {
+    pub(crate) const fn mul(self, other: Self) -> Self {
         if self.0 == 0 || other.0 == 0 {
             return Self::ZERO;
         }
@@ -162,7 +166,7 @@ impl Num {
 
     /// `self / other` ([`HUGE`](Self::HUGE) if `other` is 0).
     #[inline(never)]
-    pub(crate) fn div(self, other: Self) -> Self {
+    pub(crate) const fn div(self, other: Self) -> Self {
         if self.0 == 0 {
             return Self::ZERO;
         }
@@ -175,7 +179,7 @@ impl Num {
 
     /// `√self`: Newton's iteration from above, from within a factor √2.
     #[inline(never)]
-    pub(crate) fn sqrt(self) -> Self {
+    pub(crate) const fn sqrt(self) -> Self {
         if self.0 == 0 {
             return Self::ZERO;
         }
@@ -186,29 +190,12 @@ impl Num {
         // self < 2^(e + 64), so 2^⌈(e + 64)/2⌉ ≥ √self.
         let mut y = Self::ONE.scale((e + 65) >> 1);
         // The relative error squares (and halves) each step: 0.42, 0.06, 2e−3, 1e−6, 6e−13, 2e−25.
-        for _ in 0..6 {
+        let mut step = 0;
+        while step < 6 {
             y = y.add(self.div(y)).scale(-1);
+            step += 1;
         }
         y
-    }
-}
-
-/// `a + b` for two non-zero [`Wide`] numbers, truncated to a normalized 64-bit mantissa, and whether
-/// set bits were dropped (what exact rounding needs).
-#[inline(never)]
-fn add_wide(a: Wide, b: Wide) -> (u64, i32, bool) {
-    let (a, b) = if a.1 > b.1 || (a.1 == b.1 && a.0 >= b.0) {
-        (a, b)
-    } else {
-        (b, a)
-    };
-    let (shifted, lost) = shr(b.0, a.1 - b.1);
-    let (sum, carry) = a.0.overflowing_add(shifted);
-    if carry {
-        // The 65-bit sum loses its lowest bit to the shift.
-        (sum >> 1 | 1 << 63, a.1 + 1, lost || sum & 1 != 0)
-    } else {
-        (sum, a.1, lost)
     }
 }
 
@@ -288,42 +275,53 @@ fn martingale_step_f64(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
 /// [`martingale_step`] in integer arithmetic, rounding each of the three operations (the sum, the
 /// division, the addition) from its exact value.
 fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
-    // S exactly: (lo·2^32 + hi)·2^−63, up to 84 bits as (high, low) words.
-    let (low, carry) = (lo << 32).overflowing_add(hi);
-    let high = (lo >> 32) + carry as u64;
-    let (m, e, sticky) = if high != 0 {
-        // high < 2^20, so 44 ≤ z < 64.
-        let z = high.leading_zeros();
-        (high << z | low >> (64 - z), 1 - z as i32, low << z != 0)
-    } else if low != 0 {
-        let z = low.leading_zeros();
-        (low << z, -63 - z as i32, false)
-    } else {
+    // S = lo·2^−31 + hi·2^−63 (both below 2^52: exact as `Num`s), to 64 bits and a sticky bit.
+    let (m, e, sticky) = add_exact(Num::new(lo, -31), Num::new(hi, -63));
+    if m == 0 {
         return hip;
-    };
+    }
     // sum = sm·2^se, as the f64 addition rounds it.
     let (sm, se) = round53_shared(m, e, sticky);
-    // 2^p / sum = q·2^(p − se − 63 − 52) with q = ⌊2^126 / (sm·2^11)⌋ in [2^62, 2^63].
+    // 2^p / sum = q·2^(p − se − 63 − 52) with q = ⌊2^126 / (sm·2^11)⌋ in (2^62, 2^63].
     let (q, inexact) = div_bits(1 << 63, sm << 11);
-    let z = q.leading_zeros();
-    let (im, ie) = round53_shared(q << z, p as i32 - se - 115 - z as i32, inexact);
-    // hip + increment, both f64 values (53 significant bits): their 64-bit aligned sum with the
-    // dropped bits as sticky is enough to round exactly.
-    let increment = (im << 11, ie - 11);
-    // hip is +0 or positive up to 2^64. The increment is at least 1 (S ≤ m), so a hip below 2^−124,
-    // which `Num` holds as 0, changes nothing: it is far below half a unit of the rounded sum.
-    let hip = Num::from_f64(hip);
-    let (sum, e, sticky) = if hip == Num::ZERO {
-        (increment.0, increment.1, false)
+    let (q, qe) = if q >> 63 == 0 {
+        (q << 1, p as i32 - se - 116)
     } else {
-        add_wide(hip.wide(), increment)
+        (q, p as i32 - se - 115)
     };
+    let (im, ie) = round53_shared(q, qe, inexact);
+    // hip + increment, both f64 values (53 significant bits, exact as `Num`s; the increment is
+    // between 1 and 2^81): their 64-bit aligned sum with the dropped bits as sticky rounds exactly.
+    // hip is +0 or positive up to 2^64; one below 2^−124, which `Num` holds as 0, changes nothing
+    // (it is far below half a unit of the sum, which is at least the increment).
+    let (sum, e, sticky) = add_exact(Num::from_f64(hip), Num::new(im, ie));
     let (rm, re) = round53_shared(sum, e, sticky);
     let next = f64_of(rm, re);
     if next.to_bits() > CAP.to_bits() {
         CAP
     } else {
         next
+    }
+}
+
+/// `a + b` exactly enough to round: a normalized 64-bit mantissa (0 if both are 0), its exponent,
+/// and whether set bits were dropped. (Shared by [`Num::add`] and the martingale update.)
+#[inline(never)]
+const fn add_exact(a: Num, b: Num) -> (u64, i32, bool) {
+    // a the larger (`Num`s compare as their bits).
+    let (a, b) = if a.0 >= b.0 { (a, b) } else { (b, a) };
+    let (am, ae) = a.wide();
+    if b.0 == 0 {
+        return (am, ae, false);
+    }
+    let (bm, be) = b.wide();
+    let (shifted, lost) = shr(bm, ae - be);
+    let (sum, carry) = am.overflowing_add(shifted);
+    if carry {
+        // The 65-bit sum loses its lowest bit to the shift.
+        (sum >> 1 | 1 << 63, ae + 1, lost || sum & 1 != 0)
+    } else {
+        (sum, ae, lost)
     }
 }
 

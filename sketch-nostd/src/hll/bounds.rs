@@ -116,12 +116,10 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
             // The sparse form never fills beyond t = 1/900 (the series stops at t = 2).
             Estimator::Sparse => {
                 estimator::linear_counting_rse(sparse::virtual_registers(Self::P32), estimate)
-                    .unwrap_or(Num::ONE)
             }
             Estimator::Martingale => Self::MARTINGALE_RSE,
             Estimator::Histogram => {
-                let large = Self::HISTOGRAM_RSE;
-                estimator::linear_counting_rse(m, estimate).map_or(large, |small| small.min(large))
+                estimator::linear_counting_rse(m, estimate).min(Self::HISTOGRAM_RSE)
             }
         }
     }

@@ -105,18 +105,18 @@ pub(crate) fn linear_counting(buckets: u64, occupied: u64) -> Num {
 /// Relative standard error of linear counting with `buckets` buckets at cardinality `n`:
 /// sqrt(b·(e^t − t − 1)) / n with t = n/b (Whang et al. 1990), which tends to 1/sqrt(2b) as n → 0.
 ///
-/// `None` for t ≥ 2. Times √b it is f(t) = sqrt(e^t − t − 1)/t, which increases with t (the sign
+/// [`Num::HUGE`] for t ≥ 2 (larger than any error). Times √b it is f(t) = sqrt(e^t − t − 1)/t, which increases with t (the sign
 /// of f′ is that of (t − 2)·e^t + t + 2, which is 0 at t = 0 with a derivative growing from 0), and
 /// f(2) = 1.047 is above the histogram estimator's 1.039: from there on the sketch reports the
 /// latter, and the sparse form never gets near (t < 1/900).
-pub(crate) fn linear_counting_rse(buckets: u64, n: Num) -> Option<Num> {
+pub(crate) fn linear_counting_rse(buckets: u64, n: Num) -> Num {
     let b = Num::int(buckets);
     if n == Num::ZERO {
-        return Some(Num::ONE.div(b.scale(1).sqrt()));
+        return Num::ONE.div(b.scale(1).sqrt());
     }
     let t = n.div(b);
     if t.ge(Num::int(2)) {
-        return None;
+        return Num::HUGE;
     }
     // e^t − t − 1 = Σ_{k≥2} t^k / k!, summed without the cancellation of the closed form.
     let mut term = t.mul(t).scale(-1);
@@ -129,7 +129,7 @@ pub(crate) fn linear_counting_rse(buckets: u64, n: Num) -> Option<Num> {
         }
         sum = next;
     }
-    Some(b.mul(sum).sqrt().div(n))
+    b.mul(sum).sqrt().div(n)
 }
 
 /// Caps at [`MAX_ESTIMATE`].
@@ -453,7 +453,7 @@ mod tests {
     #[test]
     fn linear_counting_rse_limits() {
         let b = 1024u64;
-        let rse = |n: f64| linear_counting_rse(b, num(n)).map(Num::to_f64);
+        let rse = |n: f64| Some(linear_counting_rse(b, num(n)).to_f64()).filter(|x| x.is_finite());
         let limit = 1.0 / (2.0 * b as f64).sqrt();
         assert!((rse(0.0).unwrap() - limit).abs() < 1e-15);
         assert!((rse(1e-3).unwrap() - limit).abs() < 1e-6);

@@ -235,11 +235,14 @@ const fn div_bits(n: u64, d: u64) -> (u64, bool) {
     (q, carry || r != 0)
 }
 
-/// [`round53`] as one out-of-line body for the martingale update, which rounds three times (the
-/// callers elsewhere, `to_f64` and the quantile sketch's rank, keep it inlined: smaller there).
+/// `m·2^e` (`m` normalized), plus less than one unit of `m` if `sticky`, rounded to 53 significant
+/// bits as IEEE 754 rounds (to nearest, ties to even), as a `Num` (exact: 53 bits fit in 56). One
+/// out-of-line body for the martingale update, which rounds three times; its result travels in
+/// registers.
 #[inline(never)]
-fn round53_shared(m: u64, e: i32, sticky: bool) -> (u64, i32) {
-    round53(m, e, sticky)
+fn round53_num(m: u64, e: i32, sticky: bool) -> Num {
+    let (m, e) = round53(m, e, sticky);
+    Num::new(m, e)
 }
 
 /// 2^64, the largest estimate any estimator reports (the number of distinct 64-bit hashes), and
@@ -280,23 +283,23 @@ fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
     if m == 0 {
         return hip;
     }
-    // sum = sm·2^se, as the f64 addition rounds it.
-    let (sm, se) = round53_shared(m, e, sticky);
-    // 2^p / sum = q·2^(p − se − 63 − 52) with q = ⌊2^126 / (sm·2^11)⌋ in (2^62, 2^63].
-    let (q, inexact) = div_bits(1 << 63, sm << 11);
+    // The sum as the f64 addition rounds it, sm·2^se with sm normalized to 64 bits.
+    let (sm, se) = round53_num(m, e, sticky).wide();
+    // 2^p / sum = q·2^(p − se − 126) with q = ⌊2^126 / sm⌋ in (2^62, 2^63].
+    let (q, inexact) = div_bits(1 << 63, sm);
     let (q, qe) = if q >> 63 == 0 {
-        (q << 1, p as i32 - se - 116)
+        (q << 1, p as i32 - se - 127)
     } else {
-        (q, p as i32 - se - 115)
+        (q, p as i32 - se - 126)
     };
-    let (im, ie) = round53_shared(q, qe, inexact);
+    let increment = round53_num(q, qe, inexact);
     // hip + increment, both f64 values (53 significant bits, exact as `Num`s; the increment is
     // between 1 and 2^81): their 64-bit aligned sum with the dropped bits as sticky rounds exactly.
     // hip is +0 or positive up to 2^64; one below 2^−124, which `Num` holds as 0, changes nothing
     // (it is far below half a unit of the sum, which is at least the increment).
-    let (sum, e, sticky) = add_exact(Num::from_f64(hip), Num::new(im, ie));
-    let (rm, re) = round53_shared(sum, e, sticky);
-    let next = f64_of(rm, re);
+    let (sum, e, sticky) = add_exact(Num::from_f64(hip), increment);
+    // Already 53 bits: the conversion is exact.
+    let next = round53_num(sum, e, sticky).to_f64();
     if next.to_bits() > CAP.to_bits() {
         CAP
     } else {

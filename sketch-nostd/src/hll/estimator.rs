@@ -18,11 +18,9 @@ pub(crate) const MAX_ESTIMATE: Num = Num::from_f64(super::num::CAP);
 /// Safety bound for the series below (they converge in well under 100 steps for every input).
 const MAX_TERMS: u32 = 200;
 
-/// σ(x) = x + Σ_{k≥1} x^(2^k)·2^(k−1), for x in [0, 1) (Ertl 2017, Algorithm 6). Huge at x ≥ 1.
+/// σ(x) = x + Σ_{k≥1} x^(2^k)·2^(k−1), for x in [0, 1) (Ertl 2017, Algorithm 6). Huge at x ≥ 1:
+/// there the terms grow until they saturate at [`Num::HUGE`], which the sum then is.
 fn sigma(x: Num) -> Num {
-    if x.ge(Num::ONE) {
-        return Num::HUGE;
-    }
     let (mut x, mut y, mut z) = (x, Num::ONE, x);
     for _ in 0..MAX_TERMS {
         x = x.mul(x);
@@ -38,7 +36,8 @@ fn sigma(x: Num) -> Num {
 
 /// τ(x) = (1 − x − Σ_{k≥1} (1 − x^(2^−k))²·2^−k) / 3, for x in [0, 1] (Ertl 2017, Algorithm 6).
 fn tau(x: Num) -> Num {
-    if x == Num::ZERO || x.ge(Num::ONE) {
+    // τ(1) = 0 comes out of the series by itself (every term is 0).
+    if x == Num::ZERO {
         return Num::ZERO;
     }
     let (mut x, mut y, mut z) = (x, Num::ONE, Num::ONE.sub(x));

@@ -137,8 +137,7 @@ impl Num {
     /// `self + other`.
     #[inline(never)]
     pub(crate) const fn add(self, other: Self) -> Self {
-        let (m, e, _) = add_exact(self, other);
-        Self::new(m, e)
+        add(self, other, false)
     }
 
     /// `self − other`, or 0 if `other ≥ self`.
@@ -240,7 +239,7 @@ const fn div_bits(n: u64, d: u64) -> (u64, bool) {
 /// out-of-line body for the martingale update, which rounds three times; its result travels in
 /// registers.
 #[inline(never)]
-fn round53_num(m: u64, e: i32, sticky: bool) -> Num {
+const fn round53_num(m: u64, e: i32, sticky: bool) -> Num {
     let (m, e) = round53(m, e, sticky);
     Num::new(m, e)
 }
@@ -278,13 +277,13 @@ fn martingale_step_f64(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
 /// [`martingale_step`] in integer arithmetic, rounding each of the three operations (the sum, the
 /// division, the addition) from its exact value.
 fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
-    // S = lo·2^−31 + hi·2^−63 (both below 2^52: exact as `Num`s), to 64 bits and a sticky bit.
-    let (m, e, sticky) = add_exact(Num::new(lo, -31), Num::new(hi, -63));
-    if m == 0 {
+    // S = lo·2^−31 + hi·2^−63 (both below 2^52: exact as `Num`s), as the f64 addition rounds it.
+    let sum = add(Num::new(lo, -31), Num::new(hi, -63), true);
+    if sum == Num::ZERO {
         return hip;
     }
-    // The sum as the f64 addition rounds it, sm·2^se with sm normalized to 64 bits.
-    let (sm, se) = round53_num(m, e, sticky).wide();
+    // sum = sm·2^se with sm normalized to 64 bits.
+    let (sm, se) = sum.wide();
     // 2^p / sum = q·2^(p − se − 126) with q = ⌊2^126 / sm⌋ in (2^62, 2^63].
     let (q, inexact) = div_bits(1 << 63, sm);
     let (q, qe) = if q >> 63 == 0 {
@@ -297,9 +296,8 @@ fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
     // between 1 and 2^81): their 64-bit aligned sum with the dropped bits as sticky rounds exactly.
     // hip is +0 or positive up to 2^64; one below 2^−124, which `Num` holds as 0, changes nothing
     // (it is far below half a unit of the sum, which is at least the increment).
-    let (sum, e, sticky) = add_exact(Num::from_f64(hip), increment);
-    // Already 53 bits: the conversion is exact.
-    let next = round53_num(sum, e, sticky).to_f64();
+    // Already 53 bits: the conversion to f64 is exact.
+    let next = add(Num::from_f64(hip), increment, true).to_f64();
     if next.to_bits() > CAP.to_bits() {
         CAP
     } else {
@@ -307,24 +305,29 @@ fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
     }
 }
 
-/// `a + b` exactly enough to round: a normalized 64-bit mantissa (0 if both are 0), its exponent,
-/// and whether set bits were dropped. (Shared by [`Num::add`] and the martingale update.)
+/// `a + b`, truncated to 56 bits, or rounded to 53 bits as IEEE 754 addition rounds if `nearest`
+/// (from the exact sum: the operands aligned in 64 bits, and whether set bits were dropped). One
+/// body for [`Num::add`] and the martingale update.
 #[inline(never)]
-const fn add_exact(a: Num, b: Num) -> (u64, i32, bool) {
+const fn add(a: Num, b: Num, nearest: bool) -> Num {
     // a the larger (`Num`s compare as their bits).
     let (a, b) = if a.0 >= b.0 { (a, b) } else { (b, a) };
-    let (am, ae) = a.wide();
     if b.0 == 0 {
-        return (am, ae, false);
+        return a;
     }
-    let (bm, be) = b.wide();
+    let ((am, ae), (bm, be)) = (a.wide(), b.wide());
     let (shifted, lost) = shr(bm, ae - be);
     let (sum, carry) = am.overflowing_add(shifted);
-    if carry {
+    let (m, e, sticky) = if carry {
         // The 65-bit sum loses its lowest bit to the shift.
         (sum >> 1 | 1 << 63, ae + 1, lost || sum & 1 != 0)
     } else {
         (sum, ae, lost)
+    };
+    if nearest {
+        round53_num(m, e, sticky)
+    } else {
+        Num::new(m, e)
     }
 }
 

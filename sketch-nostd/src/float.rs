@@ -8,7 +8,7 @@
 //! target: [`add`] is a plain `+` where the hardware has double precision and this integer routine
 //! (a third of the size) elsewhere, with the same results.
 
-use crate::hll::num::NATIVE_F64;
+use crate::num::NATIVE_F64;
 
 /// Natural logarithm, usable in `const` contexts. `ln(0)` is −∞; negative inputs and NaN give NaN.
 ///

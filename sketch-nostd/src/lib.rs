@@ -84,6 +84,7 @@ pub mod hash;
 pub mod hll;
 mod lookup;
 pub mod micro;
+mod num;
 pub mod owned;
 pub mod quantile;
 pub mod redis;

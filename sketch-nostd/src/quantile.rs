@@ -1131,7 +1131,7 @@ fn before(a: f64, b: f64) -> bool {
 /// does it (the conversion of `m` and the product each to nearest, ties to even; the conversion back
 /// truncates), in integer arithmetic: no soft-float multiply on parts without an FPU.
 fn scaled_rank(q: f64, m: u64) -> u64 {
-    use crate::hll::num::{mul_wide, round53};
+    use crate::num::{mul_wide, round53};
     let bits = q.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i32;
     if exp == 0 || m == 0 {

@@ -104,19 +104,22 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         self.rse_at(self.estimate_num()).to_f64()
     }
 
+    /// The martingale estimator's relative standard error, sqrt(ln 2)/√m (computed at compile time).
+    const MARTINGALE_RSE: Num = MARTINGALE_RSE_SQRT_M.div(Num::int(Self::REGISTERS as u64).sqrt());
+
+    /// The histogram estimator's relative standard error for large n, sqrt(3 ln 2 − 1)/√m.
+    const HISTOGRAM_RSE: Num = HISTOGRAM_RSE_SQRT_M.div(Num::int(Self::REGISTERS as u64).sqrt());
+
     fn rse_at(&self, estimate: Num) -> Num {
         let m = Self::REGISTERS as u64;
-        let per_sqrt_m = |c: Num| c.div(Num::int(m).sqrt());
         match self.estimator() {
             // The sparse form never fills beyond t = 1/900 (the series stops at t = 2).
             Estimator::Sparse => {
                 estimator::linear_counting_rse(sparse::virtual_registers(Self::P32), estimate)
-                    .unwrap_or(Num::ONE)
             }
-            Estimator::Martingale => per_sqrt_m(MARTINGALE_RSE_SQRT_M),
+            Estimator::Martingale => Self::MARTINGALE_RSE,
             Estimator::Histogram => {
-                let large = per_sqrt_m(HISTOGRAM_RSE_SQRT_M);
-                estimator::linear_counting_rse(m, estimate).map_or(large, |small| small.min(large))
+                estimator::linear_counting_rse(m, estimate).min(Self::HISTOGRAM_RSE)
             }
         }
     }
@@ -157,16 +160,29 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     fn bound(&self, sigmas: u8, upper: bool) -> f64 {
         let estimate = self.estimate_num();
         let spread = Num::int(sigmas.into()).mul(self.rse_at(estimate));
-        if upper {
-            if spread.ge(Num::ONE) {
-                return MAX_ESTIMATE.to_f64();
-            }
-            estimator::clamp(estimate.div(Num::ONE.sub(spread))).max(estimate)
+        let bound = if !upper {
+            estimate.div(Num::ONE.add(spread)).max(self.certain_count())
+        } else if spread.ge(Num::ONE) {
+            MAX_ESTIMATE
         } else {
-            let bound = estimate.div(Num::ONE.add(spread));
-            bound.max(self.certain_count()).min(estimate)
+            estimator::clamp(estimate.div(Num::ONE.sub(spread)))
         }
-        .to_f64()
+        .to_f64();
+        // Never beyond the reported estimate: the lower bound at most, the upper at least it
+        // (rounding to `f64` keeps order, so this is the minimum or maximum with the estimate, and
+        // it also holds for a martingale estimate below 2^−124, which reads as 0 as a `Num`; only
+        // a decoded state can hold one). Non-negative `f64` values compare as their bits do.
+        let reported = self.cardinality();
+        let (low, high) = if upper {
+            (reported, bound)
+        } else {
+            (bound, reported)
+        };
+        if low.to_bits() > high.to_bits() {
+            reported
+        } else {
+            bound
+        }
     }
 
     /// The number of distinct keys certainly counted: coupons while sparse, non-zero registers else.

@@ -14,96 +14,106 @@
 //! in integer code, for the same reason: no float routine in the image. Encoded sketches are the same
 //! bytes on every target (and the same as those of earlier versions).
 
-/// A non-negative number `m·2^e`, with the top bit of `m` set unless the number is 0. Operations
-/// truncate (round toward zero) to 64 bits: a relative error below 2^−63 each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Num {
-    m: u64,
-    e: i32,
-}
+use crate::num::{f64_of, mul_wide, round53, NATIVE_F64};
 
-/// Exponents below this flush to 0 and above it saturate: far outside anything the estimators
-/// compute (they clamp at 2^64), but it keeps exponent arithmetic from overflowing.
-const EXP_LIMIT: i32 = 1 << 16;
+/// A non-negative number packed in one `u64`: a biased exponent `E` in the top 8 bits and a 56-bit
+/// mantissa `M` (its top bit set) below, the value `M·2^(E − BIAS)`; 0 is all zero bits. Operations
+/// truncate (round toward zero) to 56 bits: a relative error below 2^−55 each, still four times
+/// finer than an `f64`'s rounding. Packed, a number travels in two registers on a 32-bit MCU: every
+/// call of an operation passes and returns its operands in registers (with a 64-bit mantissa and
+/// a separate exponent, each call moved two 16-byte operands and a result through memory, and the
+/// estimators make some hundred calls). Values compare as their bits do.
+///
+/// The range, 2^−124 to 2^131, is far beyond anything the estimators compute (their results are
+/// clamped at 2^64, and their series stop long before their terms reach 2^−124): a smaller result
+/// flushes to 0, a larger one saturates at [`HUGE`](Self::HUGE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Num(u64);
+
+/// The mantissa bits of a [`Num`].
+const MANTISSA: u64 = (1 << 56) - 1;
+
+/// A [`Num`]'s exponent bias: `E = 180` is the exponent of `2^55` to `2^56`.
+const BIAS: i32 = 180;
+
+/// `m·2^e` with `m` normalized (top bit set) or 0: a [`Num`] unpacked, with 8 more bits of room.
+type Wide = (u64, i32);
 
 impl Num {
-    pub(crate) const ZERO: Self = Self { m: 0, e: 0 };
+    pub(crate) const ZERO: Self = Self(0);
     pub(crate) const ONE: Self = Self::int(1);
-    /// The result of a division by zero: larger than any value the estimators report.
-    pub(crate) const HUGE: Self = Self {
-        m: u64::MAX,
-        e: EXP_LIMIT,
-    };
+    /// The result of a division by zero: larger than any value the estimators report (infinite as
+    /// an `f64`).
+    pub(crate) const HUGE: Self = Self(u64::MAX);
 
-    /// `m·2^e` for any `m`, normalized.
+    /// `m·2^e` for any `m`, truncated to 56 bits.
     #[inline(never)]
-    const fn new(m: u64, e: i32) -> Self {
-        if m == 0 || e < -EXP_LIMIT {
+    pub(crate) const fn new(m: u64, e: i32) -> Self {
+        if m == 0 {
             return Self::ZERO;
         }
-        if e > EXP_LIMIT {
-            return Self::HUGE;
-        }
         let z = m.leading_zeros();
-        Self {
-            m: m << z,
-            e: e - z as i32,
+        let exponent = e - z as i32 + 8 + BIAS;
+        if exponent < 1 {
+            Self::ZERO
+        } else if exponent > 255 {
+            Self::HUGE
+        } else {
+            Self((exponent as u64) << 56 | (m << z) >> 8)
         }
     }
 
-    /// The integer `x`, exactly.
+    /// The mantissa moved to the top of a `u64`, and its exponent.
+    const fn wide(self) -> Wide {
+        ((self.0 & MANTISSA) << 8, (self.0 >> 56) as i32 - BIAS - 8)
+    }
+
+    /// The integer `x` (exactly below 2^56).
     pub(crate) const fn int(x: u64) -> Self {
         Self::new(x, 0)
     }
 
-    /// `self·2^k`, exactly.
+    /// `self·2^k`, exactly (within the range): `k` added to the exponent.
     #[inline(never)]
     pub(crate) const fn scale(self, k: i32) -> Self {
-        if self.m == 0 {
-            return self;
+        let exponent = (self.0 >> 56) as i32 + k;
+        if self.0 == 0 || exponent < 1 {
+            Self::ZERO
+        } else if exponent > 255 {
+            Self::HUGE
+        } else {
+            Self(self.0 & MANTISSA | (exponent as u64) << 56)
         }
-        Self::new(self.m, self.e.saturating_add(k))
     }
 
-    /// A finite non-negative `f64`, exactly (0 for anything else: NaN, infinities, negative values).
+    /// A finite non-negative `f64`, exactly (0 for anything else: NaN, infinities, negative and
+    /// subnormal values).
     pub(crate) const fn from_f64(x: f64) -> Self {
         let bits = x.to_bits();
-        let exp = ((bits >> 52) & 0x7ff) as i32;
-        let frac = bits & ((1 << 52) - 1);
-        if bits >> 63 != 0 || exp == 0x7ff {
+        let exp = (bits >> 52) as i32; // with the sign bit: above 0x7fe if negative
+        if exp == 0 || exp >= 0x7ff {
             Self::ZERO
-        } else if exp == 0 {
-            Self::new(frac, -1074)
         } else {
-            Self::new(frac | 1 << 52, exp - 1075)
+            Self::new(bits & ((1 << 52) - 1) | 1 << 52, exp - 1075)
         }
     }
 
-    /// The nearest `f64` (ties to even), subnormal ones included; infinity above the range.
+    /// The nearest `f64` (ties to even); infinity for [`HUGE`](Self::HUGE).
     pub(crate) fn to_f64(self) -> f64 {
-        if self.m == 0 {
+        if self.0 == 0 {
             return 0.0;
         }
-        // Subnormal f64 values are k·2^−1074 for k < 2^52 (their bits are k): below 2^−1022
-        // (shift ≥ 12), round m·2^e to a multiple of 2^−1074.
-        let shift = -1074 - self.e;
-        if shift >= 12 {
-            return f64::from_bits(round_off(self.m, shift, false));
+        if self == Self::HUGE {
+            return f64::INFINITY;
         }
-        let (m, e) = round53(self.m, self.e, false);
+        let (m, e) = self.wide();
+        let (m, e) = round53(m, e, false);
         f64_of(m, e)
     }
 
     /// `self ≥ other`.
-    #[inline(never)]
     pub(crate) const fn ge(self, other: Self) -> bool {
-        if other.m == 0 {
-            true
-        } else if self.m == 0 {
-            false
-        } else {
-            self.e > other.e || (self.e == other.e && self.m >= other.m)
-        }
+        self.0 >= other.0
     }
 
     /// The smaller of the two.
@@ -125,30 +135,9 @@ impl Num {
     }
 
     /// `self + other`.
-    pub(crate) fn add(self, other: Self) -> Self {
-        self.add_sticky(other).0
-    }
-
-    /// `self + other`, truncated, and whether set bits were dropped (what exact rounding needs).
     #[inline(never)]
-    fn add_sticky(self, other: Self) -> (Self, bool) {
-        let (a, b) = if self.ge(other) {
-            (self, other)
-        } else {
-            (other, self)
-        };
-        if b.m == 0 {
-            return (a, false);
-        }
-        let (shifted, lost) = shr(b.m, a.e - b.e);
-        let (sum, carry) = a.m.overflowing_add(shifted);
-        if carry {
-            // The 65-bit sum loses its lowest bit to the shift.
-            let kept = Self::new(sum >> 1 | 1 << 63, a.e.saturating_add(1));
-            (kept, lost || sum & 1 != 0)
-        } else {
-            (Self { m: sum, e: a.e }, lost)
-        }
+    pub(crate) const fn add(self, other: Self) -> Self {
+        add(self, other, false)
     }
 
     /// `self − other`, or 0 if `other ≥ self`.
@@ -157,55 +146,53 @@ impl Num {
         if other.ge(self) {
             return Self::ZERO;
         }
-        if other.m == 0 {
+        if other.0 == 0 {
             return self;
         }
-        Self::new(self.m - shr(other.m, self.e - other.e).0, self.e)
+        let ((a, e), (b, f)) = (self.wide(), other.wide());
+        Self::new(a - shr(b, e - f).0, e)
     }
 
     /// `self·other`.
     #[inline(never)]
-    pub(crate) fn mul(self, other: Self) -> Self {
-        if self.m == 0 || other.m == 0 {
+    pub(crate) const fn mul(self, other: Self) -> Self {
+        if self.0 == 0 || other.0 == 0 {
             return Self::ZERO;
         }
-        let (hi, lo) = mul_wide(self.m, other.m);
-        let e = self.e.saturating_add(other.e);
-        // Both factors are at least 2^63, so `hi` is at least 2^62: one bit of `lo` may be needed.
-        if hi >> 63 != 0 {
-            Self::new(hi, e.saturating_add(64))
-        } else {
-            Self::new(hi << 1 | lo >> 63, e.saturating_add(63))
-        }
+        let ((a, e), (b, f)) = (self.wide(), other.wide());
+        Self::new(mul_wide(a, b).0, e + f + 64)
     }
 
     /// `self / other` ([`HUGE`](Self::HUGE) if `other` is 0).
     #[inline(never)]
-    pub(crate) fn div(self, other: Self) -> Self {
-        if self.m == 0 {
+    pub(crate) const fn div(self, other: Self) -> Self {
+        if self.0 == 0 {
             return Self::ZERO;
         }
-        if other.m == 0 {
+        if other.0 == 0 {
             return Self::HUGE;
         }
-        let (q, _) = div_bits(self.m, other.m);
-        Self::new(q, self.e.saturating_sub(other.e).saturating_sub(63))
+        let ((a, e), (b, f)) = (self.wide(), other.wide());
+        Self::new(div_bits(a, b).0, e - f - 63)
     }
 
     /// `√self`: Newton's iteration from above, from within a factor √2.
     #[inline(never)]
-    pub(crate) fn sqrt(self) -> Self {
-        if self.m == 0 {
+    pub(crate) const fn sqrt(self) -> Self {
+        if self.0 == 0 {
             return Self::ZERO;
         }
-        if self.m == 1 << 63 && self.e & 1 == 1 {
-            return Self::ONE.scale((self.e + 63) / 2); // an even power of two: exact
+        let (m, e) = self.wide();
+        if m == 1 << 63 && e & 1 == 1 {
+            return Self::ONE.scale((e + 63) / 2); // an even power of two: exact
         }
         // self < 2^(e + 64), so 2^⌈(e + 64)/2⌉ ≥ √self.
-        let mut y = Self::ONE.scale((self.e + 65) >> 1);
+        let mut y = Self::ONE.scale((e + 65) >> 1);
         // The relative error squares (and halves) each step: 0.42, 0.06, 2e−3, 1e−6, 6e−13, 2e−25.
-        for _ in 0..6 {
+        let mut step = 0;
+        while step < 6 {
             y = y.add(self.div(y)).scale(-1);
+            step += 1;
         }
         y
     }
@@ -222,124 +209,40 @@ const fn shr(x: u64, s: i32) -> (u64, bool) {
     }
 }
 
-/// The 128-bit product `a·b` as (high, low) words, from four 32×32-bit products (a Cortex-M0 has
-/// no 64-bit multiply; this avoids the compiler's 128-bit multiplication routine).
-pub(crate) const fn mul_wide(a: u64, b: u64) -> (u64, u64) {
-    const LOW: u64 = 0xffff_ffff;
-    let (a1, a0, b1, b0) = (a >> 32, a & LOW, b >> 32, b & LOW);
-    let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
-    let mid = (p00 >> 32) + (p01 & LOW) + (p10 & LOW);
-    (
-        p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32),
-        mid << 32 | (p00 & LOW),
-    )
-}
-
 /// `⌊n·2^63 / d⌋` and whether the remainder is not 0, for `n < 2d` and `d` with its top bit set (so
-/// the quotient fits in 64 bits). Long division in base 2^16 (Knuth, TAOCP vol. 2, 4.3.1,
-/// Algorithm D): four quotient digits, each estimated by a 32-by-16-bit division, which the
-/// hardware does (or `__aeabi_uidiv`, which every Cortex-M0 firmware has), never a 64-bit division
-/// routine.
+/// the quotient fits in 64 bits). Restoring long division, one quotient bit per step: 64 steps of
+/// a shift, a compare and a subtraction in 64-bit registers, no division instruction or routine.
+/// (Long division in base 2^16 with 32-by-16-bit divisions took 4 steps, but 200 more bytes of
+/// Cortex-M0 code; the estimators and the martingale update divide rarely.)
+#[inline(never)]
 const fn div_bits(n: u64, d: u64) -> (u64, bool) {
-    const DIGIT: u64 = 0xffff;
-    // The dividend n·2^63 is (r, low) = r·2^64 + low, with r < d.
-    let (mut r, low) = (n >> 1, (n & 1) << 63);
-    let top = (d >> 48) as u32 | 1 << 15; // the divisor's leading digit (the bit is set already)
-    let mut q = 0u64;
+    // The remainder stays below d; doubled, it may carry out of 64 bits (then it exceeds d).
+    let (mut r, mut q) = (n, 0u64);
+    let mut carry = false;
     let mut i = 0;
-    while i < 4 {
-        // Bring down the next digit: the window r·2^16 + digit has 80 bits, (r >> 48, w).
-        let w = r << 16 | (low >> (48 - 16 * i)) & DIGIT;
-        // The estimate from the window's two leading digits is never too small and, as the
-        // divisor is normalized, at most 2 too large (Theorem B).
-        let mut digit = (r >> 32) as u32 / top;
-        if digit > DIGIT as u32 {
-            digit = DIGIT as u32;
+    while i < 64 {
+        q <<= 1;
+        if carry || r >= d {
+            r = r.wrapping_sub(d);
+            q |= 1;
         }
-        // Subtract digit·d (80 bits: two 32×16-bit products) from the window.
-        let (p_lo, p_hi) = (
-            mul_32_16(d as u32, digit),
-            mul_32_16((d >> 32) as u32, digit),
-        );
-        let (product, carry) = p_lo.overflowing_add(p_hi << 32);
-        let (mut rest, borrow) = w.overflowing_sub(product);
-        let mut high = (r >> 48)
-            .wrapping_sub((p_hi >> 32) + carry as u64)
-            .wrapping_sub(borrow as u64);
-        // Add d back while the remainder is negative (at most twice).
-        while high >> 63 != 0 {
-            digit -= 1;
-            let (sum, carry) = rest.overflowing_add(d);
-            rest = sum;
-            high = high.wrapping_add(carry as u64);
-        }
-        r = rest;
-        q = q << 16 | digit as u64;
+        carry = r >> 63 != 0;
+        r <<= 1;
         i += 1;
     }
-    (q, r != 0)
+    // The remainder, doubled once more: not 0 if it was not.
+    (q, carry || r != 0)
 }
 
-/// `x·y` for `y < 2^16`, from two 16×16-bit products (32-bit multiplies: a Cortex-M0 has no
-/// widening one).
-const fn mul_32_16(x: u32, y: u32) -> u64 {
-    ((((x >> 16) * y) as u64) << 16) + ((x & 0xffff) * y) as u64
-}
-
-/// Rounds `m·2^e` (`m` with its top bit set), plus something less than one unit of `m` if `sticky`,
-/// to 53 significant bits, to nearest with ties to even: returns `(mantissa, exponent)` with the
-/// mantissa in `[2^52, 2^53)`.
-pub(crate) const fn round53(m: u64, e: i32, sticky: bool) -> (u64, i32) {
-    let mantissa = round_off(m, 11, sticky);
-    if mantissa >> 53 != 0 {
-        (mantissa >> 1, e + 12)
-    } else {
-        (mantissa, e + 11)
-    }
-}
-
-/// [`round53`] as one out-of-line body for the martingale update, which rounds three times (the
-/// callers elsewhere, `to_f64` and the quantile sketch's rank, keep it inlined: smaller there).
+/// `m·2^e` (`m` normalized), plus less than one unit of `m` if `sticky`, rounded to 53 significant
+/// bits as IEEE 754 rounds (to nearest, ties to even), as a `Num` (exact: 53 bits fit in 56). One
+/// out-of-line body for the martingale update, which rounds three times; its result travels in
+/// registers.
 #[inline(never)]
-fn round53_shared(m: u64, e: i32, sticky: bool) -> (u64, i32) {
-    round53(m, e, sticky)
+const fn round53_num(m: u64, e: i32, sticky: bool) -> Num {
+    let (m, e) = round53(m, e, sticky);
+    Num::new(m, e)
 }
-
-/// `m / 2^drop` (`drop ≥ 1`) rounded to the nearest integer, ties to even; `sticky` says that the
-/// exact value is a little above `m` (bits already dropped before). The result may carry into one
-/// more bit than `m >> drop` has.
-const fn round_off(m: u64, drop: i32, sticky: bool) -> u64 {
-    // The dropped bits, moved to the top of `rest`: above 2^63 is more than half a unit. Beyond 64
-    // dropped bits the value is less than half a unit.
-    let (kept, rest) = match drop {
-        1..=63 => (m >> drop, m << (64 - drop)),
-        64 => (0, m),
-        _ => (0, 0),
-    };
-    let up = rest > 1 << 63 || (rest == 1 << 63 && (sticky || kept & 1 == 1));
-    kept + up as u64
-}
-
-/// The `f64` `m·2^e` for a mantissa in `[2^52, 2^53)`: 0 below the normal range, infinity above.
-fn f64_of(m: u64, e: i32) -> f64 {
-    let biased = e + 1075;
-    if biased <= 0 {
-        0.0
-    } else if biased >= 0x7ff {
-        f64::INFINITY
-    } else {
-        f64::from_bits((biased as u64) << 52 | (m & ((1 << 52) - 1)))
-    }
-}
-
-/// Whether this target has IEEE double-precision hardware, where the martingale update is a plain
-/// `f64` expression. Elsewhere [`martingale_step`] uses integer code with the same results.
-pub(crate) const NATIVE_F64: bool = cfg!(any(
-    target_arch = "x86_64",
-    target_arch = "aarch64",
-    target_arch = "wasm32",
-    all(target_arch = "riscv64", target_feature = "d"),
-));
 
 /// 2^64, the largest estimate any estimator reports (the number of distinct 64-bit hashes), and
 /// where the martingale estimate stops.
@@ -374,34 +277,57 @@ fn martingale_step_f64(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
 /// [`martingale_step`] in integer arithmetic, rounding each of the three operations (the sum, the
 /// division, the addition) from its exact value.
 fn martingale_step_integer(hip: f64, lo: u64, hi: u64, p: u32) -> f64 {
-    // S exactly: (lo·2^32 + hi)·2^−63, up to 84 bits as (high, low) words.
-    let (low, carry) = (lo << 32).overflowing_add(hi);
-    let high = (lo >> 32) + carry as u64;
-    let (m, e, sticky) = if high != 0 {
-        // high < 2^20, so 44 ≤ z < 64.
-        let z = high.leading_zeros();
-        (high << z | low >> (64 - z), 1 - z as i32, low << z != 0)
-    } else if low != 0 {
-        let z = low.leading_zeros();
-        (low << z, -63 - z as i32, false)
-    } else {
+    // S = lo·2^−31 + hi·2^−63 (both below 2^52: exact as `Num`s), as the f64 addition rounds it.
+    let sum = add(Num::new(lo, -31), Num::new(hi, -63), true);
+    if sum == Num::ZERO {
         return hip;
+    }
+    // sum = sm·2^se with sm normalized to 64 bits.
+    let (sm, se) = sum.wide();
+    // 2^p / sum = q·2^(p − se − 126) with q = ⌊2^126 / sm⌋ in (2^62, 2^63].
+    let (q, inexact) = div_bits(1 << 63, sm);
+    let (q, qe) = if q >> 63 == 0 {
+        (q << 1, p as i32 - se - 127)
+    } else {
+        (q, p as i32 - se - 126)
     };
-    // sum = sm·2^se, as the f64 addition rounds it.
-    let (sm, se) = round53_shared(m, e, sticky);
-    // 2^p / sum = q·2^(p − se − 63 − 52) with q = ⌊2^126 / (sm·2^11)⌋ in [2^62, 2^63].
-    let (q, inexact) = div_bits(1 << 63, sm << 11);
-    let z = q.leading_zeros();
-    let (im, ie) = round53_shared(q << z, p as i32 - se - 115 - z as i32, inexact);
-    // hip + increment, both f64 values (53 significant bits): their 64-bit aligned sum with the
-    // dropped bits as sticky is enough to round exactly.
-    let (sum, sticky) = Num::from_f64(hip).add_sticky(Num::new(im, ie));
-    let (rm, re) = round53_shared(sum.m, sum.e, sticky);
-    let next = f64_of(rm, re);
+    let increment = round53_num(q, qe, inexact);
+    // hip + increment, both f64 values (53 significant bits, exact as `Num`s; the increment is
+    // between 1 and 2^81): their 64-bit aligned sum with the dropped bits as sticky rounds exactly.
+    // hip is +0 or positive up to 2^64; one below 2^−124, which `Num` holds as 0, changes nothing
+    // (it is far below half a unit of the sum, which is at least the increment).
+    // Already 53 bits: the conversion to f64 is exact.
+    let next = add(Num::from_f64(hip), increment, true).to_f64();
     if next.to_bits() > CAP.to_bits() {
         CAP
     } else {
         next
+    }
+}
+
+/// `a + b`, truncated to 56 bits, or rounded to 53 bits as IEEE 754 addition rounds if `nearest`
+/// (from the exact sum: the operands aligned in 64 bits, and whether set bits were dropped). One
+/// body for [`Num::add`] and the martingale update.
+#[inline(never)]
+const fn add(a: Num, b: Num, nearest: bool) -> Num {
+    // a the larger (`Num`s compare as their bits).
+    let (a, b) = if a.0 >= b.0 { (a, b) } else { (b, a) };
+    if b.0 == 0 {
+        return a;
+    }
+    let ((am, ae), (bm, be)) = (a.wide(), b.wide());
+    let (shifted, lost) = shr(bm, ae - be);
+    let (sum, carry) = am.overflowing_add(shifted);
+    let (m, e, sticky) = if carry {
+        // The 65-bit sum loses its lowest bit to the shift.
+        (sum >> 1 | 1 << 63, ae + 1, lost || sum & 1 != 0)
+    } else {
+        (sum, ae, lost)
+    };
+    if nearest {
+        round53_num(m, e, sticky)
+    } else {
+        Num::new(m, e)
     }
 }
 
@@ -465,6 +391,8 @@ mod tests {
                 (CAP, 1 << 20, 7),              // already capped
                 (1e10, (1 << 31) + 1, 1 << 49), // S just above 1
                 (12_345.678, m << 30, 0),       // S = m/2: + 2
+                (5e-324, m << 30, 3),           // a subnormal hip: the increment alone
+                (1e-300, 1, 1 << 40),           // hip below the range of `Num`
             ] {
                 assert_eq!(
                     martingale_step_integer(hip, lo, hi, p as u32).to_bits(),
@@ -497,6 +425,9 @@ mod tests {
         assert_eq!(div_bits(1 << 63, 1 << 63), (1 << 63, false));
         assert_eq!(div_bits(u64::MAX, u64::MAX), (1 << 63, false));
         assert_eq!(div_bits(u64::MAX, 1 << 63), (u64::MAX, false));
+        // A remainder of exactly 2^63 (its top bit set), and of 2^63 − 1.
+        assert_eq!(div_bits(1, u64::MAX), (0, true));
+        assert_eq!(div_bits(u64::MAX - 1, u64::MAX), ((1 << 63) - 1, true));
     }
 
     /// Relative difference of a `Num` result from an `f64` reference.
@@ -513,12 +444,13 @@ mod tests {
         let mut rng = Rng(7);
         for _ in 0..100_000 {
             let (x, y) = (rng.below(64), rng.below(64).max(1));
-            let (s, t) = (rng.next() % 80, rng.next() % 80);
+            // Operands in [2^−40, 2^64): results within the range of `Num` (2^−124 to 2^131).
+            let (s, t) = (rng.next() % 40, rng.next() % 40);
             let a = Num::int(x).scale(s as i32 - 40);
             let b = Num::int(y).scale(t as i32 - 40);
             let (fa, fb) = (a.to_f64(), b.to_f64());
             // Each operand is within half an f64 ulp (2^−53) of its Num; each Num operation is
-            // within 2^−63: a relative error below 3·2^−53 after the result's own rounding.
+            // within 2^−55: a relative error below 3·2^−53 after the result's own rounding.
             let tolerance = 3.0 * f64::EPSILON / 2.0;
             assert!(off(a.mul(b), fa * fb) <= tolerance, "{fa} * {fb}");
             assert!(off(a.div(b), fa / fb) <= tolerance, "{fa} / {fb}");
@@ -549,24 +481,20 @@ mod tests {
         assert_eq!(Num::from_f64(0.375), Num::int(3).scale(-3));
         assert_eq!(Num::from_f64(-1.0), Num::ZERO);
         assert_eq!(Num::from_f64(f64::NAN), Num::ZERO);
-        // Subnormals convert exactly both ways, and round to nearest, ties to even.
-        for x in [
-            f64::MIN_POSITIVE / 4.0,
-            5e-324,
-            1e-310,
-            f64::from_bits(0x01ca_c084_12f2),
-        ] {
-            assert_eq!(Num::from_f64(x).to_f64(), x);
-        }
-        let tiny = Num::from_f64(5e-324); // 2^−1074
-        assert_eq!(tiny.scale(-1).to_f64(), 0.0); // a tie, to even
-        assert_eq!(tiny.mul(Num::int(3)).scale(-1).to_f64(), 1e-323); // 1.5 units: to 2
-        assert_eq!(tiny.scale(-2).to_f64(), 0.0);
-        assert_eq!(Num::from_f64(f64::MIN_POSITIVE).to_f64(), f64::MIN_POSITIVE);
-        let below = Num::from_f64(f64::MIN_POSITIVE).sub(tiny.scale(-1));
-        assert_eq!(below.to_f64(), f64::MIN_POSITIVE); // 2^−1022 − half a unit: a tie, to even
+        // The range is 2^−124 to 2^131: below, a value (a subnormal f64 too) flushes to 0; above,
+        // it saturates at HUGE, which converts to infinity.
+        let smallest = Num::ONE.scale(-124);
+        assert_eq!(smallest.to_f64(), 2f64.powi(-124));
+        assert_eq!(smallest.scale(-1), Num::ZERO);
+        assert_eq!(smallest.mul(Num::ONE.scale(-1)), Num::ZERO);
+        assert_eq!(Num::from_f64(5e-324), Num::ZERO);
+        assert_eq!(Num::from_f64(1e-300), Num::ZERO);
+        assert_eq!(Num::ONE.scale(130).to_f64(), 2f64.powi(130));
+        assert_eq!(Num::ONE.scale(131), Num::HUGE); // the largest value, (2^56 − 1)·2^75, is HUGE
+        assert_eq!(Num::ONE.scale(130).mul(Num::int(2)), Num::HUGE);
+        assert_eq!(Num::from_f64(1e300), Num::HUGE);
         assert_eq!(Num::HUGE.to_f64(), f64::INFINITY);
-        for x in [1.0, 0.1, 1e300, 123_456.789, CAP] {
+        for x in [1.0, 0.1, 1e30, 1e-30, 123_456.789, CAP] {
             assert_eq!(Num::from_f64(x).to_f64(), x);
         }
         // Ties round to even: 2^53 + 1 is halfway between 2^53 and 2^53 + 2.

@@ -153,7 +153,10 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
 
     #[inline]
     fn bucket(fp: u32) -> usize {
-        reduce(fp, Self::K32) as usize
+        let bucket = reduce(fp, Self::K32) as usize;
+        // Every caller skips a bucket past the end; reduction never gives one.
+        debug_assert!(bucket < K, "reduce stays below K");
+        bucket
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -204,6 +207,11 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
     }
 
     pub(crate) fn get(&self, slot: u16) -> Option<&Entry<T, C, X>> {
+        // Callers pass slots from `find` or the entries, and skip a missing one.
+        debug_assert!(
+            usize::from(slot) < self.slots.len(),
+            "slot {slot} not in use"
+        );
         self.slots.get(usize::from(slot))
     }
 
@@ -494,6 +502,10 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
     /// Puts slot `s` at heap position `pos` and records the position in the slot.
     #[inline]
     fn place(heap: &mut [u16], slots: &mut heapless::Vec<Entry<T, C, X>, K>, pos: usize, s: u16) {
+        debug_assert!(
+            pos < heap.len() && usize::from(s) < slots.len(),
+            "heap position {pos} or slot {s} out of range"
+        );
         if let Some(h) = heap.get_mut(pos) {
             *h = s;
         }

@@ -1,7 +1,7 @@
 //! The keys every benchmark and accuracy figure uses: generated once from fixed seeds, identical for
 //! every implementation.
 
-pub use sketch_tests::rng::SplitMix64;
+pub use sketch_rng::SplitMix64;
 pub use sketch_tests::zipf;
 
 /// Small filters: 10,000 keys (the filter fits in L1/L2).

@@ -4,7 +4,7 @@
 //! It holds what the criterion suite (`benches/main.rs`), the accuracy binary and the performance table
 //! tool share, so all three build the same configurations over the same keys:
 //!
-//! - [`keys`]: the pre-generated keys (SplitMix64 from `sketch-tests`, u64 and short strings, and
+//! - [`keys`]: the pre-generated keys (SplitMix64 from `sketch-rng`, u64 and short strings, and
 //!   the reference Zipf stream);
 //! - [`adapters`]: one small trait per family ([`adapters::Filter`], [`adapters::Distinct`],
 //!   [`adapters::Frequency`], [`adapters::Deletable`]) implemented for our sketches and each peer, with

@@ -190,7 +190,7 @@ fn add_integer(a: f64, b: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng::Rng;
+    use sketch_rng::SplitMix64 as Rng;
 
     fn check(a: f64, b: f64) {
         let want = a + b;
@@ -235,18 +235,18 @@ mod tests {
         for i in 0..2_000_000u32 {
             // Exponents near each other (cancellation, carries, ties) most of the time, anywhere
             // otherwise; short mantissas (ties) and integers common.
-            let a = r.next();
+            let a = r.next_u64();
             let b = match i % 4 {
-                0 => r.next(),
-                1 => (a & 0xfff0_0000_0000_0000) ^ (r.next() >> 12) ^ (r.next() & SIGN),
+                0 => r.next_u64(),
+                1 => (a & 0xfff0_0000_0000_0000) ^ (r.next_u64() >> 12) ^ (r.next_u64() & SIGN),
                 2 => {
-                    let shift = (r.next() % 64) << 52;
-                    (a & !SIGN).wrapping_sub(shift.min(a & !SIGN)) ^ (r.next() & SIGN)
+                    let shift = (r.next_u64() % 64) << 52;
+                    (a & !SIGN).wrapping_sub(shift.min(a & !SIGN)) ^ (r.next_u64() & SIGN)
                 }
-                _ => ((r.next() % 4_000_000) as f64).to_bits(),
+                _ => ((r.next_u64() % 4_000_000) as f64).to_bits(),
             };
             let a = if i % 5 == 0 {
-                a & !((1 << (r.next() % 52)) - 1)
+                a & !((1 << (r.next_u64() % 52)) - 1)
             } else {
                 a
             };
@@ -257,7 +257,7 @@ mod tests {
         let mut sum = 0.0;
         let mut native = 0.0;
         for _ in 0..100_000 {
-            let v = (r.next() >> (r.next() % 64)) as f64;
+            let v = (r.next_u64() >> (r.next_u64() % 64)) as f64;
             sum = add_integer(sum, v);
             native += v;
             assert_eq!(sum.to_bits(), native.to_bits());

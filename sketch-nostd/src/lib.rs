@@ -92,8 +92,6 @@ pub mod sizing;
 mod sketch;
 mod sort;
 pub mod spacesaving;
-#[cfg(test)]
-mod test_rng;
 pub mod topk;
 mod tracker;
 #[cfg(feature = "wire")]

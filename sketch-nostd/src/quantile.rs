@@ -1179,7 +1179,7 @@ mod tests {
     use super::sealed::Sealed;
     use super::*;
     use crate::sizing::{quantile_buckets, quantile_sub_buckets};
-    use crate::test_rng::Rng;
+    use sketch_rng::SplitMix64 as Rng;
 
     /// Checks every quantile on a grid against the sorted values, with the sketch's rank definition.
     fn check<const S: usize, const B: usize, C: Counter>(
@@ -1220,7 +1220,7 @@ mod tests {
         type Q = QuantileSketch<35, 8>;
         let mut r = Rng(5);
         for _ in 0..10_000 {
-            let v = r.next() >> (r.next() % 64);
+            let v = r.next_u64() >> (r.next_u64() % 64);
             let vf = v as f64;
             if vf as u64 == v {
                 assert_eq!(
@@ -1242,8 +1242,8 @@ mod tests {
         assert_eq!(Q::key(1u8.split().unwrap()), 1023 * 35);
         // Integers convert to the f64 `as` gives, rounded to nearest, ties to even.
         for _ in 0..200_000 {
-            let v = r.next() >> (r.next() % 64);
-            let v = if r.next().is_multiple_of(3) {
+            let v = r.next_u64() >> (r.next_u64() % 64);
+            let v = if r.next_u64().is_multiple_of(3) {
                 v & !0x7ff
             } else {
                 v
@@ -1296,14 +1296,14 @@ mod tests {
             let q = if i % 4 == 0 {
                 qs[(i / 4) as usize % qs.len()]
             } else {
-                r.unit()
+                r.next_f64()
             };
             // Counts of every size, with short mantissas (ties) common.
-            let width = r.next() % 65;
+            let width = r.next_u64() % 65;
             let mut m = if width == 0 {
                 0
             } else {
-                r.next() >> (64 - width)
+                r.next_u64() >> (64 - width)
             };
             if i % 3 == 0 {
                 m &= !((1u64 << (width / 2)) - 1);
@@ -1327,7 +1327,7 @@ mod tests {
     fn search_index_equals_coarse_index() {
         fn check<const S: usize>(r: &mut Rng) {
             for _ in 0..3_000 {
-                let f = r.next();
+                let f = r.next_u64();
                 assert_eq!(
                     QuantileSketch::<S, 1>::search_index(f),
                     QuantileSketch::<S, 1>::coarse_index(f)
@@ -1378,7 +1378,7 @@ mod tests {
     fn coarse_lookup_equals_the_linear_scan() {
         fn check<const S: usize>(r: &mut Rng) {
             for _ in 0..3_000 {
-                let x = f64::from_bits((1023u64 << 52) | (r.next() >> 12));
+                let x = f64::from_bits((1023u64 << 52) | (r.next_u64() >> 12));
                 let k = QuantileSketch::<S, 1>::key(x.split().unwrap());
                 assert_eq!(k, key_of(x, S), "{x} at SUB {S}");
             }
@@ -1433,7 +1433,7 @@ mod tests {
         let mut q = QuantileSketch::<35, 1_047>::new();
         let mut values = Vec::new();
         for _ in 0..20_000 {
-            let v = (r.unit() * 20.0).exp();
+            let v = (r.next_f64() * 20.0).exp();
             q.insert(v);
             values.push(v);
         }
@@ -1445,7 +1445,7 @@ mod tests {
         let mut q = QuantileSketch::<35, 1_047, u16>::new();
         let mut values = Vec::new();
         for _ in 0..20_000 {
-            let v = (r.next() % 2_000_001) as i64 - 1_000_000;
+            let v = (r.next_u64() % 2_000_001) as i64 - 1_000_000;
             let v = if v.abs() < 100 { 0 } else { v };
             q.insert(v);
             values.push(v as f64);
@@ -1462,8 +1462,8 @@ mod tests {
         let mut q = QuantileSketch::<35, 70>::new();
         let mut values = Vec::new();
         for _ in 0..5_000 {
-            let mag = (r.unit() * 40.0 * core::f64::consts::LN_2).exp();
-            let v = if r.next().is_multiple_of(4) {
+            let mag = (r.next_f64() * 40.0 * core::f64::consts::LN_2).exp();
+            let v = if r.next_u64().is_multiple_of(4) {
                 -mag
             } else {
                 mag
@@ -1498,7 +1498,7 @@ mod tests {
             (0..6).map(|_| QuantileSketch::new()).collect();
         let mut all = QuantileSketch::<35, 200>::new();
         for i in 0..30_000 {
-            let v = (r.unit() * 8.0).exp() - 20.0;
+            let v = (r.next_f64() * 8.0).exp() - 20.0;
             parts[i % 6].insert(v);
             all.insert(v);
         }

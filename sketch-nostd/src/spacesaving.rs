@@ -128,26 +128,9 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
         total: u64,
         overlong: u64,
     ) -> Result<Self, PartsError> {
-        let mut top = Tracker::new();
-        let mut entries = entries.into_iter();
-        for (index, (key, count, error)) in entries.by_ref().enumerate() {
-            if error > count {
-                return Err(PartsError::BadCount { index });
-            }
-            let fp = Self::fp(seed, key.as_borrowed());
-            if top.find(fp, key.as_borrowed()).is_some() {
-                return Err(PartsError::DuplicateKey { index });
-            }
-            if top
-                .push(key, fp, C::from_u64(count), C::from_u64(error))
-                .is_err()
-            {
-                return Err(PartsError::LengthMismatch {
-                    expected: K,
-                    found: index + 1 + entries.count(),
-                });
-            }
-        }
+        let top = Tracker::from_parts(entries, |key: &T, count, error: u64| {
+            (error <= count).then(|| (Self::fp(seed, key.as_borrowed()), C::from_u64(error)))
+        })?;
         Ok(Self {
             top,
             seed,
@@ -314,27 +297,7 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
         self.top.entries().iter().map(counted)
     }
 
-    /// Number of listed keys, at most `K`.
-    ///
-    /// ```
-    /// let mut ss = sketch_nostd::SpaceSaving::<u8, 4>::new();
-    /// ss.increment(&1);
-    /// assert_eq!(ss.len(), 1);
-    /// ```
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.top.len()
-    }
-
-    /// `true` if no key is listed.
-    ///
-    /// ```
-    /// assert!(sketch_nostd::SpaceSaving::<u8, 4>::new().is_empty());
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.top.len() == 0
-    }
+    crate::tracker::list_len!("sketch_nostd::SpaceSaving::<u8, 4>::new()");
 
     /// `N`, the total of all counts added (saturating), not counting overlong keys.
     ///

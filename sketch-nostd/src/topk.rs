@@ -124,24 +124,12 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
         entries: impl IntoIterator<Item = (T, u64)>,
         overlong: u64,
     ) -> Result<Self, PartsError> {
-        let mut top = Tracker::new();
-        let mut entries = entries.into_iter();
-        for (index, (key, count)) in entries.by_ref().enumerate() {
+        let entries = entries.into_iter().map(|(key, count)| (key, count, ()));
+        let top = Tracker::from_parts(entries, |key: &T, count, ()| {
             let hash = hash64(key.as_borrowed(), sketch.seed());
-            if count > sketch.estimate_hash(hash) {
-                return Err(PartsError::BadCount { index });
-            }
-            let fp = Tracker::<T, C, (), K>::fingerprint(hash);
-            if top.find(fp, key.as_borrowed()).is_some() {
-                return Err(PartsError::DuplicateKey { index });
-            }
-            if top.push(key, fp, C::from_u64(count), ()).is_err() {
-                return Err(PartsError::LengthMismatch {
-                    expected: K,
-                    found: index + 1 + entries.count(),
-                });
-            }
-        }
+            (count <= sketch.estimate_hash(hash))
+                .then(|| (Tracker::<T, C, (), K>::fingerprint(hash), ()))
+        })?;
         Ok(Self {
             sketch,
             top,
@@ -294,27 +282,7 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
             .map(|e| (&e.key, e.count.to_u64()))
     }
 
-    /// Number of listed keys, at most `K`.
-    ///
-    /// ```
-    /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
-    /// top.increment(&1);
-    /// assert_eq!(top.len(), 1);
-    /// ```
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.top.len()
-    }
-
-    /// `true` if no key is listed.
-    ///
-    /// ```
-    /// assert!(sketch_nostd::TopK::<u8, 2, 64, 3>::new().is_empty());
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.top.len() == 0
-    }
+    crate::tracker::list_len!("sketch_nostd::TopK::<u8, 2, 64, 3>::new()");
 
     /// The smallest listed count once the list is full: the estimate a new key must beat. `None`
     /// while there is room.

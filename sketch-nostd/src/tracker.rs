@@ -20,8 +20,38 @@
 //! [`SpaceSaving`]: crate::SpaceSaving
 
 use crate::counter::Counter;
+use crate::error::PartsError;
 use crate::hash::reduce;
 use crate::owned::OwnedKey;
+
+/// The list accessors of a summary whose list is the [`Tracker`] in its field `top`: `len` and
+/// `is_empty`, documented with examples on the empty summary `$empty` (an expression).
+macro_rules! list_len {
+    ($empty:literal) => {
+        /// Number of listed keys, at most `K`.
+        ///
+        /// ```
+        #[doc = concat!("let mut summary = ", $empty, ";")]
+        /// summary.increment(&1);
+        /// assert_eq!(summary.len(), 1);
+        /// ```
+        #[must_use]
+        pub fn len(&self) -> usize {
+            self.top.len()
+        }
+
+        /// `true` if no key is listed.
+        ///
+        /// ```
+        #[doc = concat!("assert!(", $empty, ".is_empty());")]
+        /// ```
+        #[must_use]
+        pub fn is_empty(&self) -> bool {
+            self.top.len() == 0
+        }
+    };
+}
+pub(crate) use list_len;
 
 /// "No slot": the end of a bucket's chain.
 const NIL: u16 = u16::MAX;
@@ -88,6 +118,33 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
         }
     }
 
+    /// A tracker of `(key, count, extra)` entries in any order, the checks of every summary's
+    /// `from_parts`: `locate(key, count, extra)` gives the entry's fingerprint and stored extra, or
+    /// `None` for a count the summary cannot hold ([`PartsError::BadCount`]); a key listed twice is
+    /// [`PartsError::DuplicateKey`], more than `K` entries [`PartsError::LengthMismatch`].
+    pub(crate) fn from_parts<E>(
+        entries: impl IntoIterator<Item = (T, u64, E)>,
+        mut locate: impl FnMut(&T, u64, E) -> Option<(u32, X)>,
+    ) -> Result<Self, PartsError> {
+        let mut top = Self::new();
+        let mut entries = entries.into_iter();
+        for (index, (key, count, extra)) in entries.by_ref().enumerate() {
+            let Some((fp, extra)) = locate(&key, count, extra) else {
+                return Err(PartsError::BadCount { index });
+            };
+            if top.find(fp, key.as_borrowed()).is_some() {
+                return Err(PartsError::DuplicateKey { index });
+            }
+            if top.push(key, fp, C::from_u64(count), extra).is_err() {
+                return Err(PartsError::LengthMismatch {
+                    expected: K,
+                    found: index + 1 + entries.count(),
+                });
+            }
+        }
+        Ok(top)
+    }
+
     /// The fingerprint of a 64-bit key hash: its high half (the low half picks count-min columns).
     #[inline]
     pub(crate) const fn fingerprint(hash: u64) -> u32 {
@@ -96,7 +153,10 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
 
     #[inline]
     fn bucket(fp: u32) -> usize {
-        reduce(fp, Self::K32) as usize
+        let bucket = reduce(fp, Self::K32) as usize;
+        // Every caller skips a bucket past the end; reduction never gives one.
+        debug_assert!(bucket < K, "reduce stays below K");
+        bucket
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -147,6 +207,11 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
     }
 
     pub(crate) fn get(&self, slot: u16) -> Option<&Entry<T, C, X>> {
+        // Callers pass slots from `find` or the entries, and skip a missing one.
+        debug_assert!(
+            usize::from(slot) < self.slots.len(),
+            "slot {slot} not in use"
+        );
         self.slots.get(usize::from(slot))
     }
 
@@ -437,6 +502,10 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
     /// Puts slot `s` at heap position `pos` and records the position in the slot.
     #[inline]
     fn place(heap: &mut [u16], slots: &mut heapless::Vec<Entry<T, C, X>, K>, pos: usize, s: u16) {
+        debug_assert!(
+            pos < heap.len() && usize::from(s) < slots.len(),
+            "heap position {pos} or slot {s} out of range"
+        );
         if let Some(h) = heap.get_mut(pos) {
             *h = s;
         }

@@ -2,7 +2,7 @@
 //! (`examples/quantile_accuracy.rs`) and its benchmark: latencies in microseconds, all within
 //! 1 … 10^9, the range the 1% quantile sketch is sized for.
 
-use crate::rng::SplitMix64;
+use sketch_rng::SplitMix64;
 
 /// A distribution of positive values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

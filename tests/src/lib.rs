@@ -7,6 +7,5 @@ pub mod bloom_table;
 pub mod dists;
 pub mod prefilter;
 pub mod qemu;
-pub mod rng;
 pub mod wire;
 pub mod zipf;

@@ -1,52 +1,17 @@
-//! The seeded reference Zipf stream (weights 1/r over the ranks) and the overestimate statistics of
-//! its tables. The one copy: the tests, the `countmin_table` example and the benches (through their
-//! dependency on `sketch-tests`) all draw the same events from it.
+//! The seeded reference Zipf stream (weights 1/r over the ranks, drawn with `sketch-rng`'s sampler)
+//! and the overestimate statistics of its tables. The one copy: the tests, the `countmin_table`
+//! example and the benches (through their dependency on `sketch-tests`) all draw the same events.
 
-use super::rng::SplitMix64;
+use sketch_rng::{SplitMix64, Zipf};
 
-/// Zipf's law with exponent 1 over ranks `1..=n`: rank `r` is drawn with probability `(1/r) / H(n)`.
-#[derive(Clone, Debug)]
-pub struct Zipf {
-    /// `cdf[r - 1]` = weight of ranks `1..=r`.
-    cdf: Vec<f64>,
-}
-
-impl Zipf {
-    /// The distribution over `n` ranks.
-    pub fn new(n: u32) -> Self {
-        let mut sum = 0.0;
-        let cdf = (1..=n)
-            .map(|r| {
-                sum += 1.0 / f64::from(r);
-                sum
-            })
-            .collect();
-        Self { cdf }
-    }
-
-    /// The probability of rank `r`.
-    pub fn probability(&self, r: u32) -> f64 {
-        let total = self.cdf.last().copied().unwrap_or(1.0);
-        1.0 / f64::from(r) / total
-    }
-
-    /// Draws a rank in `1..=n` (inverse transform by binary search).
-    pub fn sample(&self, rng: &mut SplitMix64) -> u32 {
-        let total = self.cdf.last().copied().unwrap_or(0.0);
-        let u = rng.next_f64() * total;
-        let i = self
-            .cdf
-            .partition_point(|&c| c <= u)
-            .min(self.cdf.len() - 1);
-        i as u32 + 1
-    }
-}
-
-/// The reference stream: `events` draws from Zipf over `keys` ranks, seeded. Each event is the rank.
+/// The reference stream: `events` draws from Zipf's law with exponent 1 over ranks `1..=keys`
+/// (rank `r` with probability `(1/r) / H(keys)`), seeded. Each event is the rank.
 pub fn zipf_stream(keys: u32, events: usize, seed: u64) -> Vec<u32> {
-    let zipf = Zipf::new(keys);
+    let zipf = Zipf::new(keys as usize, 1.0);
     let mut rng = SplitMix64(seed);
-    (0..events).map(|_| zipf.sample(&mut rng)).collect()
+    (0..events)
+        .map(|_| zipf.sample(&mut rng) as u32 + 1)
+        .collect()
 }
 
 /// Exact counts of a stream of ranks in `1..=keys`: `counts[r]` is the count of rank `r`

@@ -8,7 +8,7 @@
 
 use sketch_nostd::sizing::{blocked_blocks_for, blocked_fp_rate};
 use sketch_nostd::BlockedBloom;
-use sketch_tests::rng::SplitMix64;
+use sketch_rng::SplitMix64;
 
 /// A 4σ two-sided band: left with probability 6·10⁻⁵ per check, so with fixed seeds a failure means
 /// the layout or the hashing is wrong, not luck.

@@ -28,7 +28,7 @@ use sketch_nostd::countmin::Standard;
 use sketch_nostd::hash::{hash64, reduce, Key, Probe};
 use sketch_nostd::sizing::{cm_depth, cm_width};
 use sketch_nostd::CountMin;
-use sketch_tests::rng::SplitMix64;
+use sketch_rng::SplitMix64;
 use sketch_tests::zipf::{exact_counts, zipf_stream};
 
 const W: usize = cm_width(0.05);

@@ -8,7 +8,7 @@ use sketch_nostd::{
     sizing::{cuckoo_buckets_for, cuckoo_fp_rate, CUCKOO_MAX_LOAD},
     CapacityError, CuckooFilter,
 };
-use sketch_tests::rng::SplitMix64;
+use sketch_rng::SplitMix64;
 
 /// How many standard deviations a measurement may stray (4σ: left with probability 6·10⁻⁵).
 const Z: f64 = 4.0;

@@ -5,8 +5,8 @@ use sketch_nostd::hash::const_hash64_u64;
 use sketch_nostd::sizing::{blocked_blocks_for, k_for, words_for};
 use sketch_nostd::wire::{self, BlockedBloomRef, BloomRef, Wire};
 use sketch_nostd::{BlockedBloom, Bloom};
+use sketch_rng::SplitMix64;
 use sketch_tests::prefilter::{probe_urls, BLOCKED_PREFIXES};
-use sketch_tests::rng::SplitMix64;
 
 const N: usize = 2_000;
 const SEED: u64 = 0x5afe;

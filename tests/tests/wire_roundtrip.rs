@@ -11,7 +11,7 @@ use sketch_nostd::{
     BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, MicroBloom, MicroBloom32,
     SpaceSaving, TopK, WireError,
 };
-use sketch_tests::rng::SplitMix64;
+use sketch_rng::SplitMix64;
 use sketch_tests::wire::{encoded, pack};
 
 /// Words with a controllable density: each word is the AND of `and` random words (so bits are set

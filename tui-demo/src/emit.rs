@@ -20,7 +20,7 @@ use sketch_nostd::{RedisHll, WireError};
 use crate::device::{DeviceDistinct, DeviceFreq, DeviceSeen, DeviceTop, DeviceValues, DEVICE_SEED};
 use crate::human::{bytes, count};
 use crate::source::synthetic::Generator;
-use crate::source::zipf::Rng;
+use crate::source::zipf::{self, Rng};
 
 /// What `--emit` was asked to do.
 #[derive(Clone, Debug, PartialEq)]
@@ -224,7 +224,7 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
             owed: 0.0,
         });
     }
-    let mut rng = Rng::new(o.seed ^ 0xc0ff_ee00);
+    let mut rng = zipf::rng(o.seed ^ 0xc0ff_ee00);
     let mut totals = EmitTotals::default();
     let deadline = crate::clock::deadline(start, o.seconds);
     let interactive = io::stderr().is_terminal();

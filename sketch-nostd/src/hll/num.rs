@@ -334,15 +334,21 @@ const fn add(a: Num, b: Num, nearest: bool) -> Num {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_rng::Rng;
+    use sketch_rng::SplitMix64 as Rng;
 
-    impl Rng {
+    /// The draws these tests need beside the generator's own.
+    trait Draw {
+        fn bits_below(&mut self, bits: u32) -> u64;
+        fn hip(&mut self) -> f64;
+    }
+
+    impl Draw for Rng {
         /// A value with a random number of significant bits, so that short mantissas (and ties)
         /// are common.
-        fn below(&mut self, bits: u32) -> u64 {
-            let width = 1 + self.next() % u64::from(bits);
-            let x = self.next() >> (64 - width);
-            if self.next().is_multiple_of(4) {
+        fn bits_below(&mut self, bits: u32) -> u64 {
+            let width = 1 + self.next_u64() % u64::from(bits);
+            let x = self.next_u64() >> (64 - width);
+            if self.next_u64().is_multiple_of(4) {
                 x & !((1 << (width / 2)) - 1) // trailing zeros: exact ties in the rounding
             } else {
                 x
@@ -351,12 +357,12 @@ mod tests {
 
         /// A positive f64 in [1, 2^64], or 0.
         fn hip(&mut self) -> f64 {
-            match self.next() % 8 {
+            match self.next_u64() % 8 {
                 0 => 0.0,
                 1 => CAP,
                 _ => {
-                    let exp = 1023 + self.next() % 64;
-                    f64::from_bits(exp << 52 | (self.next() >> 12))
+                    let exp = 1023 + self.next_u64() % 64;
+                    f64::from_bits(exp << 52 | (self.next_u64() >> 12))
                 }
             }
         }
@@ -367,7 +373,7 @@ mod tests {
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         for i in 0..400_000u32 {
             let p = 4 + i % 15;
-            let (lo, hi, hip) = (rng.below(50), rng.below(50), rng.hip());
+            let (lo, hi, hip) = (rng.bits_below(50), rng.bits_below(50), rng.hip());
             let (a, b) = (
                 martingale_step_integer(hip, lo, hi, p),
                 martingale_step_f64(hip, lo, hi, p),
@@ -408,14 +414,14 @@ mod tests {
     fn long_division_is_exact() {
         let mut rng = Rng(3);
         for i in 0..300_000 {
-            let d = rng.next() | 1 << 63;
+            let d = rng.next_u64() | 1 << 63;
             let d = if i % 3 == 0 { d & !0xffff_ffff } else { d }; // short divisors
                                                                    // Any n is below 2d, as d ≥ 2^63.
             let n = match i % 4 {
                 0 => 1 << 63,
                 1 => d,
                 2 => d - 1,
-                _ => rng.next(),
+                _ => rng.next_u64(),
             };
             let wide = (n as u128) << 63;
             let (q, inexact) = div_bits(n, d);
@@ -443,9 +449,9 @@ mod tests {
     fn arithmetic_matches_f64_to_its_precision() {
         let mut rng = Rng(7);
         for _ in 0..100_000 {
-            let (x, y) = (rng.below(64), rng.below(64).max(1));
+            let (x, y) = (rng.bits_below(64), rng.bits_below(64).max(1));
             // Operands in [2^−40, 2^64): results within the range of `Num` (2^−124 to 2^131).
-            let (s, t) = (rng.next() % 40, rng.next() % 40);
+            let (s, t) = (rng.next_u64() % 40, rng.next_u64() % 40);
             let a = Num::int(x).scale(s as i32 - 40);
             let b = Num::int(y).scale(t as i32 - 40);
             let (fa, fb) = (a.to_f64(), b.to_f64());

@@ -22,7 +22,7 @@ use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::zipf::{mix, Rng, Zipf};
+use super::zipf::{mix, rng, Rng, Zipf};
 use super::{send, Batch, Control, SourceEvent, SourceMsg};
 
 /// Number of distinct clients.
@@ -107,7 +107,7 @@ impl Generator {
     /// A generator; equal seeds give equal logs.
     #[must_use]
     pub fn new(seed: u64) -> Self {
-        let mut rng = Rng::new(seed);
+        let mut rng = rng(seed);
         let path_names = (0..PATHS).map(|r| path_name(r, seed)).collect();
         let rate_hint = 50_000;
         let until_burst = rate_hint * (3 + rng.below(3));
@@ -126,7 +126,7 @@ impl Generator {
     /// its own random stream: what a device in a fleet sees of the same traffic.
     #[must_use]
     pub fn fork(&self, seed: u64) -> Self {
-        let mut rng = Rng::new(seed);
+        let mut rng = rng(seed);
         let until_burst = self.rate_hint * (3 + rng.below(10));
         Self {
             rng,

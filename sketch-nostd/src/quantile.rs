@@ -710,16 +710,17 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     /// counter's maximum; returns what was added (0 if no window holds `k`).
     fn add_in_place(&mut self, k: i32, n: u64) -> u64 {
         if k == 0 {
-            let added = n.min(u64::MAX - self.zero);
-            self.zero += added;
-            return added;
+            let now = self.zero;
+            self.zero = now.saturating_add(n);
+            return self.zero - now;
         }
         let Some(c) = self.layout().slot(k).and_then(|s| self.counts.get_mut(s)) else {
             return 0;
         };
         let now = c.to_u64();
-        let added = n.min(C::MAX.to_u64() - now);
-        *c = C::from_u64(now + added);
+        // `from_u64` stops at the counter's maximum.
+        *c = C::from_u64(now.saturating_add(n));
+        let added = c.to_u64() - now;
         self.saturated |= added < n;
         added
     }

@@ -709,23 +709,19 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     /// Adds up to `n` to bucket `k` (0: the zero count) of the current layout, stopping at the
     /// counter's maximum; returns what was added (0 if no window holds `k`).
     fn add_in_place(&mut self, k: i32, n: u64) -> u64 {
-        let (now, max) = if k == 0 {
-            (self.zero, u64::MAX)
-        } else {
-            match self.layout().slot(k).and_then(|s| self.counts.get(s)) {
-                Some(c) => (c.to_u64(), C::MAX.to_u64()),
-                None => return 0,
-            }
-        };
-        let added = n.min(max - now);
-        if added < n {
-            self.saturated |= k != 0;
-        }
         if k == 0 {
-            self.zero = now + added;
-        } else if let Some(c) = self.layout().slot(k).and_then(|s| self.counts.get_mut(s)) {
-            *c = C::from_u64(now + added);
+            let now = self.zero;
+            self.zero = now.saturating_add(n);
+            return self.zero - now;
         }
+        let Some(c) = self.layout().slot(k).and_then(|s| self.counts.get_mut(s)) else {
+            return 0;
+        };
+        let now = c.to_u64();
+        // `from_u64` stops at the counter's maximum.
+        *c = C::from_u64(now.saturating_add(n));
+        let added = c.to_u64() - now;
+        self.saturated |= added < n;
         added
     }
 
@@ -736,9 +732,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     fn add_key(&mut self, k: i32, n: u64) {
         let mut k = k.max(self.floor);
         if k != 0 && self.layout().slot(k).is_none() {
-            if let Some(layout) = self.plan(Some(k), NO_FLOOR) {
-                self.apply(layout);
-            }
+            self.relayout(Some(k), NO_FLOOR);
             k = k.max(self.floor);
         }
         let added = self.add_in_place(k, n);
@@ -757,7 +751,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
 
     /// The layout that holds key `k` (if any) with a floor of at least `raise`, collapsing the lowest
     /// buckets if that many do not fit.
-    #[inline(never)]
+    #[inline]
     fn plan(&self, k: Option<i32>, raise: i32) -> Option<Layout> {
         let now = self.layout();
         let mut f = now.floor.max(raise);
@@ -776,16 +770,21 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         None
     }
 
-    /// Moves the counters to layout `new` (from [`plan`](Self::plan)): the keys below its floor are
-    /// added into the floor's bucket, the others keep their counts in their new slots.
+    /// Grows the windows to hold key `k` (if any) with a floor of at least `raise`, collapsing the
+    /// lowest buckets if that many do not fit: moves the counters to the layout of
+    /// [`plan`](Self::plan), the keys below its floor added into the floor's bucket, the others
+    /// keeping their counts in their new slots.
     ///
-    /// Every bucket of `new` is at or above its floor; those the old layout holds keep their counts.
-    /// Both windows keep their order, and a window moves right only when the negative one grows
-    /// downwards or the positive one does (neither is clipped then), so moving the counters that
-    /// move right from the top down, then those that move left from the bottom up, never overwrites a
-    /// counter before it has moved.
+    /// Every bucket of the new layout is at or above its floor; those the old layout holds keep their
+    /// counts. Both windows keep their order, and a window moves right only when the negative one
+    /// grows downwards or the positive one does (neither is clipped then), so moving the counters
+    /// that move right from the top down, then those that move left (and clearing the slots of new
+    /// buckets) from the bottom up, never overwrites a counter before it has moved.
     #[inline(never)]
-    fn apply(&mut self, new: Layout) {
+    fn relayout(&mut self, k: Option<i32>, raise: i32) {
+        let Some(new) = self.plan(k, raise) else {
+            return;
+        };
         let old = self.layout();
         let f = new.floor;
         let used = old.size().max(new.size()) as usize;
@@ -799,25 +798,15 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
                 mass = mass.saturating_add(c.to_u64());
             }
         }
-        let source = |i: usize| new.source(&old, i);
-        let mut copy = |i: usize, right: bool| {
-            if let Some(s) = source(i).filter(|&s| (s < i) == right && s != i) {
-                if let Some(&v) = self.counts.get(s) {
-                    if let Some(d) = self.counts.get_mut(i) {
-                        *d = v;
-                    }
-                }
-            }
-        };
         for i in (0..used).rev() {
-            copy(i, true);
+            if let Some(s) = new.source(&old, i).filter(|&s| s < i) {
+                self.move_counter(s, i);
+            }
         }
         for i in 0..used {
-            copy(i, false);
-        }
-        for (i, c) in self.counts.iter_mut().enumerate().take(used) {
-            if source(i).is_none() {
-                *c = C::ZERO;
+            match new.source(&old, i) {
+                Some(s) if s < i => {}
+                s => self.move_counter(s.unwrap_or(usize::MAX), i),
             }
         }
         // An empty window's start is 0, so that equal contents mean equal sketches.
@@ -829,6 +818,14 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         if mass > 0 {
             let added = self.add_in_place(f, mass);
             self.count -= mass - added;
+        }
+    }
+
+    /// Copies counter `from` into counter `to` (0 if `from` is past the counters).
+    fn move_counter(&mut self, from: usize, to: usize) {
+        let v = self.counts.get(from).copied().unwrap_or(C::ZERO);
+        if let Some(d) = self.counts.get_mut(to) {
+            *d = v;
         }
     }
 
@@ -853,9 +850,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     #[inline(never)]
     pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
         if other.floor > self.floor {
-            if let Some(l) = self.plan(None, other.floor) {
-                self.apply(l);
-            }
+            self.relayout(None, other.floor);
         }
         // The extremes first, so that the layout grows (or collapses) once, then the buckets between
         // them in value order, then the zero count. Windows start and end with a non-empty bucket,
@@ -976,33 +971,31 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         if self.count == 0 || (bits > 1.0f64.to_bits() && bits != (-0.0f64).to_bits()) {
             return None;
         }
-        let rank = scaled_rank(q, self.count - 1);
+        let last = self.count - 1;
+        let rank = scaled_rank(q, last);
         if rank == 0 {
             return Some(self.min);
         }
-        if rank >= self.count - 1 {
+        if rank >= last {
             return Some(self.max);
         }
-        let mut seen = 0u64;
-        let mut hit = None;
+        // The values before the one of rank `rank` still to pass, bucket by bucket.
+        let mut left = rank;
         for i in 0..self.bucket_count() {
             let (k, n) = self.bucket(i);
-            seen = seen.saturating_add(n);
-            if seen > rank {
-                hit = Some(k);
-                break;
+            if left < n {
+                let v = Self::value_of(i64::from(k));
+                return Some(if before(v, self.min) {
+                    self.min
+                } else if before(self.max, v) {
+                    self.max
+                } else {
+                    v
+                });
             }
+            left -= n;
         }
-        Some(hit.map_or(self.max, |k| {
-            let v = Self::value_of(i64::from(k));
-            if before(v, self.min) {
-                self.min
-            } else if before(self.max, v) {
-                self.max
-            } else {
-                v
-            }
-        }))
+        Some(self.max)
     }
 
     /// The number of values at or below `x`, as far as the buckets tell: every value in a lower bucket,
@@ -1127,11 +1120,35 @@ fn before(a: f64, b: f64) -> bool {
     key(a) < key(b)
 }
 
+/// `(q * m as f64) as u64` for `q` in `[0, 1]` (or −0): a plain `f64` expression where the hardware
+/// has double precision, [`scaled_rank_int`] (the same results) elsewhere.
+#[inline]
+fn scaled_rank(q: f64, m: u64) -> u64 {
+    if crate::num::NATIVE_F64 {
+        (q * m as f64) as u64
+    } else {
+        scaled_rank_int(q, m)
+    }
+}
+
 /// `(q * m as f64) as u64` for `q` in `[0, 1]` (or −0), rounded exactly as IEEE 754 arithmetic
 /// does it (the conversion of `m` and the product each to nearest, ties to even; the conversion back
-/// truncates), in integer arithmetic: no soft-float multiply on parts without an FPU.
-fn scaled_rank(q: f64, m: u64) -> u64 {
-    use crate::num::{mul_wide, round53};
+/// truncates), in integer arithmetic: no soft-float multiply on parts without an FPU. Shifts go one
+/// bit at a time (no 64-bit shift routines; a query walks the counters anyway).
+#[inline]
+fn scaled_rank_int(q: f64, m: u64) -> u64 {
+    use crate::num::round53;
+    /// `(hi·2^64 + lo)·2^e` (not 0) rounded to 53 bits: `(mantissa, exponent)`, the mantissa in
+    /// `[2^52, 2^53)`.
+    #[inline(never)]
+    fn round_wide(mut hi: u64, mut lo: u64, mut e: i32) -> (u64, i32) {
+        while hi >> 63 == 0 {
+            hi = hi << 1 | lo >> 63;
+            lo <<= 1;
+            e -= 1;
+        }
+        round53(hi, e + 64, lo != 0)
+    }
     let bits = q.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i32;
     if exp == 0 || m == 0 {
@@ -1139,22 +1156,35 @@ fn scaled_rank(q: f64, m: u64) -> u64 {
         return 0;
     }
     let qm = (bits & ((1 << 52) - 1)) | 1 << 52;
-    // m as f64: mm·2^me, mm in [2^52, 2^53).
-    let z = m.leading_zeros();
-    let (mm, me) = round53(m << z, -(z as i32), false);
-    // The exact product of two 53-bit mantissas is in [2^104, 2^106): its high word is not 0 and
-    // has 22 or 23 leading zeros.
-    let (hi, lo) = mul_wide(qm, mm);
-    let z = hi.leading_zeros();
-    let top = hi << z | lo >> (64 - z);
-    let (rm, re) = round53(top, exp - 1075 + me + 64 - z as i32, lo << z != 0);
-    // ⌊rm·2^re⌋, saturating at 2^64 as `as u64` does.
-    match re {
-        12.. => u64::MAX,
-        0..=11 => rm << re,
-        -63..=-1 => rm >> -re,
-        _ => 0,
+    // m as f64, then the product of the two 53-bit mantissas, each rounded.
+    let (mm, me) = round_wide(0, m, 0);
+    // The 106-bit product, bit by bit from the top of q's mantissa (no 64-bit multiply routine).
+    let (mut hi, mut lo) = (0u64, 0u64);
+    let mut qq = qm << 11;
+    for _ in 0..53 {
+        hi = hi << 1 | lo >> 63;
+        lo <<= 1;
+        if qq >> 63 != 0 {
+            let (sum, carry) = lo.overflowing_add(mm);
+            lo = sum;
+            hi += u64::from(carry);
+        }
+        qq <<= 1;
     }
+    let (mut r, mut e) = round_wide(hi, lo, exp - 1075 + me);
+    // ⌊r·2^e⌋, saturating at 2^64 as `as u64` does.
+    if e > 11 {
+        return u64::MAX;
+    }
+    while e > 0 {
+        r <<= 1;
+        e -= 1;
+    }
+    while e < 0 && r != 0 {
+        r >>= 1;
+        e += 1;
+    }
+    r
 }
 
 impl<const SUB: usize, const BUCKETS: usize, C: Counter> fmt::Debug
@@ -1308,7 +1338,7 @@ mod tests {
             if i % 3 == 0 {
                 m &= !((1u64 << (width / 2)) - 1);
             }
-            assert_eq!(scaled_rank(q, m), (q * m as f64) as u64, "{q:e} · {m}");
+            assert_eq!(scaled_rank_int(q, m), (q * m as f64) as u64, "{q:e} · {m}");
         }
         for m in [
             u64::MAX,
@@ -1318,7 +1348,7 @@ mod tests {
             (1 << 54) + 3,
         ] {
             for q in qs {
-                assert_eq!(scaled_rank(q, m), (q * m as f64) as u64, "{q:e} · {m}");
+                assert_eq!(scaled_rank_int(q, m), (q * m as f64) as u64, "{q:e} · {m}");
             }
         }
     }

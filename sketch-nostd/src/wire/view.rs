@@ -361,15 +361,13 @@ impl<'a> BlockedBloomRef<'a> {
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
         // The owned filter's kernel (crate::blocked::kernel), over the block's little-endian words.
-        let start = reduce((hash >> 32) as u32, self.blocks) as usize * 64;
-        let Some(block) = self
-            .body
-            .get(start..start + 64)
-            .and_then(|b| <&[u8; 64]>::try_from(b).ok())
-        else {
-            return false;
-        };
-        block_contains_le(block, hash as u32, self.k)
+        // The body as 64-byte blocks: one range check of the block index, no slice arithmetic.
+        let block = reduce((hash >> 32) as u32, self.blocks) as usize;
+        self.body
+            .as_chunks::<64>()
+            .0
+            .get(block)
+            .is_some_and(|block| block_contains_le(block, hash as u32, self.k))
     }
 }
 

@@ -79,6 +79,10 @@ pub trait Fingerprint:
     /// The low `BITS` bits of `x`.
     #[doc(hidden)]
     fn from_u32(x: u32) -> Self;
+    /// Bucket `i` of a dense wire body (every slot's fingerprint, little-endian, bucket after
+    /// bucket); `None` past the end.
+    #[doc(hidden)]
+    fn read_bucket(body: &[u8], i: u32) -> Option<Self::Bucket>;
 }
 
 /// [`Fingerprint`] for `$fp`, four lanes in a `$word` bucket, with the SWAR constants `LOW` (the
@@ -112,6 +116,16 @@ macro_rules! lanes {
                     let shift = slot * Self::BITS;
                     (bucket & !(<$word>::from(<$fp>::MAX) << shift))
                         | (<$word>::from(fp as $fp) << shift)
+                }
+
+                #[inline(always)]
+                fn read_bucket(body: &[u8], i: u32) -> Option<$word> {
+                    // Slot `s` is in bits `s·BITS..`, so the slots' little-endian bytes in order
+                    // are the bucket's little-endian bytes.
+                    body.as_chunks::<{ core::mem::size_of::<$word>() }>()
+                        .0
+                        .get(i as usize)
+                        .map(|&b| <$word>::from_le_bytes(b))
                 }
 
                 #[inline(always)]
@@ -159,6 +173,46 @@ lanes!(
     LOW = 0x0001_0001_0001_0001,
     HIGH = 0x8000_8000_8000_8000
 );
+
+/// A key's first bucket and its fingerprint (`1..=2^BITS − 1`) in a filter of `b` buckets: the low
+/// hash half reduced to the bucket, the high half to the fingerprint.
+#[inline(always)]
+fn locate<F: Fingerprint>(hash: u64, b: u32) -> (u32, u32) {
+    let bucket = reduce(hash as u32, b);
+    let fp = 1 + reduce((hash >> 32) as u32, F::MAX);
+    (bucket, fp)
+}
+
+/// The other bucket of a fingerprint in bucket `i` of `b`: `(reduce(mix32(fp), b) − i) mod b`, an
+/// involution (applying it twice gives `i` back).
+#[inline(always)]
+fn alt(i: u32, fp: u32, b: u32) -> u32 {
+    let h = reduce(mix32(fp), b);
+    if h >= i {
+        h - i
+    } else {
+        h.wrapping_sub(i).wrapping_add(b)
+    }
+}
+
+/// The lookup, shared by [`CuckooFilter::contains_hash`] and the zero-copy view
+/// ([`CuckooFilterRef`](crate::wire::CuckooFilterRef)): whether the key hashed to `hash` has its
+/// fingerprint in one of its two buckets (read with `bucket`) or in the victim slot
+/// `(bucket, fingerprint)`, fingerprint 0 for none, of a filter of `b` buckets.
+#[inline(always)]
+pub(crate) fn lookup<F: Fingerprint>(
+    hash: u64,
+    b: u32,
+    bucket: impl Fn(u32) -> F::Bucket,
+    (victim_bucket, victim_fp): (u32, u32),
+) -> bool {
+    let (i1, fp) = locate::<F>(hash, b);
+    let i2 = alt(i1, fp, b);
+    // Both buckets are read whatever the first holds (branch-free, as the Bloom lookup).
+    let in_buckets = F::has(bucket(i1), fp) | F::has(bucket(i2), fp);
+    let in_victim = victim_fp == fp && (victim_bucket == i1 || victim_bucket == i2);
+    in_buckets | in_victim
+}
 
 /// A cuckoo filter of `BUCKETS` buckets of four `F` fingerprints (`u16` by default), stored inline.
 ///
@@ -470,24 +524,16 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
         *self = Self::with_seed(self.seed);
     }
 
-    /// The key's first bucket and fingerprint.
+    /// The key's first bucket and fingerprint ([`locate`] with this filter's size).
     #[inline(always)]
     fn locate(hash: u64) -> (u32, u32) {
-        let bucket = reduce(hash as u32, Self::B);
-        let fp = 1 + reduce((hash >> 32) as u32, F::MAX);
-        (bucket, fp)
+        locate::<F>(hash, Self::B)
     }
 
-    /// The other bucket of a fingerprint in bucket `i`: `(reduce(mix32(fp), B) − i) mod B`, an
-    /// involution (applying it twice gives `i` back).
+    /// The other bucket of a fingerprint in bucket `i` ([`alt`] with this filter's size).
     #[inline(always)]
     fn alt(i: u32, fp: u32) -> u32 {
-        let h = reduce(mix32(fp), Self::B);
-        if h >= i {
-            h - i
-        } else {
-            h.wrapping_sub(i).wrapping_add(Self::B)
-        }
+        alt(i, fp, Self::B)
     }
 
     #[inline(always)]
@@ -612,13 +658,12 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        let (i1, fp) = Self::locate(hash);
-        let i2 = Self::alt(i1, fp);
-        // Both buckets are read whatever the first holds (branch-free, as the Bloom lookup).
-        let in_buckets = F::has(self.bucket(i1), fp) | F::has(self.bucket(i2), fp);
-        let in_victim =
-            self.victim_fp == fp && (self.victim_bucket == i1 || self.victim_bucket == i2);
-        in_buckets | in_victim
+        lookup::<F>(
+            hash,
+            Self::B,
+            |i| self.bucket(i),
+            (self.victim_bucket, self.victim_fp),
+        )
     }
 
     /// Removes one copy of a key's fingerprint; `true` if one was found.

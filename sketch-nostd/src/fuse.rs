@@ -222,9 +222,6 @@ impl<F: Fingerprint> core::fmt::Debug for BinaryFuseRef<'_, F> {
     }
 }
 
-/// The envelope parameters of a binary fuse filter, in order.
-pub(crate) const PARAM_NAMES: &[&str] = &["SEGMENT_LENGTH", "SEGMENT_COUNT", "KEYS"];
-
 impl<'a, F: Fingerprint> BinaryFuseRef<'a, F> {
     /// A view of the encoded filter in `bytes` (exactly one filter).
     ///

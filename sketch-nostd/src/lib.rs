@@ -68,6 +68,9 @@
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
+// The blocked filter's run-time kernel choice (`blocked::kernel`) keeps its CPU check in a `OnceLock`.
+#[cfg(all(feature = "std", not(test)))]
+extern crate std;
 
 pub mod blocked;
 pub mod bloom;

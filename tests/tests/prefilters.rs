@@ -309,3 +309,168 @@ mod fuse {
         (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
     }
 }
+
+/// The cuckoo filter's view: a deletable set kept on a host, queried in place on a device.
+mod cuckoo {
+    use super::*;
+    use sketch_nostd::wire::{CuckooFilterRef, SketchKind};
+    use sketch_nostd::{CuckooFilter, WireError};
+
+    /// 512 buckets of four 16-bit slots, and of four 8-bit slots.
+    type C16 = CuckooFilter<512>;
+    type C8 = CuckooFilter<512, u8>;
+
+    /// A filter at 90% load after inserts and removes: every slot form occurs (empty slots where
+    /// keys were removed, full buckets); with a full small filter, a victim too.
+    fn loaded<F: sketch_nostd::cuckoo::Fingerprint>() -> CuckooFilter<512, F> {
+        let mut f = CuckooFilter::<512, F>::with_seed(SEED);
+        for &k in &U64_KEYS[..1_900] {
+            f.insert(&k).expect("fits at 93% load");
+        }
+        for &k in U64_KEYS[..1_900].iter().step_by(10) {
+            f.remove(&k).expect("inserted");
+        }
+        f
+    }
+
+    fn check<F: sketch_nostd::cuckoo::Fingerprint>(f: &CuckooFilter<512, F>, buf: &mut [u8]) {
+        let bytes = wire::encode_view(f, buf).unwrap();
+        assert_eq!(&wire::decode::<CuckooFilter<512, F>>(bytes).unwrap(), f);
+        let view = CuckooFilterRef::<F>::new(bytes).unwrap();
+        let (mut yes, mut no) = (0, 0);
+        for k in u64_probes() {
+            assert_eq!(view.contains(&k), f.contains(&k), "{k}");
+            if view.contains(&k) {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        // Members (1,710 kept) answer yes and most of the 20,000 others no: the comparison
+        // tested both answers.
+        assert!(yes >= 1_710 && no > 15_000, "{yes} {no}");
+        for url in probe_urls() {
+            assert_eq!(view.contains(url.as_str()), f.contains(url.as_str()));
+        }
+    }
+
+    #[test]
+    fn views_answer_as_the_filter() {
+        let mut buf = vec![0u8; C16::MAX_ENCODED_LEN];
+        check(&loaded::<u16>(), &mut buf);
+        check(&loaded::<u8>(), &mut buf);
+        // A victim: one bucket, five fingerprints (the fifth waits in the victim slot).
+        let mut small = CuckooFilter::<1, u8>::with_seed(3);
+        for k in 0..5u32 {
+            small.insert(&k).unwrap();
+        }
+        assert!(small.victim().is_some());
+        let mut buf = [0u8; CuckooFilter::<1, u8>::MAX_ENCODED_LEN];
+        let view =
+            CuckooFilterRef::<u8>::new(wire::encode_view(&small, &mut buf).unwrap()).unwrap();
+        for k in 0..200u32 {
+            assert_eq!(view.contains(&k), small.contains(&k), "{k}");
+        }
+        assert!((0..5u32).all(|k| view.contains(&k)));
+    }
+
+    #[test]
+    fn corrupted_truncated_and_other_bodies_are_refused() {
+        let f = loaded::<u8>();
+        let mut buf = vec![0u8; C8::MAX_ENCODED_LEN];
+        let bytes = wire::encode_view(&f, &mut buf).unwrap().to_vec();
+        for n in (0..bytes.len())
+            .step_by(5)
+            .chain(bytes.len() - 3..bytes.len())
+        {
+            assert!(CuckooFilterRef::<u8>::new(&bytes[..n]).is_err(), "{n}");
+        }
+        let mut long = bytes.clone();
+        long.push(0);
+        assert_eq!(
+            CuckooFilterRef::<u8>::new(&long),
+            Err(WireError::TrailingBytes)
+        );
+        // The other fingerprint width is refused by name.
+        assert!(matches!(
+            CuckooFilterRef::<u16>::new(&bytes),
+            Err(WireError::WrongParameter {
+                name: "FINGERPRINT_BITS",
+                ..
+            })
+        ));
+        // Another kind.
+        let mut other = vec![0u8; U64Blocked::MAX_ENCODED_LEN];
+        let blocked = wire::encode_view(&U64_BLOCKED, &mut other).unwrap();
+        assert!(matches!(
+            CuckooFilterRef::<u8>::new(blocked),
+            Err(WireError::WrongKind {
+                expected: SketchKind::CuckooFilter,
+                ..
+            })
+        ));
+        // Every change to the envelope, the victim or the tag is refused or read as another
+        // valid filter (another seed, size or victim), and then answers without a panic.
+        let slots_at = bytes.len() - 4 * 512;
+        for i in 0..slots_at {
+            for flip in [1u8, 0x80, 0xff] {
+                let mut bad = bytes.clone();
+                bad[i] ^= flip;
+                if let Ok(v) = CuckooFilterRef::<u8>::new(&bad) {
+                    assert!(
+                        v.seed() != SEED || i == 2 || i == slots_at - 2,
+                        "byte {i} ^ {flip:#x} accepted"
+                    );
+                    let _ = v.contains(&1u64);
+                }
+            }
+        }
+        // The sparse body `encode` picks for a lightly loaded filter cannot be viewed, and the
+        // victim must be in a bucket and non-empty.
+        let mut light = C8::with_seed(1);
+        light.insert("one").unwrap();
+        let mut sparse = vec![0u8; C8::MAX_ENCODED_LEN];
+        let sparse = wire::encode(&light, &mut sparse).unwrap();
+        assert!(matches!(
+            CuckooFilterRef::<u8>::new(sparse),
+            Err(WireError::BadEncoding { .. })
+        ));
+        let mut victim = vec![0u8; C8::MAX_ENCODED_LEN];
+        let good = wire::encode_view(&light, &mut victim).unwrap().to_vec();
+        let at = good.len() - 4 * 512 - 2; // the victim varint (0: none), then the tag
+        assert_eq!(&good[at..at + 2], &[0, 0]);
+        let mut bad = good[..at].to_vec();
+        bad.extend([0x81, 0x04, 7, 0]); // bucket 512 (varint 513): past the end
+        bad.extend(&good[at + 2..]);
+        assert!(matches!(
+            CuckooFilterRef::<u8>::new(&bad),
+            Err(WireError::BadEncoding { .. })
+        ));
+        let mut bad = good[..at].to_vec();
+        bad.extend([1, 0, 0]); // bucket 0, fingerprint 0
+        bad.extend(&good[at + 2..]);
+        assert!(matches!(
+            CuckooFilterRef::<u8>::new(&bad),
+            Err(WireError::BadEncoding { .. })
+        ));
+        let mut ok = good[..at].to_vec();
+        ok.extend([1, 9, 0]); // bucket 0, fingerprint 9: valid, as `decode` reads it
+        ok.extend(&good[at + 2..]);
+        let decoded: C8 = wire::decode(&ok).unwrap();
+        assert_eq!(decoded.victim(), Some((0, 9)));
+        assert!(CuckooFilterRef::<u8>::new(&ok).is_ok());
+        // Random bytes: errors or answers, never a panic.
+        let mut rng = SplitMix64(8);
+        for len in [0usize, 3, 9, 40, 2_100] {
+            for _ in 0..200 {
+                let mut junk: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+                if len > 8 {
+                    junk[..4].copy_from_slice(&bytes[..4]);
+                }
+                if let Ok(v) = CuckooFilterRef::<u8>::new(&junk) {
+                    let _ = v.contains("x");
+                }
+            }
+        }
+    }
+}

@@ -146,14 +146,37 @@ const HAS_WIDE: bool = cfg!(any(
 #[inline(always)]
 fn dispatch<S, R>(state: S, wide: impl FnOnce(S) -> R, narrow: impl FnOnce(S) -> R) -> R {
     #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
-    if let Some(v3) = pulp::x86::V3::try_new() {
-        return v3.vectorize(move || wide(state));
+    {
+        if let Some(Some(v3)) = V3_TOKEN.get() {
+            return v3.vectorize(move || wide(state));
+        }
+        // Out of line, so that the lookup's straight path (one load, one compare, a tail call into
+        // the AVX2 function) keeps to scratch registers: with the CPU check's first call or the
+        // narrow form inlined here, every lookup saved and restored three callee-saved registers.
+        outline(state, move |state| {
+            match *V3_TOKEN.get_or_init(pulp::x86::V3::try_new) {
+                Some(v3) => v3.vectorize(move || wide(state)),
+                None => narrow(state),
+            }
+        })
     }
+    #[cfg(not(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2"))))]
     if cfg!(target_feature = "avx2") {
         wide(state)
     } else {
         narrow(state)
     }
+}
+
+/// Whether the CPU has x86-64-v3's features (AVX2, BMI2, FMA, …): `pulp`'s token, checked once.
+#[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+static V3_TOKEN: std::sync::OnceLock<Option<pulp::x86::V3>> = std::sync::OnceLock::new();
+
+/// `f(state)` as a call of its own (see [`dispatch`]).
+#[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+#[inline(never)]
+fn outline<S, R>(state: S, f: impl FnOnce(S) -> R) -> R {
+    f(state)
 }
 
 #[cfg(test)]

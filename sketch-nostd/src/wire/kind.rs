@@ -189,7 +189,7 @@ impl SketchKind {
             Self::SpaceSaving => &["K", "COUNTER_BYTES", "KEY"],
             Self::BlockedBloom => &["BLOCKS", "K"],
             Self::QuantileSketch => &["SUB", "BUCKETS", "COUNTER_BYTES"],
-            Self::BinaryFuse8 | Self::BinaryFuse16 => crate::fuse::PARAM_NAMES,
+            Self::BinaryFuse8 | Self::BinaryFuse16 => &["SEGMENT_LENGTH", "SEGMENT_COUNT", "KEYS"],
         }
     }
 }

@@ -159,6 +159,7 @@ mod quantile;
 mod send;
 mod view;
 
+pub use cuckoo::CuckooFilterRef;
 pub use frame::{Frame, FrameDecoder, RawFrame};
 pub use heavy::WireKey;
 pub use send::encode_frame;

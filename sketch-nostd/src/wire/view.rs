@@ -19,8 +19,8 @@
 //!
 //! A view and the owned filter run the same test (`crate::lookup` for the Bloom and counting
 //! filters, `blocked::kernel` for the blocked one) over their own storage, words or bytes.
-//! The cuckoo filter has no view: its body starts with the victim slot, and a filter kept to be
-//! updated gains little from one.
+//! [`CuckooFilterRef`](super::CuckooFilterRef) (in `wire/cuckoo.rs`, next to its codec) does the
+//! same for a cuckoo filter's dense body.
 //!
 //! ```
 //! use sketch_nostd::{wire::{self, BloomRef, Wire}, Bloom};
@@ -55,34 +55,44 @@ const MAX_UNITS: u64 = (1 << 26) - 1;
 /// The most words a counting Bloom filter has (`WORDS < 2^28`).
 const MAX_COUNTING_WORDS: u64 = (1 << 28) - 1;
 
-/// A filter type a view can be made of: its envelope and its words, for [`encode_view`].
-/// Implemented by [`Bloom`], [`BlockedBloom`] and [`CountingBloom`].
+/// A filter type a view can be made of, for [`encode_view`]: [`Bloom`], [`BlockedBloom`],
+/// [`CountingBloom`] and [`CuckooFilter`](crate::CuckooFilter). Sealed (its method writes into the
+/// crate's own sink).
 pub trait Viewable: Wire {
-    /// Calls `f` with every word of the filter, in wire order.
-    fn each_word(&self, f: impl FnMut(u64));
+    /// Writes the body a view reads (everything after the envelope): for the Bloom filters the
+    /// dense tag and every word as 8 little-endian bytes, for the cuckoo filter the victim, the
+    /// dense tag and every slot.
+    #[doc(hidden)]
+    fn write_view_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error>;
+}
+
+/// The dense body of the Bloom filters: the tag, then every word as 8 little-endian bytes.
+fn dense_words<S: Sink>(s: &mut S, mut words: impl Iterator<Item = u64>) -> Result<(), S::Error> {
+    s.byte(DENSE)?;
+    words.try_for_each(|w| s.u64_le(w))
 }
 
 impl<const WORDS: usize, const K: u32> Viewable for Bloom<WORDS, K> {
-    fn each_word(&self, f: impl FnMut(u64)) {
-        self.as_words().iter().copied().for_each(f);
+    fn write_view_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        dense_words(s, self.as_words().iter().copied())
     }
 }
 
 impl<const BLOCKS: usize, const K: u32> Viewable for BlockedBloom<BLOCKS, K> {
-    fn each_word(&self, f: impl FnMut(u64)) {
-        self.as_blocks().iter().flat_map(|b| b.0).for_each(f);
+    fn write_view_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        dense_words(s, self.as_blocks().iter().flat_map(|b| b.0))
     }
 }
 
 impl<const WORDS: usize, const K: u32> Viewable for CountingBloom<WORDS, K> {
-    fn each_word(&self, f: impl FnMut(u64)) {
-        self.as_words().iter().copied().for_each(f);
+    fn write_view_body<S: Sink>(&self, s: &mut S) -> Result<(), S::Error> {
+        dense_words(s, self.as_words().iter().copied())
     }
 }
 
-/// Encodes a [`Bloom`], [`BlockedBloom`] or [`CountingBloom`] filter with the dense body, the
-/// encoding that [`BloomRef`], [`BlockedBloomRef`] and [`CountingBloomRef`] query in place, and
-/// returns the bytes written
+/// Encodes a [`Bloom`], [`BlockedBloom`], [`CountingBloom`] or [`CuckooFilter`](crate::CuckooFilter)
+/// with the dense body, the encoding that [`BloomRef`], [`BlockedBloomRef`], [`CountingBloomRef`] and
+/// [`CuckooFilterRef`](super::CuckooFilterRef) query in place, and returns the bytes written
 /// ([`Wire::MAX_ENCODED_LEN`] bytes at most, the envelope's seed being a varint). The bytes are a
 /// valid encoding for every decoder: [`decode`](super::decode) gives the filter back.
 ///
@@ -101,14 +111,7 @@ impl<const WORDS: usize, const K: u32> Viewable for CountingBloom<WORDS, K> {
 pub fn encode_view<'a, T: Viewable>(sketch: &T, buf: &'a mut [u8]) -> Result<&'a [u8], WireError> {
     let mut s = Out::new(buf);
     write_envelope::<T, _>(&mut s, sketch.wire_seed())?;
-    s.byte(DENSE)?;
-    let mut result = Ok(());
-    sketch.each_word(|w| {
-        if result.is_ok() {
-            result = s.u64_le(w);
-        }
-    });
-    result?;
+    sketch.write_view_body(&mut s)?;
     Ok(s.finish()?)
 }
 
@@ -361,15 +364,13 @@ impl<'a> BlockedBloomRef<'a> {
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
         // The owned filter's kernel (crate::blocked::kernel), over the block's little-endian words.
-        let start = reduce((hash >> 32) as u32, self.blocks) as usize * 64;
-        let Some(block) = self
-            .body
-            .get(start..start + 64)
-            .and_then(|b| <&[u8; 64]>::try_from(b).ok())
-        else {
-            return false;
-        };
-        block_contains_le(block, hash as u32, self.k)
+        // The body as 64-byte blocks: one range check of the block index, no slice arithmetic.
+        let block = reduce((hash >> 32) as u32, self.blocks) as usize;
+        self.body
+            .as_chunks::<64>()
+            .0
+            .get(block)
+            .is_some_and(|block| block_contains_le(block, hash as u32, self.k))
     }
 }
 

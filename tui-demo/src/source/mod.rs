@@ -97,9 +97,14 @@ impl Batch {
     pub fn push(&mut self, bytes: &[u8]) {
         let start = self.data.len();
         self.data.extend_from_slice(bytes);
+        self.end_line(start);
+    }
+
+    /// Takes `data[start..]`, already written into [`Batch::data`], as a complete line.
+    pub fn end_line(&mut self, start: usize) {
         let line = Line::new(&self.data, start, self.data.len(), false);
+        self.input_bytes += (line.end - line.start) as u64 + 1;
         self.lines.push(line);
-        self.input_bytes += bytes.len() as u64 + 1;
     }
 
     /// Keeps only the first `n` lines.

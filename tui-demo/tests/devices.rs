@@ -341,3 +341,55 @@ fn device_quantile_sketches_merge_on_the_host() {
         assert!(screen.contains("merged, no exact"), "{screen}");
     }
 }
+
+/// The inner rows of the panel whose title starts with `title` on a drawn screen (its top border
+/// `╭ title … ╮`, down to its bottom border `╰…╯`).
+fn panel_rows(screen: &str, title: &str) -> Vec<String> {
+    let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let head: Vec<char> = format!("╭ {title}").chars().collect();
+    for (y, row) in rows.iter().enumerate() {
+        let Some(x0) = (0..row.len()).find(|&x| row[x..].starts_with(&head)) else {
+            continue;
+        };
+        let x1 = (x0 + 1..row.len())
+            .find(|&x| row[x] == '╮')
+            .expect("the panel's top right corner");
+        return rows[y + 1..]
+            .iter()
+            .take_while(|r| r.get(x0) == Some(&'│'))
+            .map(|r| r[x0 + 1..x1].iter().collect())
+            .collect();
+    }
+    panic!("no panel {title:?} in\n{screen}");
+}
+
+/// At 80×24 the device-mode Distinct panel cuts no text: no row runs into the panel's right edge
+/// (every row's last cell is blank), and the host's note on the exact count and the devices' sum
+/// are whole.
+#[test]
+fn device_mode_distinct_panel_cuts_no_text_at_80x24() {
+    let (sends, _) = sends();
+    let stats = fleet_of(&sends).stats(Instant::now());
+    let mut snap = Snapshot {
+        source: "devices on udp 127.0.0.1:7777".into(),
+        ..Snapshot::default()
+    };
+    stats.fill(&mut snap);
+    let mut app = App::new(None, Theme { color: false });
+    app.snapshot = Arc::new(snap);
+    let screen = draw(&app, 80, 24);
+    let rows = panel_rows(&screen, "Distinct");
+    for row in &rows {
+        assert!(
+            row.ends_with(' '),
+            "a row runs into the panel's edge: {row:?} in\n{screen}"
+        );
+    }
+    let text = rows.join("\n");
+    for whole in [
+        "exact    none: the host sees sketches",
+        "sum of the devices' counts 10,",
+    ] {
+        assert!(text.contains(whole), "missing {whole:?} in\n{text}");
+    }
+}

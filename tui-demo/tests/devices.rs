@@ -363,9 +363,9 @@ fn panel_rows(screen: &str, title: &str) -> Vec<String> {
     panic!("no panel {title:?} in\n{screen}");
 }
 
-/// At 80×24 the device-mode Distinct panel cuts no text: no row runs into the panel's right edge
-/// (every row's last cell is blank), and the host's note on the exact count and the devices' sum
-/// are whole.
+/// At 80×24 (and 120×32, the capture's size, and 120×40) the device-mode Distinct panel cuts no
+/// text: no row runs into the panel's right edge (every row's last cell is blank), and the host's
+/// note on the exact count and the devices' sum are whole.
 #[test]
 fn device_mode_distinct_panel_cuts_no_text_at_80x24() {
     let (sends, _) = sends();
@@ -377,19 +377,25 @@ fn device_mode_distinct_panel_cuts_no_text_at_80x24() {
     stats.fill(&mut snap);
     let mut app = App::new(None, Theme { color: false });
     app.snapshot = Arc::new(snap);
-    let screen = draw(&app, 80, 24);
-    let rows = panel_rows(&screen, "Distinct");
-    for row in &rows {
-        assert!(
-            row.ends_with(' '),
-            "a row runs into the panel's edge: {row:?} in\n{screen}"
-        );
-    }
-    let text = rows.join("\n");
-    for whole in [
-        "exact    none: the host sees sketches",
-        "sum of the devices' counts 10,",
-    ] {
-        assert!(text.contains(whole), "missing {whole:?} in\n{text}");
+    for (w, h) in [(80, 24), (120, 32), (120, 40)] {
+        let screen = draw(&app, w, h);
+        let rows = panel_rows(&screen, "Distinct");
+        for row in &rows {
+            assert!(
+                row.ends_with(' '),
+                "{w}×{h}: a row runs into the panel's edge: {row:?} in\n{screen}"
+            );
+        }
+        let text = rows.join("\n");
+        for whole in [
+            "exact    none: the host sees sketches",
+            "sum of the devices' counts 10,",
+            "the merge counts shared lines once",
+        ] {
+            assert!(
+                text.contains(whole),
+                "{w}×{h}: missing {whole:?} in\n{text}"
+            );
+        }
     }
 }

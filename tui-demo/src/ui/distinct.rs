@@ -147,15 +147,15 @@ impl Widget for &DistinctPanel<'_> {
             lines.push(Line::from(v));
         }
         if let Some(sum) = s.sum_of_parts {
-            // In a narrow panel (80×24) the note goes on a line of its own, so nothing is cut.
+            // The note goes on a line of its own unless the whole fits, so nothing is cut.
             let mut v = kv("sum of the devices' counts", count_f(sum), t);
             let note = "the merge counts shared lines once";
-            if narrow {
-                lines.push(Line::from(v));
-                lines.push(Line::from(Span::styled(note, t.dim())));
-            } else {
+            if Line::from(v.clone()).width() + 2 + note.len() < w {
                 v.push(Span::styled(format!(": {note}"), t.dim()));
                 lines.push(Line::from(v));
+            } else {
+                lines.push(Line::from(v));
+                lines.push(Line::from(Span::styled(note, t.dim())));
             }
         }
         Paragraph::new(lines).render(inner, buf);

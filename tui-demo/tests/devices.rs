@@ -363,6 +363,76 @@ fn panel_rows(screen: &str, title: &str) -> Vec<String> {
     panic!("no panel {title:?} in\n{screen}");
 }
 
+/// The top border of the panel whose title starts with `title`, from its `╭` to its `╮`.
+fn panel_top(screen: &str, title: &str) -> String {
+    let head = format!("╭ {title}");
+    let row = screen
+        .lines()
+        .find(|l| l.contains(&head))
+        .unwrap_or_else(|| panic!("no panel {title:?} in\n{screen}"));
+    let from = row.find(&head).unwrap_or_default();
+    let rest = &row[from..];
+    let end = rest.find('╮').map_or(rest.len(), |i| i + '╮'.len_utf8());
+    rest[..end].to_string()
+}
+
+/// In device mode at 80×24 and 120×32 no panel's title is cut (each ends in border before its
+/// corner), and no row of the Devices panel reaches its edge: the notes are dropped and the table
+/// is compact in a narrow panel. (Log lines in the heavy-hitter list are cut at the edge by design.)
+#[test]
+fn device_mode_titles_and_devices_panel_cut_no_text() {
+    let (sends, _) = sends();
+    let stats = fleet_of(&sends).stats(Instant::now());
+    let mut snap = Snapshot {
+        source: "devices on udp 127.0.0.1:7777".into(),
+        ..Snapshot::default()
+    };
+    stats.fill(&mut snap);
+    let mut app = App::new(None, Theme { color: false });
+    app.snapshot = Arc::new(snap);
+    for (w, h) in [(80, 24), (120, 32), (120, 40)] {
+        let screen = draw(&app, w, h);
+        for title in [
+            "Distinct",
+            "Devices",
+            "Heavy hitters",
+            "HLL registers",
+            "Ingest",
+        ] {
+            let top = panel_top(&screen, title);
+            assert!(
+                top.ends_with("─╮"),
+                "{w}×{h}: the title is cut: {top:?} in\n{screen}"
+            );
+        }
+        let rows = panel_rows(&screen, "Devices");
+        for row in &rows {
+            assert!(
+                row.ends_with(' '),
+                "{w}×{h}: a row runs into the panel's edge: {row:?} in\n{screen}"
+            );
+        }
+        let text = rows.join("\n");
+        for whole in [
+            "frames 16 ok · 0 refused · 0 lost",
+            "lines counted 12,000",
+            "ε·N 119",
+        ] {
+            assert!(
+                text.contains(whole),
+                "{w}×{h}: missing {whole:?} in\n{text}"
+            );
+        }
+        for id in 1..=DEVICES {
+            assert!(
+                rows.iter()
+                    .any(|r| r.trim_start().starts_with(&format!("{id} "))),
+                "{w}×{h}: no row for device {id} in\n{text}"
+            );
+        }
+    }
+}
+
 /// At 80×24 (and 120×32, the capture's size, and 120×40) the device-mode Distinct panel cuts no
 /// text: no row runs into the panel's right edge (every row's last cell is blank), and the host's
 /// note on the exact count and the devices' sum are whole.

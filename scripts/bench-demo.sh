@@ -1,23 +1,37 @@
 #!/usr/bin/env bash
-# Headless tui-demo against exact counting with standard tools, side by side in one run on the same
-# generated access log. Not run in CI: it takes a minute or more. Run it on a quiet machine:
+# Headless tui-demo against exact counting with standard tools, side by side in one run, on two
+# logs, and the live view at 1M lines/s. Not run in CI: it takes a few minutes. Run it on a quiet
+# machine:
 #
-#     nice ./scripts/bench-demo.sh            # SIZE=100M by default; SIZE=1G for a longer log
+#     nice ./scripts/bench-demo.sh            # SIZE=100M by default; SIZE=1G for longer logs
 #
-# It measures, with /usr/bin/time -v (wall clock, CPU and peak resident memory), one run each of:
+# The logs (each of about SIZE bytes):
+#   synthetic  tui-demo generate SIZE --seed SEED: the built-in access log (long lines, ~42% distinct)
+#   (SYNTHETIC=0 skips it)
+#   rust       real text: every *.rs file under ~/.cargo/registry/src in path order (C locale),
+#              concatenated and cut to the last whole line before SIZE bytes (the corpus of the
+#              issue's baseline; reproducible for the same registry contents). RUST=0 skips it.
+# For each, with /usr/bin/time -v (wall clock, CPU and peak resident memory), one run each of:
 #   demo      tui-demo report --input LOG --json --exact-cap 0 --field 1-
 #             (every panel's sketches: HLL, Space-Saving, Bloom; the windows' per-interval sketches,
 #             which are always on; and key extraction: `--field 1-`, from the first field to the end
-#             of the line, which is each line of this log as read, so the answers compare with the
-#             exact ones on whole lines)
+#             of the line, which is the line with its leading and trailing space removed)
 #   distinct  LC_ALL=C sort -u LOG | wc -l                  (the exact distinct line count)
 #   top 10    LC_ALL=C sort LOG | uniq -c | sort -rn | head (the exact top 10 lines)
 # and prints the ratios against the targets (>= 10x faster than sort -u, >= 15x than sort | uniq -c,
 # <= 1/100 of their memory), the load average before and after (other work on the machine slows
 # every run), the distinct-count error against the sketch's 2σ bound, and whether the top 10 agree.
+# The demo's keys are trimmed lines; where the log has lines with surrounding space (the Rust
+# sources' indentation) its answers are checked against exact counts of the trimmed lines (made
+# with sed, untimed), else against the timed runs' own output.
 # The page cache is warmed first so that every command reads the file from memory. For a pipeline,
 # /usr/bin/time reports the peak of its largest process (sort), not the sum.
-# Needs: cargo, GNU coreutils, /usr/bin/time (Debian package `time`), python3.
+#
+# Then (LIVE=0 skips it) the live view in a detached 120x40 tmux pane: `tui-demo --rate 1000000
+# --seconds 12` (the synthetic log, every panel, the exact table on, as a user starts it), its
+# header read at 4, 8 and 11 s (lines, lines/s, frames per second), and each thread's CPU time
+# (from /proc/PID/task) per line ingested.
+# Needs: cargo, GNU coreutils, sed, /usr/bin/time (Debian package `time`), python3, tmux (live).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +39,6 @@ SIZE=${SIZE:-100M}
 DIR=${BENCH_DIR:-target/bench-demo}
 SEED=${SEED:-1}
 mkdir -p "$DIR"
-LOG="$DIR/access-$SIZE-seed$SEED.log"
 BIN=target/release/tui-demo
 
 [ -x /usr/bin/time ] || { echo "error: /usr/bin/time is missing (apt-get install time)" >&2; exit 1; }
@@ -34,14 +47,6 @@ command -v python3 >/dev/null || { echo "error: python3 is missing" >&2; exit 1;
 echo "building tui-demo (release)"
 cargo build --release -q -p tui-demo
 
-if [ ! -s "$LOG" ]; then
-    echo "generating $LOG ($SIZE of synthetic access log, seed $SEED)"
-    "$BIN" generate "$SIZE" --seed "$SEED" > "$LOG"
-fi
-echo "log: $(du -h "$LOG" | cut -f1), $(wc -l < "$LOG") lines"
-echo "warming the page cache"
-cat "$LOG" > /dev/null
-
 measure() { # measure NAME COMMAND...: runs COMMAND under /usr/bin/time -v, output to $DIR/NAME.out
     local name=$1
     shift
@@ -49,20 +54,37 @@ measure() { # measure NAME COMMAND...: runs COMMAND under /usr/bin/time -v, outp
     /usr/bin/time -v -o "$DIR/$name.time" "$@" > "$DIR/$name.out"
 }
 
-LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-measure demo "$BIN" report --input "$LOG" --json --exact-cap 0 --field 1-
-measure distinct sh -c "LC_ALL=C sort -u '$LOG' | wc -l"
-measure top10 sh -c "LC_ALL=C sort '$LOG' | uniq -c | sort -rn | head -10"
-
-LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
-
-python3 - "$DIR" "$LOG" "$LOAD_BEFORE" "$LOAD_AFTER" "$(nproc)" <<'PY'
+bench() { # bench NAME LOG
+    local name=$1 log=$2
+    echo
+    echo "== $name: $(du -h "$log" | cut -f1), $(wc -l < "$log") lines ($log)"
+    echo "warming the page cache"
+    cat "$log" > /dev/null
+    local load_before load_after
+    load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+    measure "$name-demo" "$BIN" report --input "$log" --json --exact-cap 0 --field 1-
+    measure "$name-distinct" sh -c "LC_ALL=C sort -u '$log' | wc -l"
+    measure "$name-top10" sh -c "LC_ALL=C sort '$log' | uniq -c | sort -rn | head -10"
+    load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+    local exact_distinct="$DIR/$name-distinct.out" exact_top="$DIR/$name-top10.out"
+    if LC_ALL=C grep -q -m1 -E $'^[ \t\f\r]|[ \t\f\r]$' "$log"; then
+        # The demo's keys are the trimmed lines (`--field 1-`): exact answers of those, untimed.
+        echo "exact answers of the trimmed lines (untimed)"
+        LC_ALL=C sed -E $'s/^[ \t\f\r]+//; s/[ \t\f\r]+$//' "$log" > "$DIR/$name-trimmed.txt"
+        LC_ALL=C sort -u "$DIR/$name-trimmed.txt" | wc -l > "$DIR/$name-trimmed-distinct.out"
+        # (head ends the pipe early: without pipefail, as in the timed run)
+        sh -c "LC_ALL=C sort '$DIR/$name-trimmed.txt' | uniq -c | sort -rn | head -10" > "$DIR/$name-trimmed-top10.out"
+        rm -f "$DIR/$name-trimmed.txt"
+        exact_distinct="$DIR/$name-trimmed-distinct.out"
+        exact_top="$DIR/$name-trimmed-top10.out"
+    fi
+    python3 - "$DIR" "$name" "$log" "$load_before" "$load_after" "$(nproc)" "$exact_distinct" "$exact_top" <<'PY'
 import json, re, sys
 
-d, log, load_before, load_after, cores = sys.argv[1:6]
+d, name, log, load_before, load_after, cores, exact_distinct_path, exact_top_path = sys.argv[1:9]
 
-def timing(name):
-    text = open(f"{d}/{name}.time").read()
+def timing(run):
+    text = open(f"{d}/{name}-{run}.time").read()
     wall = re.search(r"Elapsed \(wall clock\) time.*: (.*)", text).group(1).strip()
     secs = 0.0
     for part in wall.split(":"):
@@ -71,10 +93,10 @@ def timing(name):
     cpu = sum(float(re.search(rf"{k} time \(seconds\): (.*)", text).group(1)) for k in ("User", "System"))
     return secs, rss_kb, cpu
 
-demo = json.load(open(f"{d}/demo.out"))
-exact_distinct = int(open(f"{d}/distinct.out").read().split()[0])
+demo = json.load(open(f"{d}/{name}-demo.out"))
+exact_distinct = int(open(exact_distinct_path).read().split()[0])
 top_exact = []
-for line in open(f"{d}/top10.out", encoding="utf-8", errors="replace"):
+for line in open(exact_top_path, encoding="utf-8", errors="replace"):
     m = re.match(r"\s*(\d+) (.*)\n?$", line)
     top_exact.append((int(m.group(1)), m.group(2)))
 
@@ -91,7 +113,9 @@ print(f"| sort \\| uniq -c \\| sort -rn \\| head (top 10) | {t_top:.2f} s | {c_t
 print()
 for what, ratio, target in (
     ("faster than sort -u (wall)", t_u / t_demo, 10),
+    ("faster than sort -u (CPU)", c_u / c_demo, 10),
     ("faster than sort | uniq -c (wall)", t_top / t_demo, 15),
+    ("faster than sort | uniq -c (CPU)", c_top / c_demo, 15),
     ("less memory than sort -u", m_u / m_demo, 100),
     ("less memory than sort | uniq -c", m_top / m_demo, 100),
 ):
@@ -103,17 +127,17 @@ if dist:
     est, lo, hi, rse = dist["estimate"], dist["lower"], dist["upper"], dist["rse"]
     err = (est - exact_distinct) / exact_distinct
     verdict = "within" if lo <= exact_distinct <= hi else "OUTSIDE"
-    print(f"distinct lines: exact {exact_distinct:,}, HLL {est:,.0f} ({err:+.3%}; 1σ = {rse:.3%}, "
+    print(f"distinct keys: exact {exact_distinct:,}, HLL {est:,.0f} ({err:+.3%}; 1σ = {rse:.3%}, "
           f"2σ band {lo:,.0f} … {hi:,.0f}: exact is {verdict} it)")
 else:
-    print(f"distinct lines: exact {exact_distinct:,}; the demo has no HyperLogLog yet")
+    print(f"distinct keys: exact {exact_distinct:,}; the demo has no HyperLogLog")
 
 heavy = demo.get("heavy")
 if heavy:
     top_demo = [(r["bounds"], r["line"]) for r in heavy["rows"][:10]]
     same = [a[1] for a in top_demo] == [b[1] for b in top_exact]
     same_set = sorted(a[1] for a in top_demo) == sorted(b[1] for b in top_exact)
-    print(f"top 10: {'same lines in the same order' if same else ('same lines, order differs' if same_set else 'DIFFERENT lines')}"
+    print(f"top 10: {'same keys in the same order' if same else ('same keys, order differs' if same_set else 'DIFFERENT keys')}"
           f" (ε·N = {heavy['bound']:,})")
     print()
     print("| rank | exact count | Space-Saving: true ≥ | true ≤ | bracket holds |")
@@ -127,3 +151,75 @@ if heavy:
 else:
     print("top 10: the demo listed no heavy hitters")
 PY
+}
+
+# The synthetic log is generated every time (under a second per 100 MB), so it always matches the
+# binary's generator.
+LOG="$DIR/access-$SIZE-seed$SEED.log"
+if [ "${SYNTHETIC:-1}" != 0 ]; then
+    echo "generating $LOG ($SIZE of synthetic access log, seed $SEED)"
+    "$BIN" generate "$SIZE" --seed "$SEED" > "$LOG"
+    bench synthetic "$LOG"
+fi
+
+if [ "${RUST:-1}" != 0 ]; then
+    CORPUS="$DIR/rust-sources-$SIZE.txt"
+    if [ ! -s "$CORPUS" ]; then
+        echo "building $CORPUS: the *.rs files under ~/.cargo/registry/src in path order, cut to $SIZE"
+        BYTES=$(numfmt --from=iec "$SIZE")
+        find "$HOME/.cargo/registry/src" -name '*.rs' -type f -print0 | LC_ALL=C sort -z \
+            | xargs -0 cat | { head -c "$BYTES"; cat > /dev/null; } > "$CORPUS.part"
+        # Cut to the last whole line.
+        python3 -c 'import sys; p = sys.argv[1]; b = open(p, "rb").read(); open(p, "wb").write(b[: b.rfind(b"\n") + 1])' "$CORPUS.part"
+        mv "$CORPUS.part" "$CORPUS"
+    fi
+    bench rust "$CORPUS"
+fi
+
+if [ "${LIVE:-1}" != 0 ]; then
+    command -v tmux >/dev/null || { echo "error: tmux is missing (LIVE=0 skips the live view)" >&2; exit 1; }
+    echo
+    echo "== the live view at --rate 1000000 in a 120x40 tmux pane, 12 s"
+    SOCK=tui-demo-bench-$$
+    tm() { tmux -L "$SOCK" -f /dev/null "$@"; }
+    trap 'tm kill-server 2>/dev/null || true' EXIT
+    load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+    tm new-session -d -s live -x 120 -y 40 \
+        "env NO_COLOR=1 $PWD/$BIN --rate 1000000 --seconds 12; sleep 60"
+    sleep 1
+    # The pane runs sh, whose child is the demo (env execs it).
+    PID=$(pgrep -P "$(tm list-panes -t live -F '#{pane_pid}')" -x tui-demo)
+    for t in 4 8 11; do
+        sleep $(( t == 4 ? 3 : t == 8 ? 4 : 3 ))
+        screen="$(tm capture-pane -p -t live)"
+        # Each thread's CPU time (utime + stime, in clock ticks) at the same moment as the header.
+        for task in /proc/"$PID"/task/*; do
+            echo "$(cat "$task/comm") $(cut -d' ' -f14,15 "$task/stat")"
+        done > "$DIR/live-threads.txt" 2>/dev/null || true
+        head=$(head -1 <<< "$screen")
+        echo "at ${t} s: ${head# } · $(tail -1 <<< "$screen" | grep -o '[0-9]* fps')"
+    done
+    echo "$head" > "$DIR/live-header.txt"
+    sleep 2
+    # The summary the view prints on the restored terminal when it quits.
+    tm capture-pane -p -t live -S -100 > "$DIR/live-summary.txt"
+    load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+    python3 - "$DIR" "$load_before" "$load_after" "$(getconf CLK_TCK)" <<'PY'
+import re, sys
+d, load_before, load_after, tck = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+summary = open(f"{d}/live-summary.txt", encoding="utf-8", errors="replace").read()
+m = re.search(r"lines\s+([\d,]+) \(.* in ([\d.]+) s", summary)
+lines, secs = int(m.group(1).replace(",", "")), float(m.group(2))
+print(f"load average {load_before} before, {load_after} after")
+print(f"ingested {lines:,} lines in {secs:.2f} s: {lines / secs / 1e6:.2f}M lines/s on average")
+head = open(f"{d}/live-header.txt").read()
+n, unit = re.search(r"([\d.]+)([kM]?) lines", head).groups()
+lines = float(n) * {"": 1, "k": 1e3, "M": 1e6}[unit]
+print(f"at 11 s, {lines:,.0f} lines (the header's, to 3 figures); CPU per line so far:")
+for row in open(f"{d}/live-threads.txt"):
+    name, ut, st = row.rsplit(None, 2)
+    cpu = (int(ut) + int(st)) / tck
+    print(f"  thread {name}: {cpu:.2f} s of CPU, {cpu / lines * 1e9:.0f} ns per line ingested")
+PY
+    tm kill-server 2>/dev/null || true
+fi

@@ -62,6 +62,9 @@ pub enum Cmd {
         json: bool,
     },
     /// Receive sketch frames from devices over UDP and show their merged view.
+    ///
+    /// Quantiles: the devices choose the field (`emit N --value-field F`) and send their quantile
+    /// sketches, which the host merges; `listen` takes no `--value-field`.
     Listen {
         /// The address to listen on (port 0: any free port, shown in the header).
         #[arg(default_value = DEFAULT_DEVICE_ADDR)]
@@ -78,6 +81,9 @@ pub enum Cmd {
         /// Where to write the HyperLogLogs for Redis.
         #[command(flatten)]
         redis: RedisArgs,
+        /// Refused with the reason (the devices choose the field), not ignored.
+        #[arg(long, hide = true, value_name = "N", value_parser = devices_choose)]
+        value_field: Option<u16>,
     },
     /// Run N simulated devices that count their own synthetic logs with the no_std sketches and
     /// send them as frames to a loopback address.
@@ -449,6 +455,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::
             report: r,
             json,
             redis,
+            value_field: _,
         }) => Ok(Options {
             source: SourceSpec::Device(addr),
             redis: redis.options(),
@@ -538,6 +545,15 @@ fn number<T: std::str::FromStr>(v: &str) -> Result<T, String> {
 }
 
 /// A non-negative number of seconds; any size (a limit past what a clock holds is no limit).
+/// `listen --value-field`: always refused, saying where the field is chosen.
+fn devices_choose(_: &str) -> Result<u16, String> {
+    Err(
+        "the devices choose the field: give it to them (emit N --value-field F); \
+         the host merges the quantile sketches they send"
+            .into(),
+    )
+}
+
 fn seconds(v: &str) -> Result<f64, String> {
     let s: f64 = number(v)?;
     if s.is_nan() || s < 0.0 {
@@ -762,6 +778,10 @@ mod tests {
         ] {
             assert!(p(bad).is_err(), "{bad:?}");
         }
+        let e = p(&["listen", "--value-field", "9"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("the devices choose the field"), "{e}");
         assert_eq!(parse_size("64k"), Ok(65_536));
         assert_eq!(parse_size("3"), Ok(3));
         assert!(parse_size("").is_err());

@@ -216,6 +216,9 @@ fn live(opts: &Options) -> io::Result<usize> {
     // The view's guard has restored the terminal: what was counted stays on the screen.
     if let Some(snap) = last {
         if snap.totals.lines > 0 || snap.devices.is_some() {
+            // The summary's rates are the run's averages, as the report's are.
+            let mut snap = tui_demo::snapshot::Snapshot::clone(&snap);
+            report::averaged(&mut snap);
             let mut out = io::stdout().lock();
             let _ = report::write_table(&snap, &mut out);
         }

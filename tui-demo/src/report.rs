@@ -87,10 +87,16 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     }
     snap.finished = Some(None);
     snap.elapsed = elapsed;
-    let secs = elapsed.as_secs_f64().max(1e-9);
+    averaged(&mut snap);
+    Ok(snap)
+}
+
+/// Makes the snapshot's rates the run's averages (its lines and bytes over its elapsed time)
+/// rather than the last quarter-second's, as a summary states them.
+pub fn averaged(snap: &mut Snapshot) {
+    let secs = snap.elapsed.as_secs_f64().max(1e-9);
     snap.throughput.lines_per_sec = snap.totals.lines as f64 / secs;
     snap.throughput.bytes_per_sec = snap.totals.bytes as f64 / secs;
-    Ok(snap)
 }
 
 /// Writes the summary as an aligned table.

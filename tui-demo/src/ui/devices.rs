@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::theme::Theme;
-use super::{framed, kv, panel_block};
+use super::{fitting_cost, framed, kv, panel_block};
 use crate::human::{bytes, count, short};
 use crate::snapshot::FleetStats;
 
@@ -22,32 +22,107 @@ pub struct DevicesPanel<'a> {
     pub focused: bool,
 }
 
+impl DevicesPanel<'_> {
+    /// The device table in 36 columns: id, last seen, frames ok / refused / lost, lines counted
+    /// and distinct count (the share and the sender's address left out).
+    fn compact_table(&self, lines: &mut Vec<Line<'static>>) {
+        let (s, t) = (self.stats, self.theme);
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{:>4} {:>5} {:>4} {:>3} {:>4} {:>5} {:>5}",
+                "dev", "seen", "ok", "bad", "lost", "lines", "dist"
+            ),
+            t.dim(),
+        )));
+        for r in &s.rows {
+            let stale = r.last_seen.as_secs_f64() > 5.0;
+            lines.push(Line::from(vec![
+                Span::styled(format!("{:>4} ", r.id), t.value()),
+                Span::styled(
+                    format!("{:>4.1}s ", r.last_seen.as_secs_f64().min(99.9)),
+                    if stale { t.warn() } else { t.good() },
+                ),
+                Span::raw(format!("{:>4} ", short(r.ok as f64))),
+                Span::styled(
+                    format!("{:>3} ", short(r.bad as f64)),
+                    if r.bad > 0 { t.warn() } else { t.dim() },
+                ),
+                Span::raw(format!("{:>4} ", short(r.lost as f64))),
+                Span::raw(format!(
+                    "{:>5} ",
+                    r.lines.map_or("-".into(), |n| short(n as f64))
+                )),
+                Span::raw(format!("{:>5}", r.distinct.map_or("-".into(), short))),
+            ]));
+        }
+        if s.rows.is_empty() {
+            lines.push(Line::from(Span::styled("no device yet: emit 8", t.dim())));
+        }
+    }
+}
+
 impl Widget for &DevicesPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (s, t) = (self.stats, self.theme);
-        let cost = format!(
-            "{} × (Bloom {} + count-min {} + HLL {} + Space-Saving {})",
-            s.rows.len(),
+        let n = s.rows.len();
+        let (bloom, cm, hll, top) = (
             bytes(s.seen_bytes),
             bytes(s.freq_bytes),
             bytes(s.distinct_bytes),
-            bytes(s.top_bytes)
+            bytes(s.top_bytes),
+        );
+        // The longest description whose title fits whole.
+        let cost = fitting_cost(
+            "Devices",
+            area.width,
+            &[
+                format!("{n} × (Bloom {bloom} + count-min {cm} + HLL {hll} + Space-Saving {top})"),
+                format!("{n} × (Bloom {bloom} + CM {cm} + HLL {hll} + SS {top})"),
+                format!(
+                    "{n} × {}",
+                    bytes(s.seen_bytes + s.freq_bytes + s.distinct_bytes + s.top_bytes)
+                ),
+            ],
         );
         let inner = framed(panel_block("Devices", &cost, t, self.focused), area, buf);
         if inner.is_empty() {
             return;
         }
+        // A narrow panel (80×24) drops the notes and uses a compact table, so nothing is cut.
+        let narrow = inner.width < 60;
         let mut lines = Vec::new();
-        let mut frames = kv("frames", count(s.ok), t);
+        let mut frames = kv(
+            "frames",
+            if narrow {
+                short(s.ok as f64)
+            } else {
+                count(s.ok)
+            },
+            t,
+        );
         frames.push(Span::styled(" ok · ", t.dim()));
         frames.push(Span::styled(
-            count(s.bad),
+            if narrow {
+                short(s.bad as f64)
+            } else {
+                count(s.bad)
+            },
             if s.bad > 0 { t.warn() } else { t.value() },
         ));
         frames.push(Span::styled(" refused · ", t.dim()));
-        frames.push(Span::styled(count(s.lost), t.value()));
-        frames.push(Span::styled(" lost · ", t.dim()));
-        frames.push(Span::styled(bytes(s.bytes), t.cost()));
+        frames.push(Span::styled(
+            if narrow {
+                short(s.lost as f64)
+            } else {
+                count(s.lost)
+            },
+            t.value(),
+        ));
+        frames.push(Span::styled(" lost", t.dim()));
+        if !narrow {
+            frames.push(Span::styled(" · ", t.dim()));
+            frames.push(Span::styled(bytes(s.bytes), t.cost()));
+        }
         lines.push(Line::from(frames));
         if !s.errors.is_empty() {
             let why: Vec<String> = s
@@ -57,7 +132,7 @@ impl Widget for &DevicesPanel<'_> {
                 .collect();
             let mut v = vec![Span::styled("refused: ", t.dim())];
             v.push(Span::styled(why.join(", "), t.warn()));
-            if s.unattributed_bad > 0 {
+            if s.unattributed_bad > 0 && !narrow {
                 v.push(Span::styled(
                     format!(" ({} from unknown senders)", count(s.unattributed_bad)),
                     t.dim(),
@@ -68,17 +143,33 @@ impl Widget for &DevicesPanel<'_> {
         if s.lines_merged > 0 {
             let mut counted = kv("lines counted", count(s.lines_merged), t);
             counted.push(Span::styled(
-                " (count-min merged by adding) · ε·N ",
+                if narrow {
+                    " · ε·N "
+                } else {
+                    " (count-min merged by adding) · ε·N "
+                },
                 t.dim(),
             ));
             counted.push(Span::styled(count(s.bound_merged), t.value()));
             lines.push(Line::from(counted));
         }
-        let mut merged = kv("lines held: merged ≈", short(s.held_merged), t);
+        let label = if narrow {
+            "held: merged ≈"
+        } else {
+            "lines held: merged ≈"
+        };
+        let mut merged = kv(label, short(s.held_merged), t);
         merged.push(Span::styled(" vs sum ", t.dim()));
         merged.push(Span::styled(short(s.held_sum), t.value()));
-        merged.push(Span::styled(" (OR: shared lines once)", t.dim()));
+        if !narrow {
+            merged.push(Span::styled(" (OR: shared lines once)", t.dim()));
+        }
         lines.push(Line::from(merged));
+        if narrow {
+            self.compact_table(&mut lines);
+            Paragraph::new(lines).render(inner, buf);
+            return;
+        }
         // The sender's address only when there is room for it.
         let wide = inner.width >= 80;
         let from = |a: &str| {

@@ -86,7 +86,11 @@ impl Widget for &DistinctPanel<'_> {
                 t.dim(),
             )],
             (0, _) if s.sum_of_parts.is_some() => vec![Span::styled(
-                "exact    none: the host sees sketches, not lines",
+                if narrow {
+                    "exact    none: the host sees sketches"
+                } else {
+                    "exact    none: the host sees sketches, not lines"
+                },
                 t.dim(),
             )],
             (0, _) => vec![Span::styled("exact    off (--exact-cap 0)", t.dim())],
@@ -143,16 +147,16 @@ impl Widget for &DistinctPanel<'_> {
             lines.push(Line::from(v));
         }
         if let Some(sum) = s.sum_of_parts {
+            // The note goes on a line of its own unless the whole fits, so nothing is cut.
             let mut v = kv("sum of the devices' counts", count_f(sum), t);
-            v.push(Span::styled(
-                if narrow {
-                    " (merged: shared once)"
-                } else {
-                    ": the merge counts shared lines once"
-                },
-                t.dim(),
-            ));
-            lines.push(Line::from(v));
+            let note = "the merge counts shared lines once";
+            if Line::from(v.clone()).width() + 2 + note.len() < w {
+                v.push(Span::styled(format!(": {note}"), t.dim()));
+                lines.push(Line::from(v));
+            } else {
+                lines.push(Line::from(v));
+                lines.push(Line::from(Span::styled(note, t.dim())));
+            }
         }
         Paragraph::new(lines).render(inner, buf);
     }

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::theme::Theme;
-use super::{framed, panel_block};
+use super::{fitting_cost, framed, panel_block};
 use crate::human::{bytes, count, percent, short};
 use crate::snapshot::HeavyStats;
 
@@ -32,13 +32,21 @@ impl Widget for &HeavyPanel<'_> {
         let (s, t) = (self.stats, self.theme);
         let devices = s.per_device;
         let cost = if devices {
-            format!(
-                "Space-Saving {} {} + count-min {}×{} {} per device",
-                s.k,
-                bytes(s.topk_bytes),
-                s.depth,
-                s.width,
-                bytes(s.cm_bytes)
+            // The longest description whose title fits whole.
+            let (k, top, cm) = (s.k, bytes(s.topk_bytes), bytes(s.cm_bytes));
+            fitting_cost(
+                "Heavy hitters",
+                area.width,
+                &[
+                    format!(
+                        "Space-Saving {k} {top} + count-min {}×{} {cm} per device",
+                        s.depth, s.width
+                    ),
+                    format!("Space-Saving {k} {top} + count-min {cm}"),
+                    format!("Space-Saving {k} {top}"),
+                    format!("{k} ctrs {top} + CM {cm}"),
+                    format!("{k} ctrs {top}"),
+                ],
             )
         } else if area.width >= 60 {
             format!("Space-Saving {} counters {}", s.k, bytes(s.topk_bytes))

@@ -39,6 +39,19 @@ pub fn panel_block(name: &str, cost: &str, theme: Theme, focused: bool) -> Block
         ]))
 }
 
+/// The first of `costs` (longest first) that fits whole in the title of a panel `width` cells wide
+/// named `name` (the borders' corners and the spaces around each part included), else the last.
+#[must_use]
+pub fn fitting_cost(name: &str, width: u16, costs: &[String]) -> String {
+    let room = usize::from(width).saturating_sub(name.chars().count() + 5);
+    costs
+        .iter()
+        .find(|c| c.chars().count() <= room)
+        .or(costs.last())
+        .cloned()
+        .unwrap_or_default()
+}
+
 /// Renders a block and returns its inner area.
 pub fn framed(block: Block<'_>, area: Rect, buf: &mut Buffer) -> Rect {
     let inner = block.inner(area);

@@ -51,15 +51,3 @@ pub(crate) const fn round_off(m: u64, drop: i32, sticky: bool) -> u64 {
     let up = rest > 1 << 63 || (rest == 1 << 63 && (sticky || kept & 1 == 1));
     kept + up as u64
 }
-
-/// The `f64` `m·2^e` for a mantissa in `[2^52, 2^53)`: 0 below the normal range, infinity above.
-pub(crate) fn f64_of(m: u64, e: i32) -> f64 {
-    let biased = e + 1075;
-    if biased <= 0 {
-        0.0
-    } else if biased >= 0x7ff {
-        f64::INFINITY
-    } else {
-        f64::from_bits((biased as u64) << 52 | (m & ((1 << 52) - 1)))
-    }
-}

@@ -172,7 +172,11 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         // (rounding to `f64` keeps order, so this is the minimum or maximum with the estimate, and
         // it also holds for a martingale estimate below 2^−124, which reads as 0 as a `Num`; only
         // a decoded state can hold one). Non-negative `f64` values compare as their bits do.
-        let reported = self.cardinality();
+        // What `cardinality` reports, without computing the estimate again.
+        let reported = match self.estimator() {
+            Estimator::Martingale => self.hip,
+            _ => estimate.to_f64(),
+        };
         let (low, high) = if upper {
             (reported, bound)
         } else {

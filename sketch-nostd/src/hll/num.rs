@@ -14,7 +14,7 @@
 //! in integer code, for the same reason: no float routine in the image. Encoded sketches are the same
 //! bytes on every target (and the same as those of earlier versions).
 
-use crate::num::{f64_of, mul_wide, round53, NATIVE_F64};
+use crate::num::{mul_wide, round53, NATIVE_F64};
 
 /// A non-negative number packed in one `u64`: a biased exponent `E` in the top 8 bits and a 56-bit
 /// mantissa `M` (its top bit set) below, the value `M·2^(E − BIAS)`; 0 is all zero bits. Operations
@@ -106,9 +106,12 @@ impl Num {
         if self == Self::HUGE {
             return f64::INFINITY;
         }
+        // Rounded to 53 bits (a `Num` still: no value here is outside the normal f64 range), then
+        // M·2^(E − BIAS) with M in [2^55, 2^56) is (M >> 3)·2^(E − BIAS + 3), 53 bits.
         let (m, e) = self.wide();
-        let (m, e) = round53(m, e, false);
-        f64_of(m, e)
+        let bits = round53_num(m, e, false).0;
+        let exponent = (bits >> 56) as i32 - BIAS + 3 + 52 + 1023;
+        f64::from_bits((exponent as u64) << 52 | (bits & MANTISSA) >> 3 & ((1 << 52) - 1))
     }
 
     /// `self ≥ other`.

@@ -173,9 +173,11 @@ impl Layout {
         let h0 = ((u128::from(h) * u128::from(c)) >> 64) as u32;
         #[cfg(not(target_pointer_width = "64"))]
         let h0 = high_word(h, c);
+        // `h0 + L`, then `+ L` again (as the reference does): no `2·L` to keep in a register.
         let mask = self.segment_length - 1;
-        let h1 = (h0 + self.segment_length) ^ ((h >> 18) as u32 & mask);
-        let h2 = (h0 + 2 * self.segment_length) ^ (h as u32 & mask);
+        let next = h0 + self.segment_length;
+        let h1 = next ^ ((h >> 18) as u32 & mask);
+        let h2 = (next + self.segment_length) ^ (h as u32 & mask);
         [h0, h1, h2]
     }
 

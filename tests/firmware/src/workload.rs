@@ -923,8 +923,8 @@ pub const HLL_OPS: [(&str, &str); 4] = [
 ///
 /// `hll14` is not here: it runs only on targets with more RAM than the Cortex-M0 budget target.
 /// `prefilter` (the router example, `src/prefilter.rs`) keeps no sketch in RAM: both its filters are
-/// read in place from flash; its `send` is the view encoding of the static filter and the view made
-/// of those bytes (the device's "receive" of a filter is a view, so `receive` adds nothing to it).
+/// read in place from flash; its `send` is the view encoding of the static filter, its `receive` a
+/// `BlockedBloomRef` made of those bytes and queried (the device's "receive" of a filter is a view).
 pub const FAMILIES: [(&str, usize); 12] = [
     ("micro", MICRO_SKETCH_BYTES),
     ("bloom", BLOOM_SKETCH_BYTES),

@@ -379,9 +379,7 @@ pub struct Engine {
     counters: Counters,
     exact: Exact,
     until_check: u32,
-    distinct: Box<Distinct>,
-    heavy: Named,
-    /// The windows: per-interval sketches.
+    /// The windows: per-interval sketches; since start is their merge.
     windows: Ring,
     /// Reused buffer for keys made of fields.
     key_buf: Vec<u8>,
@@ -415,8 +413,6 @@ impl Engine {
             counters: Counters::default(),
             exact: Exact::new(exact_cap),
             until_check: CHECK_EVERY,
-            distinct: Box::new(Distinct::with_seed(SEED)),
-            heavy: Named::new(top),
             windows,
             key_buf: Vec::new(),
             values,
@@ -482,8 +478,7 @@ impl Engine {
     pub fn line(&mut self, shown: &[u8], hash: u64, len: u64) {
         self.counters.totals.lines += 1;
         let seen = self.exact.observe(hash, len);
-        self.distinct.insert_hash(hash);
-        self.heavy.add(shown, hash);
+        // Into the open interval only: since start is the merge of the intervals.
         self.windows.line(shown, hash);
         self.dedupe(shown, hash, seen);
         self.micro(hash);
@@ -569,7 +564,8 @@ impl Engine {
     /// Writes the engine's figures since the start into a snapshot (the caller fills in timing
     /// and the source).
     pub fn fill(&self, snap: &mut Snapshot) {
-        self.fill_parts(snap, &self.counters, &self.distinct, &self.heavy, true);
+        let (distinct, heavy) = self.windows.since_start();
+        self.fill_parts(snap, &self.counters, &distinct, &heavy, true);
         snap.window = Some(self.window_stats(Window::All, 0, self.windows.now()));
         snap.quantiles = self
             .values
@@ -675,10 +671,11 @@ impl Engine {
     /// the text of the lines it may show.
     #[must_use]
     pub fn saved(&self) -> crate::saved::Saved {
+        let (distinct, heavy) = self.windows.since_start();
         crate::saved::Saved {
-            distinct: self.distinct.clone(),
-            heavy: self.heavy.heavy.clone(),
-            names: self.heavy.names.clone(),
+            distinct,
+            heavy: heavy.heavy,
+            names: heavy.names,
             values: self.values.as_ref().map(|v| crate::saved::SavedValues {
                 sketch: Box::new(v.sketch().clone()),
                 field: v.field(),
@@ -783,6 +780,57 @@ mod tests {
             b.push(l.as_bytes());
         }
         e.apply(&b);
+    }
+
+    /// Since start is the merge of the intervals, also of those that left the ring: over 75
+    /// intervals (15 more than the ring holds) of skewed keys, its distinct count equals one
+    /// HyperLogLog's over every line (register max is exact), every listed bracket holds the exact
+    /// count, the heavy-hitter total is every line, and a saved file holds the same sketches.
+    #[test]
+    fn since_start_merges_every_interval_with_its_guarantees() {
+        use crate::window::{INTERVAL, INTERVALS};
+        let mut e = Engine::new(EngineOptions::default());
+        let mut one = Distinct::with_seed(SEED);
+        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+        let intervals = INTERVALS as u32 + 15;
+        let mut lines = 0u64;
+        for i in 0..intervals {
+            e.advance(INTERVAL * i + INTERVAL / 2);
+            let mut b = Batch::default();
+            for _ in 0..2_000 {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                // Skewed: key k with weight about 1/k over 5,000 keys, and a key per interval.
+                let k = 5_000 / (1 + rng % 5_000);
+                let line = if rng.is_multiple_of(10) {
+                    format!("interval {i}")
+                } else {
+                    format!("key {k}")
+                };
+                one.insert_hash(hash64(line.as_bytes(), SEED));
+                b.push(line.as_bytes());
+                lines += 1;
+            }
+            e.apply(&b);
+        }
+        let mut s = Snapshot::default();
+        e.fill(&mut s);
+        assert_eq!(s.totals.lines, lines);
+        let d = s.distinct.as_ref().unwrap();
+        assert_eq!(d.estimate, one.cardinality());
+        let h = s.heavy.as_ref().unwrap();
+        assert_eq!(h.total, lines);
+        assert_eq!(h.rows.len(), DEFAULT_TOP);
+        for r in &h.rows {
+            let (lo, hi) = r.bounds.unwrap();
+            let exact = r.exact.expect("the exact table knows every key");
+            assert!(lo <= exact && exact <= hi, "{r:?}");
+            assert_ne!(r.line, "?", "every listed line's text is kept");
+        }
+        let saved = e.saved();
+        assert_eq!(saved.distinct.cardinality(), one.cardinality());
+        assert_eq!(saved.heavy.total(), lines);
     }
 
     /// A one-field key's range in the line is exactly the key `extract` writes, and a missing

@@ -8,6 +8,12 @@
 //!
 //! The merge of the closed intervals a window reaches back to is cached until the next interval
 //! closes, so a refresh merges one interval (the open one) into a copy of it.
+//!
+//! "Since start" is a merge too ([`Ring::since_start`]): the intervals that left the ring merged into
+//! one summary as they leave, the closed ones and the open one. So a line is counted once, in the
+//! open interval, not also in a since-start copy of every sketch: half the per-line work of the
+//! heavy-hitter summary, the costliest step of a line. A run shorter than one interval (a report
+//! of a file read within 15 s) answers from the open interval alone, as one summary would.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
@@ -84,6 +90,22 @@ impl Named {
         }
     }
 
+    /// Merges `other` into this summary (the library's mergeable-summaries rule: every bracket of
+    /// the result holds its true count over both), keeping the text of the lines either kept that
+    /// may still be shown.
+    ///
+    /// # Panics
+    /// If the summaries' seeds differ (those of one run share theirs).
+    pub fn absorb(&mut self, other: &Named) {
+        self.heavy
+            .merge(&other.heavy)
+            .expect("the ring's intervals share their seed");
+        for (k, v) in &other.names {
+            self.names.entry(*k).or_insert_with(|| v.clone());
+        }
+        self.recount();
+    }
+
     /// Recomputes the count a line needs to be kept, and forgets the text of lines below it.
     fn recount(&mut self) {
         let top = self.heavy.sorted();
@@ -139,6 +161,29 @@ struct Interval {
     estimate: f64,
     /// `--value-field`: the values of the interval.
     values: Option<Box<Values>>,
+}
+
+/// Sketches merged over several intervals: those that left the ring, or "since start".
+#[derive(Clone, Debug)]
+struct Parts {
+    distinct: Box<Distinct>,
+    heavy: Named,
+}
+
+impl Parts {
+    fn of(i: &Interval) -> Self {
+        Self {
+            distinct: i.distinct.clone(),
+            heavy: i.heavy.clone(),
+        }
+    }
+
+    fn absorb(&mut self, i: &Interval) {
+        self.distinct
+            .merge(&i.distinct)
+            .expect("the ring's intervals share their seed");
+        self.heavy.absorb(&i.heavy);
+    }
 }
 
 impl Interval {
@@ -203,6 +248,10 @@ pub struct Ring {
     cache: Option<Cache>,
     /// Each interval keeps a quantile sketch of `--value-field`.
     values: bool,
+    /// The intervals that left the ring, merged as they left.
+    retired: Option<Box<Parts>>,
+    /// The merge of `retired` and the closed intervals, and the open interval it was made for.
+    all: std::cell::RefCell<Option<(u64, Box<Parts>)>>,
 }
 
 /// The merge of a window's closed intervals.
@@ -229,6 +278,8 @@ impl Ring {
             now: Duration::ZERO,
             cache: None,
             values: false,
+            retired: None,
+            all: std::cell::RefCell::new(None),
         }
     }
 
@@ -282,6 +333,10 @@ impl Ring {
             self.closed.push_back(next);
             while self.closed.len() > INTERVALS {
                 if let Some(old) = self.closed.pop_front() {
+                    match self.retired.as_mut() {
+                        Some(r) => r.absorb(&old),
+                        None => self.retired = Some(Box::new(Parts::of(&old))),
+                    }
                     self.spare.push(old);
                 }
             }
@@ -294,6 +349,35 @@ impl Ring {
     pub fn line(&mut self, shown: &[u8], hash: u64) {
         self.open.distinct.insert_hash(hash);
         self.open.heavy.add(shown, hash);
+    }
+
+    /// The distinct counter and the heavy-hitter summary since the start: the intervals that left
+    /// the ring, the closed ones and the open one, merged with the library's merges (HyperLogLog by
+    /// register max, which equals one counter over all the lines; Space-Saving by the
+    /// mergeable-summaries rule, so every bracket holds its true count since the start). The merge
+    /// of all but the open interval is kept until the next interval closes.
+    #[must_use]
+    pub fn since_start(&self) -> (Box<Distinct>, Named) {
+        let mut all = self.all.borrow_mut();
+        if !matches!(&*all, Some((open, _)) if *open == self.open.index) {
+            let mut parts = self.retired.clone();
+            for i in &self.closed {
+                match parts.as_mut() {
+                    Some(p) => p.absorb(i),
+                    None => parts = Some(Box::new(Parts::of(i))),
+                }
+            }
+            *all = parts.map(|p| (self.open.index, p));
+        }
+        match all.as_ref() {
+            // Only the open interval so far: its own sketches, as one summary would be.
+            None => (self.open.distinct.clone(), self.open.heavy.clone()),
+            Some((_, base)) => {
+                let mut p = base.clone();
+                p.absorb(&self.open);
+                (p.distinct, p.heavy)
+            }
+        }
     }
 
     /// The run's time as last told.

@@ -1579,16 +1579,16 @@ mod tests {
         let mut c = QuantileSketch::<35, 70>::new();
         let mut d = QuantileSketch::<35, 200, u16>::new();
         for _ in 0..20_000 {
-            let mag = (r.unit() * 30.0).exp();
-            let v = if r.next().is_multiple_of(5) {
+            let mag = (r.next_f64() * 30.0).exp();
+            let v = if r.next_u64().is_multiple_of(5) {
                 -mag
             } else {
                 mag
             };
-            let v = if r.next().is_multiple_of(7) { 0.0 } else { v };
+            let v = if r.next_u64().is_multiple_of(7) { 0.0 } else { v };
             a.insert(v);
             c.insert(v);
-            d.add(v, r.next() % 40);
+            d.add(v, r.next_u64() % 40);
         }
         assert!(c.is_collapsed() && d.is_saturated());
         check(&a);

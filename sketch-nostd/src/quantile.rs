@@ -1585,7 +1585,11 @@ mod tests {
             } else {
                 mag
             };
-            let v = if r.next_u64().is_multiple_of(7) { 0.0 } else { v };
+            let v = if r.next_u64().is_multiple_of(7) {
+                0.0
+            } else {
+                v
+            };
             a.insert(v);
             c.insert(v);
             d.add(v, r.next_u64() % 40);

@@ -376,11 +376,8 @@ fn panel_top(screen: &str, title: &str) -> String {
     rest[..end].to_string()
 }
 
-/// In device mode at 80×24 and 120×32 no panel's title is cut (each ends in border before its
-/// corner), and no row of the Devices panel reaches its edge: the notes are dropped and the table
-/// is compact in a narrow panel. (Log lines in the heavy-hitter list are cut at the edge by design.)
-#[test]
-fn device_mode_titles_and_devices_panel_cut_no_text() {
+/// The app in device mode showing the fleet of [`sends`], without colour.
+fn device_app() -> App {
     let (sends, _) = sends();
     let stats = fleet_of(&sends).stats(Instant::now());
     let mut snap = Snapshot {
@@ -390,6 +387,15 @@ fn device_mode_titles_and_devices_panel_cut_no_text() {
     stats.fill(&mut snap);
     let mut app = App::new(None, Theme { color: false });
     app.snapshot = Arc::new(snap);
+    app
+}
+
+/// In device mode at 80×24 and 120×32 no panel's title is cut (each ends in border before its
+/// corner), and no row of the Devices panel reaches its edge: the notes are dropped and the table
+/// is compact in a narrow panel. (Log lines in the heavy-hitter list are cut at the edge by design.)
+#[test]
+fn device_mode_titles_and_devices_panel_cut_no_text() {
+    let app = device_app();
     for (w, h) in [(80, 24), (120, 32), (120, 40)] {
         let screen = draw(&app, w, h);
         for title in [
@@ -438,15 +444,7 @@ fn device_mode_titles_and_devices_panel_cut_no_text() {
 /// note on the exact count and the devices' sum are whole.
 #[test]
 fn device_mode_distinct_panel_cuts_no_text_at_80x24() {
-    let (sends, _) = sends();
-    let stats = fleet_of(&sends).stats(Instant::now());
-    let mut snap = Snapshot {
-        source: "devices on udp 127.0.0.1:7777".into(),
-        ..Snapshot::default()
-    };
-    stats.fill(&mut snap);
-    let mut app = App::new(None, Theme { color: false });
-    app.snapshot = Arc::new(snap);
+    let app = device_app();
     for (w, h) in [(80, 24), (120, 32), (120, 40)] {
         let screen = draw(&app, w, h);
         let rows = panel_rows(&screen, "Distinct");

@@ -3,5 +3,5 @@
 #[test]
 fn invalid_parameters_do_not_compile() {
     let t = trybuild::TestCases::new();
-    t.compile_fail("ui/*.rs");
+    t.compile_fail("tests/ui/*.rs");
 }

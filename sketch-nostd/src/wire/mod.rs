@@ -149,6 +149,7 @@ mod bloom;
 pub(crate) mod codec;
 mod counting;
 mod countmin;
+mod crc32;
 mod cuckoo;
 mod error;
 mod frame;

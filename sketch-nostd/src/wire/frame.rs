@@ -61,7 +61,7 @@ impl<S: Wire> Frame<S> {
     ///
     /// ```
     /// use sketch_nostd::{wire::Frame, MicroBloom32};
-    /// let frame = Frame { device: 1, seq: 2, sketch: MicroBloom32::<2>::from_bits(0x0102_0304) };
+    /// let frame = Frame { device: 1, seq: 2, sketch: MicroBloom32::<2>::from_parts(0x0102_0304) };
     /// let mut buf = [0u8; 64];
     /// // COBS code byte, device, seq, 10-byte sketch, CRC, delimiter.
     /// assert_eq!(frame.encode(&mut buf)?.len(), 1 + 1 + 1 + 10 + 4 + 1);
@@ -80,7 +80,7 @@ impl<S: Wire> Frame<S> {
     ///
     /// ```
     /// use sketch_nostd::{wire::Frame, MicroBloom, WireError};
-    /// let frame = Frame { device: 9, seq: 1, sketch: MicroBloom::<3>::from_bits(5) };
+    /// let frame = Frame { device: 9, seq: 1, sketch: MicroBloom::<3>::from_parts(5) };
     /// let mut buf = [0u8; 64];
     /// let n = frame.encode(&mut buf)?.len();
     /// assert_eq!(Frame::<MicroBloom<3>>::decode(&mut buf[..n].to_vec())?, frame);
@@ -259,7 +259,7 @@ impl<'a> RawFrame<'a> {
 /// use sketch_nostd::{wire::{Frame, FrameDecoder}, MicroBloom, WireError};
 ///
 /// let mut buf = [0u8; 64];
-/// let good = Frame { device: 1, seq: 5, sketch: MicroBloom::<3>::from_bits(0xF0) };
+/// let good = Frame { device: 1, seq: 5, sketch: MicroBloom::<3>::from_parts(0xF0) };
 /// let n = good.encode(&mut buf)?.len();
 /// let mut stream = buf[..n].to_vec();
 /// stream[4] ^= 0x01; // corrupt the first copy…

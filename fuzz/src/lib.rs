@@ -170,7 +170,7 @@ pub fn decode(data: &[u8]) {
         }
     }
     round_trip(&Bloom::<200, 7>::from_parts(sparse, seed));
-    round_trip(&MicroBloom::<3>::from_bits(words::<1>(data)[0]));
+    round_trip(&MicroBloom::<3>::from_parts(words::<1>(data)[0]));
     let cells = words::<12>(data);
     let mut cm = [[0u16; 16]; 3];
     for (i, c) in cm.iter_mut().flatten().enumerate() {
@@ -229,7 +229,7 @@ pub fn decode(data: &[u8]) {
     for (i, r) in regs.iter_mut().enumerate() {
         *r = data.get(i).copied().unwrap_or(0);
     }
-    if let Ok(h) = Hll4::from_dense_registers(&regs, seed, None) {
+    if let Ok(h) = Hll4::from_parts(&regs, seed, None) {
         round_trip(&h);
         estimates(&h);
     }

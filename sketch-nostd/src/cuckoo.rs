@@ -333,18 +333,18 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
     }
 
     /// A filter from its raw parts, as produced by [`as_buckets`](Self::as_buckets),
-    /// [`victim`](Self::victim) and [`seed`](Self::seed). Every bucket content is valid (a fingerprint
-    /// can sit in any bucket); the victim, if any, must name a bucket below `BUCKETS` and hold a
-    /// non-zero fingerprint.
+    /// [`seed`](Self::seed) and [`victim`](Self::victim) (the storage, then the seed, as every
+    /// `from_parts`). Every bucket content is valid (a fingerprint can sit in any bucket); the
+    /// victim, if any, must name a bucket below `BUCKETS` and hold a non-zero fingerprint.
     ///
     /// ```
     /// use sketch_nostd::{CuckooFilter, PartsError};
     /// let mut a = CuckooFilter::<4, u8>::with_seed(3);
     /// a.insert("x")?;
-    /// let b = CuckooFilter::<4, u8>::from_parts(*a.as_buckets(), a.victim(), a.seed()).unwrap();
+    /// let b = CuckooFilter::<4, u8>::from_parts(*a.as_buckets(), a.seed(), a.victim()).unwrap();
     /// assert_eq!(a, b);
     /// assert_eq!(
-    ///     CuckooFilter::<4, u8>::from_parts([0; 4], Some((4, 1)), 0),
+    ///     CuckooFilter::<4, u8>::from_parts([0; 4], 0, Some((4, 1))),
     ///     Err(PartsError::BadVictim)
     /// );
     /// # Ok::<(), sketch_nostd::CapacityError>(())
@@ -354,8 +354,8 @@ impl<const BUCKETS: usize, F: Fingerprint> CuckooFilter<BUCKETS, F> {
     /// [`PartsError::BadVictim`] for a victim in a bucket `≥ BUCKETS` or with fingerprint 0.
     pub fn from_parts(
         buckets: [F::Bucket; BUCKETS],
-        victim: Option<(usize, F)>,
         seed: u64,
+        victim: Option<(usize, F)>,
     ) -> Result<Self, PartsError> {
         let mut f = Self::with_seed(seed);
         f.load(

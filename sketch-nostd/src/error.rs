@@ -107,8 +107,8 @@ impl core::error::Error for CapacityError {}
 
 /// Why raw parts were refused by a validating constructor such as
 /// [`CountMin::from_parts`](crate::CountMin::from_parts) or
-/// [`HyperLogLog::from_dense_registers`](crate::HyperLogLog::from_dense_registers): they do not describe a state the sketch can
-/// reach, so trusting them would break its guarantees (for example "never an underestimate").
+/// [`HyperLogLog::from_parts`](crate::HyperLogLog::from_parts): they do not describe a state the
+/// sketch can reach, so trusting them would break its guarantees (for example "never an underestimate").
 ///
 /// ```
 /// use sketch_nostd::{CountMin, PartsError};
@@ -124,7 +124,7 @@ impl core::error::Error for CapacityError {}
 /// let mut registers = [0u8; 12];
 /// registers[0] = 63;
 /// assert_eq!(
-///     sketch_nostd::Hll4::from_dense_registers(&registers, 0, None).err(),
+///     sketch_nostd::Hll4::from_parts(&registers, 0, None).err(),
 ///     Some(PartsError::RegisterOutOfRange { index: 0, value: 63, max: 61 })
 /// );
 /// ```

@@ -27,9 +27,9 @@
 //! | distinct count | `cardinality() -> f64` |
 //! | combine | `merge(&other) -> Result<(), MergeError>`, leaving `self` unchanged on an error; also the [`Sketch`] trait |
 //! | error bound | `error_bound()` for the counting sketches (the most an estimate is over, in counts) |
-//! | sorted listing | `sorted()`, a `heapless::Vec` of [`Counted`] (key, count, error), largest first |
+//! | sorted listing | `sorted()`, a `heapless::Vec` of [`Counted`] (key, count, error), largest first; `entries()` the same items in storage order |
 //! | seed | `with_seed(seed)` and `seed()`; `new()` is seed 0 ([`MicroBloom`]'s seed is a const parameter) |
-//! | raw parts | the storage, then the seed, then any totals: `from_parts(storage, seed, …)` (for [`TopK`], the sketch, which holds the seed); the accessors of the same names give them back |
+//! | raw parts | `from_parts(storage, seed, …)`: the storage, then the seed, then any other state, as the accessors return them; `Result<Self, PartsError>`, refusing parts no sketch can reach (count-min, top-k, Space-Saving, cuckoo, HyperLogLog and its sparse form `from_coupons`, [`hll::DeviceHll`]); `const` and infallible for the filters whose every bit pattern is valid (Bloom family, [`MicroBloom`], whose seed is its type's); [`TopK`] takes its sketch, which holds the seed; [`QuantileSketch`] keeps its bucket layout private and is rebuilt from its encoding only |
 //! | `Debug` | parameters, seed and a summary (bits set, keys listed, `N`), never every cell |
 //!
 //! The update rule of count-min and top-k is one type parameter, [`counter::Conservative`] by

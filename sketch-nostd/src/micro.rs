@@ -42,12 +42,13 @@ macro_rules! micro_bloom {
             /// An empty filter.
             #[must_use]
             pub const fn new() -> Self {
-                Self::from_bits(0)
+                Self::from_parts(0)
             }
 
-            /// A filter from its raw word, as returned by [`bits`](Self::bits). Every word is valid.
+            /// A filter from its parts: its word, as returned by [`bits`](Self::bits) (the seed is
+            /// the type's `SEED`). Every word is a valid filter, so this cannot fail and is `const`.
             #[must_use]
-            pub const fn from_bits(bits: $word) -> Self {
+            pub const fn from_parts(bits: $word) -> Self {
                 let _ = Self::HASHES; // evaluates the parameter checks at compile time
                 Self { bits }
             }

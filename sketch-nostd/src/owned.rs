@@ -106,9 +106,10 @@ impl<const N: usize, L: heapless::LenType> OwnedKey for heapless::Vec<u8, N, L> 
     }
 }
 
-/// A listed key of a heavy-hitter summary, as [`TopK::sorted`](crate::TopK::sorted) and
-/// [`SpaceSaving::sorted`](crate::SpaceSaving::sorted) list it: its count, never below the true
-/// count, and the most the count can exceed the truth, `count − error ≤ true count ≤ count`.
+/// A listed key of a heavy-hitter summary, as [`TopK`](crate::TopK) and
+/// [`SpaceSaving`](crate::SpaceSaving) list it (`sorted()` by count, `entries()` in storage order):
+/// its count, never below the true count, and the most the count can exceed the truth,
+/// `count − error ≤ true count ≤ count`.
 ///
 /// For [`SpaceSaving`](crate::SpaceSaving) the error is the entry's own, and the lower bound always
 /// holds. For [`TopK`](crate::TopK) it is the sketch's [`error_bound`](crate::TopK::error_bound)

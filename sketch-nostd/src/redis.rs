@@ -518,7 +518,7 @@ impl RedisHll {
                 .map_err(|_| RedisError::DenseLength { len: bytes.len() })?;
             return self
                 .inner
-                .set_dense_registers(registers, REDIS_SEED, None)
+                .set_parts(registers, REDIS_SEED, None)
                 .map_err(RedisError::Registers);
         }
         let mut index = 0usize;

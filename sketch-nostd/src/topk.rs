@@ -112,7 +112,7 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
     /// use sketch_nostd::{PartsError, TopK};
     /// let mut a = TopK::<u32, 4, 64, 3>::with_seed(1);
     /// for k in [1, 2, 2, 3, 3, 3] { a.increment(&k); }
-    /// let entries = a.entries().map(|(k, c)| (*k, c));
+    /// let entries = a.entries().map(|c| (*c.key, c.count));
     /// let b = TopK::<u32, 4, 64, 3>::from_parts(a.sketch().clone(), entries, a.overlong())?;
     /// assert_eq!(a.sorted(), b.sorted());
     /// let bad = TopK::<u32, 4, 64, 3>::from_parts(a.sketch().clone(), [(3, 4)], 0);
@@ -266,16 +266,31 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
         }))
     }
 
-    /// The listed keys with their counts, in storage order (for encoding; see
+    /// The listed keys in storage order, each a [`Counted`] as [`sorted`](Self::sorted) gives it
+    /// (its `error` is [`error_bound`](Self::error_bound), at most its count), the same item type as
+    /// [`SpaceSaving::entries`](crate::SpaceSaving::entries); with [`sketch`](Self::sketch) and
+    /// [`overlong`](Self::overlong) they are the summary's parts (see
     /// [`from_parts`](Self::from_parts)). Storage order depends on the history of the summary, not
     /// only on its contents: use [`sorted`](Self::sorted) for a canonical order.
     ///
     /// ```
     /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3>::new();
     /// top.add(&1, 4);
-    /// assert_eq!(top.entries().collect::<Vec<_>>(), [(&1, 4)]);
+    /// let listed: Vec<_> = top.entries().map(|c| (*c.key, c.count, c.error)).collect();
+    /// assert_eq!(listed, [(1, 4, 0)]); // ε·N = 4·e/64 rounds down to 0
     /// ```
-    pub fn entries(&self) -> impl ExactSizeIterator<Item = (&T, u64)> + '_ {
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = Counted<'_, T>> + '_ {
+        let bound = self.error_bound();
+        self.listed().map(move |(key, count)| Counted {
+            key,
+            count,
+            error: bound.min(count),
+        })
+    }
+
+    /// The listed keys with their counts in storage order, without the error bound: what the
+    /// encoder writes.
+    pub(crate) fn listed(&self) -> impl ExactSizeIterator<Item = (&T, u64)> + '_ {
         self.top
             .entries()
             .iter()

@@ -66,7 +66,7 @@ fn check<const B: usize, F: Fingerprint>(ops: &[Op], seed: u64) -> Result<(), Te
                 prop_assert!(f.contains(&k), "false negative for {} (count {})", k, c);
             }
         }
-        let rebuilt = CuckooFilter::<B, F>::from_parts(*f.as_buckets(), f.victim(), f.seed());
+        let rebuilt = CuckooFilter::<B, F>::from_parts(*f.as_buckets(), f.seed(), f.victim());
         prop_assert_eq!(rebuilt.as_ref(), Ok(&f));
     }
     let _ = failures;
@@ -107,7 +107,7 @@ proptest! {
         seed in any::<u64>(),
         keys in prop::collection::vec(any::<u32>(), 0..40),
     ) {
-        match CuckooFilter::<4, u8>::from_parts(buckets, victim, seed) {
+        match CuckooFilter::<4, u8>::from_parts(buckets, seed, victim) {
             Err(e) => {
                 prop_assert_eq!(e, PartsError::BadVictim);
                 let (b, fp) = victim.unwrap();

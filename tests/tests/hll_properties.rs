@@ -129,14 +129,14 @@ proptest! {
             x.merge(&sketch(&[1, 2, 3], false)).expect("same seed");
         }
         let back = match x.dense_registers() {
-            Some(regs) => Hll10::from_dense_registers(regs, x.seed(), x.martingale_estimate()),
+            Some(regs) => Hll10::from_parts(regs, x.seed(), x.martingale_estimate()),
             None => Hll10::from_coupons(x.coupons(), x.seed(), x.is_single_stream()),
         };
         prop_assert_eq!(back.as_ref(), Ok(&x));
         // The in-place setters give the same sketch, whatever the target held before.
         let mut target = sketch(&[7, 8, 9], !dense);
         match x.dense_registers() {
-            Some(regs) => target.set_dense_registers(regs, x.seed(), x.martingale_estimate()),
+            Some(regs) => target.set_parts(regs, x.seed(), x.martingale_estimate()),
             None => target.set_coupons(x.coupons(), x.seed(), x.is_single_stream()),
         }
         .expect("valid parts");
@@ -158,10 +158,10 @@ proptest! {
     ) {
         // Anything above the clamp is a state no sketch reports: refused.
         prop_assert_eq!(
-            Hll10::from_dense_registers(&pack::<768>(&values), 0, Some(above)).err(),
+            Hll10::from_parts(&pack::<768>(&values), 0, Some(above)).err(),
             Some(PartsError::InvalidEstimatorState)
         );
-        let mut h = Hll10::from_dense_registers(&pack::<768>(&values), 0, martingale)
+        let mut h = Hll10::from_parts(&pack::<768>(&values), 0, martingale)
             .expect("values ≤ 55 are valid at p = 10");
         prop_assert!(h.registers().eq(values.iter().copied()));
         prop_assert_eq!(
@@ -173,7 +173,7 @@ proptest! {
             h.insert_hash(x);
         }
         check_numbers(&h);
-        h.merge(&Hll10::from_dense_registers(&pack::<768>(&values), 0, None).expect("valid"))
+        h.merge(&Hll10::from_parts(&pack::<768>(&values), 0, None).expect("valid"))
             .expect("same seed");
         check_numbers(&h);
     }
@@ -181,14 +181,14 @@ proptest! {
     #[test]
     fn extreme_register_mixes_are_sane(values in prop::collection::vec(prop_oneof![Just(0u8), Just(61), 0u8..=61], 16)) {
         // p = 4: registers range up to 61, histograms are tiny and dominated by the extremes.
-        let h = Hll4::from_dense_registers(&pack::<12>(&values), 0, None).expect("valid");
+        let h = Hll4::from_parts(&pack::<12>(&values), 0, None).expect("valid");
         check_numbers(&h);
     }
 
     #[test]
     fn arbitrary_bytes_are_rejected_or_sane(bytes in prop::collection::vec(any::<u8>(), 48)) {
         let bytes: [u8; 48] = bytes.try_into().expect("48 bytes");
-        match Hll6::from_dense_registers(&bytes, 3, Some(1.0)) {
+        match Hll6::from_parts(&bytes, 3, Some(1.0)) {
             Ok(h) => check_numbers(&h),
             Err(PartsError::RegisterOutOfRange { value, max, .. }) => prop_assert!(value > max),
             Err(other) => prop_assert!(false, "unexpected {other:?}"),
@@ -261,7 +261,7 @@ fn invalid_martingale_states_are_rejected() {
     let regs = [0u8; 12_288];
     for bad in [f64::NAN, -1.0, f64::INFINITY] {
         assert_eq!(
-            Hll14::from_dense_registers(&regs, 0, Some(bad)),
+            Hll14::from_parts(&regs, 0, Some(bad)),
             Err(PartsError::InvalidEstimatorState)
         );
     }
@@ -296,7 +296,7 @@ fn subnormal_martingale_estimates_are_bracketed() {
         5e-324,
         f64::MIN_POSITIVE / 3.0,
     ] {
-        let h = Hll10::from_dense_registers(&regs, 0, Some(x)).expect("a valid state");
+        let h = Hll10::from_parts(&regs, 0, Some(x)).expect("a valid state");
         assert_eq!(h.cardinality(), x);
         check_numbers(&h);
     }

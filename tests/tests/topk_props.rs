@@ -217,7 +217,7 @@ proptest! {
     #[test]
     fn summaries_depend_only_on_contents(a in events(), b in events(), c in events(), seed: u64) {
         let t = top_of(&a, seed);
-        let mut entries: Vec<_> = t.entries().map(|(k, c)| (*k, c)).collect();
+        let mut entries: Vec<_> = t.entries().map(|c| (*c.key, c.count)).collect();
         entries.reverse();
         let mut copy = Top::from_parts(t.sketch().clone(), entries, t.overlong()).unwrap();
         let mut t = t;
@@ -234,7 +234,7 @@ proptest! {
         prop_assert!(copy == t);
         // The side merged in may be stored in any order too.
         let other = top_of(&b, seed);
-        let mut entries: Vec<_> = other.entries().map(|(k, c)| (*k, c)).collect();
+        let mut entries: Vec<_> = other.entries().map(|c| (*c.key, c.count)).collect();
         entries.reverse();
         let reordered = Top::from_parts(other.sketch().clone(), entries, other.overlong()).unwrap();
         t.merge(&other).unwrap();
@@ -293,7 +293,7 @@ proptest! {
         seed: u64,
     ) {
         let t = top_of(&events, seed);
-        let back = Top::from_parts(t.sketch().clone(), t.entries().map(|(k, c)| (*k, c)), t.overlong());
+        let back = Top::from_parts(t.sketch().clone(), t.entries().map(|c| (*c.key, c.count)), t.overlong());
         prop_assert_eq!(back.map(|b| b.sorted().into_iter().map(|Counted { key: k, count: c, .. }| (*k, c)).collect::<Vec<_>>()),
             Ok(t.sorted().into_iter().map(|Counted { key: k, count: c, .. }| (*k, c)).collect::<Vec<_>>()));
         let s = ss_of(&events);

@@ -236,9 +236,9 @@ impl Cases {
             bloom1: Case::new(bloom(S, 1), Bloom::clear, None),
             bloom200: Case::new(bloom(S, 500), Bloom::clear, None),
             bloom1563: Case::new(bloom(S, 50), Bloom::clear, None),
-            micro: Case::new(MicroBloom::from_bits(0x8001), MicroBloom::clear, Some(0)),
+            micro: Case::new(MicroBloom::from_parts(0x8001), MicroBloom::clear, Some(0)),
             micro32: Case::new(
-                MicroBloom32::from_bits(0x8001),
+                MicroBloom32::from_parts(0x8001),
                 MicroBloom32::clear,
                 Some(0xbeef),
             ),
@@ -350,8 +350,8 @@ fn fresh_inputs() -> Vec<Vec<u8>> {
         out.push(enc(&dense));
         out.push(enc(&hll::<14, 12_288>(seed, n * 10)));
     }
-    out.push(enc(&MicroBloom::<3>::from_bits(0x1234_5678)));
-    out.push(enc(&MicroBloom32::<2, 0xbeef>::from_bits(0x1234)));
+    out.push(enc(&MicroBloom::<3>::from_parts(0x1234_5678)));
+    out.push(enc(&MicroBloom32::<2, 0xbeef>::from_parts(0x1234)));
     out
 }
 
@@ -455,8 +455,8 @@ fn the_target_after_an_error_is_documented() {
     assert!(target == h && target.seed() == 9);
 
     // A micro filter's fixed seed is part of the envelope: unchanged.
-    let mut m = MicroBloom32::<2, 0xbeef>::from_bits(5);
-    let other = enc(&MicroBloom32::<2, 0xbeee>::from_bits(1));
+    let mut m = MicroBloom32::<2, 0xbeef>::from_parts(5);
+    let other = enc(&MicroBloom32::<2, 0xbeee>::from_parts(1));
     assert!(matches!(
         wire::decode_into(&other, &mut m),
         Err(WireError::WrongParameter { name: "SEED", .. })

@@ -187,8 +187,7 @@ fn golden_v1_hll10_martingale(name: &str, sketch: &Hll10, v1: &str) {
         (sent / now - 1.0).abs() < 0.002,
         "{name} v1: {sent} vs {now}"
     );
-    let expected =
-        Hll10::from_dense_registers(sketch.dense_registers().unwrap(), 7, Some(sent)).unwrap();
+    let expected = Hll10::from_parts(sketch.dense_registers().unwrap(), 7, Some(sent)).unwrap();
     assert!(wire::decode::<Hll10>(&v1).unwrap() == expected, "{name} v1");
     assert!(
         postcard::from_bytes::<Hll10>(&v1).unwrap() == expected,
@@ -483,7 +482,7 @@ fn hyperloglog_empty_small_dense() {
         ",
     );
     // Spread-out registers: the packed form is smallest.
-    let packed = Hll4::from_dense_registers(&[0x5a; 12], 3, None).unwrap();
+    let packed = Hll4::from_parts(&[0x5a; 12], 3, None).unwrap();
     golden(
         "hll4 packed",
         &packed,

@@ -169,13 +169,13 @@ proptest! {
     fn hll_dense_registers_round_trip(
         regs in hll_registers(1024, 55), hip in proptest::option::of(0.0f64..1e12), seed in any::<u64>(),
     ) {
-        let h = Hll10::from_dense_registers(&pack::<768>(&regs), seed, hip).unwrap();
+        let h = Hll10::from_parts(&pack::<768>(&regs), seed, hip).unwrap();
         round_trip(&h)?;
     }
 
     #[test]
     fn hll4_registers_round_trip(regs in hll_registers(16, 61), seed in any::<u64>()) {
-        round_trip(&Hll4::from_dense_registers(&pack::<12>(&regs), seed, Some(1.5)).unwrap())?;
+        round_trip(&Hll4::from_parts(&pack::<12>(&regs), seed, Some(1.5)).unwrap())?;
     }
 
     #[test]
@@ -272,7 +272,7 @@ proptest! {
     #[test]
     fn cuckoo_buckets_round_trip(raw in proptest::collection::vec(any::<u64>(), 8), victim in proptest::option::of((0usize..8, 1u16..)), seed in any::<u64>()) {
         let buckets: [u64; 8] = raw.try_into().unwrap();
-        let f = CuckooFilter::<8>::from_parts(buckets, victim, seed).unwrap();
+        let f = CuckooFilter::<8>::from_parts(buckets, seed, victim).unwrap();
         round_trip(&f)?;
     }
 
@@ -414,10 +414,10 @@ proptest! {
 
     #[test]
     fn micro_round_trips(bits in any::<u64>(), small in any::<u32>()) {
-        round_trip(&MicroBloom::<4>::from_bits(bits))?;
-        round_trip(&MicroBloom::<2, 99>::from_bits(bits))?;
-        round_trip(&MicroBloom32::<3>::from_bits(small))?;
-        round_trip(&MicroBloom32::<1, { u64::MAX }>::from_bits(small))?;
+        round_trip(&MicroBloom::<4>::from_parts(bits))?;
+        round_trip(&MicroBloom::<2, 99>::from_parts(bits))?;
+        round_trip(&MicroBloom32::<3>::from_parts(small))?;
+        round_trip(&MicroBloom32::<1, { u64::MAX }>::from_parts(small))?;
     }
 
     #[test]
@@ -436,7 +436,7 @@ proptest! {
 
     #[test]
     fn micro_merge_after_transport_equals_merge_before(a in any::<u64>(), b in any::<u64>()) {
-        let (a, b) = (MicroBloom::<3>::from_bits(a), MicroBloom::<3>::from_bits(b));
+        let (a, b) = (MicroBloom::<3>::from_parts(a), MicroBloom::<3>::from_parts(b));
         let mut before = a;
         before.merge(&b).unwrap();
         let mut buf = [0u8; 32];
@@ -469,7 +469,7 @@ fn a_self_describing_format_round_trips_too() {
     let json = serde_json::to_string(&f).unwrap();
     assert!(json.starts_with("[83,75,2,1,16,4,3,"), "{json}");
     assert_eq!(serde_json::from_str::<Bloom<16, 4>>(&json).unwrap(), f);
-    let m = MicroBloom32::<2>::from_bits(0xdead_beef);
+    let m = MicroBloom32::<2>::from_parts(0xdead_beef);
     let json = serde_json::to_string(&m).unwrap();
     assert_eq!(serde_json::from_str::<MicroBloom32<2>>(&json).unwrap(), m);
     // Validation errors surface as the format's error (typed ones come from `wire::decode`).

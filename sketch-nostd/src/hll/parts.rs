@@ -68,10 +68,11 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         &self.data
     }
 
-    /// A dense sketch from packed registers (as returned by
+    /// A dense sketch from its parts: packed registers (as returned by
     /// [`dense_registers`](Self::dense_registers)), a seed, and the martingale estimate if the
     /// sketch is a single stream (from [`martingale_estimate`](Self::martingale_estimate)).
-    /// [`set_dense_registers`](Self::set_dense_registers) does the same into an existing sketch.
+    /// [`set_parts`](Self::set_parts) does the same into an existing sketch;
+    /// [`from_coupons`](Self::from_coupons) rebuilds the sparse form.
     ///
     /// # Errors
     /// [`PartsError::RegisterOutOfRange`] if a register exceeds [`MAX_RANK`](Self::MAX_RANK), and
@@ -83,40 +84,40 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// let mut a = Hll10::with_seed(5);
     /// for i in 0..10_000u32 { a.insert(&i); }
     /// let regs = a.dense_registers().unwrap();
-    /// let b = Hll10::from_dense_registers(regs, a.seed(), a.martingale_estimate())?;
+    /// let b = Hll10::from_parts(regs, a.seed(), a.martingale_estimate())?;
     /// assert!(a == b);
     /// # Ok::<(), sketch_nostd::PartsError>(())
     /// ```
-    pub fn from_dense_registers(
+    pub fn from_parts(
         registers: &[u8; BYTES],
         seed: u64,
         martingale: Option<f64>,
     ) -> Result<Self, PartsError> {
         let mut sketch = Self::with_seed(seed);
-        sketch.set_dense_registers(registers, seed, martingale)?;
+        sketch.set_parts(registers, seed, martingale)?;
         Ok(sketch)
     }
 
-    /// Replaces this sketch, in place, by the dense sketch
-    /// [`from_dense_registers`](Self::from_dense_registers) would build: no second sketch-sized value
-    /// is created, which matters to a decoder on a small stack. On an error the sketch is unchanged.
+    /// Replaces this sketch, in place, by the dense sketch [`from_parts`](Self::from_parts) would
+    /// build: no second sketch-sized value is created, which matters to a decoder on a small stack.
+    /// On an error the sketch is unchanged.
     ///
     /// # Errors
-    /// As [`from_dense_registers`](Self::from_dense_registers).
+    /// As [`from_parts`](Self::from_parts).
     ///
     /// ```
     /// use sketch_nostd::{Hll10, PartsError};
     /// let mut h = Hll10::new();
     /// let mut regs = [0u8; 768];
     /// regs[0] = 5; // register 0 = 5
-    /// h.set_dense_registers(&regs, 9, None)?;
+    /// h.set_parts(&regs, 9, None)?;
     /// assert_eq!((h.seed(), h.registers().next()), (9, Some(5)));
     /// regs[0] = 63; // above 64 − 10 + 1 = 55
-    /// assert!(h.set_dense_registers(&regs, 1, None).is_err());
+    /// assert!(h.set_parts(&regs, 1, None).is_err());
     /// assert_eq!(h.seed(), 9); // unchanged
     /// # Ok::<(), PartsError>(())
     /// ```
-    pub fn set_dense_registers(
+    pub fn set_parts(
         &mut self,
         registers: &[u8; BYTES],
         seed: u64,
@@ -128,7 +129,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         Ok(())
     }
 
-    /// The checks of [`set_dense_registers`](Self::set_dense_registers).
+    /// The checks of [`set_parts`](Self::set_parts).
     pub(crate) fn check_dense(
         registers: &[u8; BYTES],
         martingale: Option<f64>,
@@ -162,10 +163,10 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         self.refresh();
     }
 
-    /// [`set_dense_registers`](Self::set_dense_registers) with the registers written by `fill`
-    /// straight into the sketch's storage (zeroed first) and checked there, so that not even the
-    /// registers are copied (a refusal is turned into `E` by `invalid`). On any error the sketch is
-    /// left empty with its own seed. Crate-internal: for decoders on small stacks.
+    /// [`set_parts`](Self::set_parts) with the registers written by `fill` straight into the
+    /// sketch's storage (zeroed first) and checked there, so that not even the registers are copied
+    /// (a refusal is turned into `E` by `invalid`). On any error the sketch is left empty with its
+    /// own seed. Crate-internal: for decoders on small stacks.
     #[cfg(feature = "wire")]
     pub(crate) fn load_dense<E>(
         &mut self,

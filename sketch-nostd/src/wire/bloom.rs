@@ -332,7 +332,7 @@ macro_rules! micro_codec {
                     });
                 }
                 r.array()
-                    .map(|b| Self::from_bits(<$word>::from_le_bytes(b)))
+                    .map(|b| Self::from_parts(<$word>::from_le_bytes(b)))
             }
         }
 
@@ -393,7 +393,7 @@ mod tests {
     fn max_len_is_reached_by_a_full_filter_with_the_widest_seed() {
         let f = Bloom::<3, 2>::from_parts([u64::MAX; 3], u64::MAX);
         assert_eq!(round_trip(&f), (DENSE, Bloom::<3, 2>::MAX_ENCODED_LEN));
-        let m = MicroBloom::<4, { u64::MAX }>::from_bits(u64::MAX);
+        let m = MicroBloom::<4, { u64::MAX }>::from_parts(u64::MAX);
         let mut buf = [0u8; 64];
         assert_eq!(
             encode(&m, &mut buf).map(|b| b.len()),

@@ -2,81 +2,10 @@
 //! links that drop and corrupt bytes.
 
 use super::codec::{from_postcard, VARINT_MAX};
+use super::crc32;
 use super::send::encode_frame;
 use super::WireError;
 use super::{decode, decode_into, peek, Header, Wire};
-
-/// The frame checksum: CRC-32/ISO-HDLC (the zlib, Ethernet and PNG CRC), computed byte by byte as a
-/// frame is written, and over a whole payload when one is checked.
-///
-/// Computed bit by bit: eight steps a byte (shift right, xor the polynomial if the bit shifted out
-/// was 1), no table. Measured on a Cortex-M0
-/// (`docs/firmware.md`): a firmware inserting into a `MicroBloom<3>` and framing it, minus an empty
-/// firmware, was 2,372 B with the `crc` crate's 256-entry table (1,028 B of them the table), 1,460 B
-/// with its table-less form and 1,288 B with a 16-entry table four bits at a time (the `crc` crate
-/// has no such form: its `Table<16>` is 16 × 256 entries, 16 KB); this loop is 68 B smaller than the
-/// 16-entry table and its two lookups, for about 60 more instructions per framed byte on the M0
-/// (a device frames rarely; its flash is what runs out).
-/// The value is CRC-32/ISO-HDLC's (the unit tests check it against the `crc` crate's).
-pub(crate) mod crc32 {
-    /// Reflected polynomial of CRC-32/ISO-HDLC.
-    const POLY: u32 = 0xEDB8_8320;
-
-    /// A running checksum.
-    #[derive(Clone, Copy)]
-    pub(crate) struct Running(u32);
-
-    impl Running {
-        /// Adds bytes.
-        #[inline]
-        pub(crate) fn update(&mut self, bytes: &[u8]) {
-            for &b in bytes {
-                let mut c = self.0 ^ u32::from(b);
-                for _ in 0..8 {
-                    let low = c & 1;
-                    c >>= 1;
-                    if low != 0 {
-                        c ^= POLY;
-                    }
-                }
-                self.0 = c;
-            }
-        }
-
-        /// The checksum of the bytes added.
-        pub(crate) const fn finalize(self) -> u32 {
-            !self.0
-        }
-    }
-
-    /// A checksum before the first byte.
-    pub(crate) const fn start() -> Running {
-        Running(!0)
-    }
-
-    /// The checksum of `bytes`.
-    pub(crate) fn checksum(bytes: &[u8]) -> u32 {
-        let mut r = start();
-        r.update(bytes);
-        r.finalize()
-    }
-
-    #[cfg(test)]
-    mod tests {
-        #[test]
-        fn equals_the_crc_crates_crc_32_iso_hdlc() {
-            let reference = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
-            assert_eq!(super::checksum(b"123456789"), 0xCBF4_3926);
-            let data: Vec<u8> = (0..2_000u32).map(|i| (i * 7 + i / 13) as u8).collect();
-            for len in [0, 1, 2, 3, 100, 2_000] {
-                assert_eq!(
-                    super::checksum(&data[..len]),
-                    reference.checksum(&data[..len])
-                );
-            }
-        }
-    }
-}
 
 /// Bytes of the CRC at the end of a frame's payload.
 const CRC_LEN: usize = 4;
@@ -132,7 +61,7 @@ impl<S: Wire> Frame<S> {
     ///
     /// ```
     /// use sketch_nostd::{wire::Frame, MicroBloom32};
-    /// let frame = Frame { device: 1, seq: 2, sketch: MicroBloom32::<2>::from_bits(0x0102_0304) };
+    /// let frame = Frame { device: 1, seq: 2, sketch: MicroBloom32::<2>::from_parts(0x0102_0304) };
     /// let mut buf = [0u8; 64];
     /// // COBS code byte, device, seq, 10-byte sketch, CRC, delimiter.
     /// assert_eq!(frame.encode(&mut buf)?.len(), 1 + 1 + 1 + 10 + 4 + 1);
@@ -151,7 +80,7 @@ impl<S: Wire> Frame<S> {
     ///
     /// ```
     /// use sketch_nostd::{wire::Frame, MicroBloom, WireError};
-    /// let frame = Frame { device: 9, seq: 1, sketch: MicroBloom::<3>::from_bits(5) };
+    /// let frame = Frame { device: 9, seq: 1, sketch: MicroBloom::<3>::from_parts(5) };
     /// let mut buf = [0u8; 64];
     /// let n = frame.encode(&mut buf)?.len();
     /// assert_eq!(Frame::<MicroBloom<3>>::decode(&mut buf[..n].to_vec())?, frame);
@@ -330,7 +259,7 @@ impl<'a> RawFrame<'a> {
 /// use sketch_nostd::{wire::{Frame, FrameDecoder}, MicroBloom, WireError};
 ///
 /// let mut buf = [0u8; 64];
-/// let good = Frame { device: 1, seq: 5, sketch: MicroBloom::<3>::from_bits(0xF0) };
+/// let good = Frame { device: 1, seq: 5, sketch: MicroBloom::<3>::from_parts(0xF0) };
 /// let n = good.encode(&mut buf)?.len();
 /// let mut stream = buf[..n].to_vec();
 /// stream[4] ^= 0x01; // corrupt the first copy…

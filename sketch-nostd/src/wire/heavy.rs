@@ -312,7 +312,7 @@ impl<T: WireKey, const K: usize, const W: usize, const D: usize, C: Counter, U: 
         s.varint(self.overlong())?;
         write_entries(
             s,
-            || self.entries(),
+            || self.listed(),
             |e| e,
             |s, (key, count)| {
                 key.write_key(s)?;

@@ -149,6 +149,7 @@ mod bloom;
 pub(crate) mod codec;
 mod counting;
 mod countmin;
+mod crc32;
 mod cuckoo;
 mod error;
 mod frame;
@@ -175,7 +176,7 @@ pub use kind::{SketchKind, FORMAT_VERSION, MAGIC, MAX_PARAMS, MIN_FORMAT_VERSION
 /// ```
 /// use sketch_nostd::{wire, MicroBloom};
 /// let mut buf = [0u8; 32];
-/// let bytes = wire::encode(&MicroBloom::<3>::from_bits(0x0102), &mut buf)?;
+/// let bytes = wire::encode(&MicroBloom::<3>::from_parts(0x0102), &mut buf)?;
 /// assert_eq!(bytes, [0x53, 0x4b, 2, 2, 3, 0, 2, 1, 0, 0, 0, 0, 0, 0]);
 /// # Ok::<(), sketch_nostd::WireError>(())
 /// ```
@@ -235,7 +236,7 @@ pub fn decode<T: Wire>(bytes: &[u8]) -> Result<T, WireError> {
 /// ```
 /// use sketch_nostd::{wire, MicroBloom32};
 /// let mut buf = [0u8; 64];
-/// let n = wire::encode(&MicroBloom32::<2>::from_bits(9), &mut buf)?.len();
+/// let n = wire::encode(&MicroBloom32::<2>::from_parts(9), &mut buf)?.len();
 /// buf[n] = 0xAA;
 /// let (f, rest) = wire::take::<MicroBloom32<2>>(&buf[..n + 1])?;
 /// assert_eq!((f.bits(), rest), (9, &[0xAA][..]));

@@ -9,7 +9,7 @@
 //! them.
 
 use super::codec::{write_sketch, Sink};
-use super::frame::crc32;
+use super::crc32;
 use super::Wire;
 use crate::wire::WireError;
 

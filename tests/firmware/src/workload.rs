@@ -13,7 +13,7 @@ use sketch_nostd::{
     hll::DeviceHll10,
     sizing::{blocked_fp_rate, fp_rate},
     wire::{self, Frame, RawFrame, Wire},
-    BlockedBloom, Bloom, CountMin, CountingBloom, CuckooFilter, Hll10, Hll14, MicroBloom,
+    BlockedBloom, Bloom, CountMin, Counted, CountingBloom, CuckooFilter, Hll10, Hll14, MicroBloom,
     MicroBloom32, RemoveError, SpaceSaving, TopK,
 };
 
@@ -685,7 +685,10 @@ pub fn topk(sink: &mut impl Sink, wire: bool) -> Check {
         return Err("topk: an estimate below the true count");
     }
     let mut counts = [0u64; 9];
-    for (&key, count) in top.entries() {
+    for Counted {
+        key: &key, count, ..
+    } in top.entries()
+    {
         if count < u64::from(zipf_weight(key)) {
             return Err("topk: a listed count below the true count");
         }

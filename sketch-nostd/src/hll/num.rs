@@ -52,14 +52,28 @@ impl Num {
         if m == 0 {
             return Self::ZERO;
         }
-        let z = m.leading_zeros();
-        let exponent = e - z as i32 + 8 + BIAS;
+        // Normalized by shifts of 32, 16 and 8 bits, then bit by bit (at most 7 steps; the
+        // results of `mul`, `div` and `add` need at most one): no count-leading-zeros routine,
+        // which a Cortex-M0 does not have in hardware (`__clzsi2`, 108 B).
+        let (mut m, mut exponent) = (m, e + 8 + BIAS);
+        let mut s = 32;
+        while s >= 8 {
+            if m >> (64 - s) == 0 {
+                m <<= s;
+                exponent -= s;
+            }
+            s /= 2;
+        }
+        while m >> 63 == 0 {
+            m <<= 1;
+            exponent -= 1;
+        }
         if exponent < 1 {
             Self::ZERO
         } else if exponent > 255 {
             Self::HUGE
         } else {
-            Self((exponent as u64) << 56 | (m << z) >> 8)
+            Self((exponent as u64) << 56 | m >> 8)
         }
     }
 

@@ -16,6 +16,7 @@ macro_rules! shared_items {
         $path:literal,
         new: $(#[$new:meta])*
         insert: $(#[$insert:meta])*
+        inline: #[$inline:meta]
     ) => {
         /// Number of registers, `m = 2^P`.
         pub const REGISTERS: usize = 1 << Self::PRECISION;
@@ -44,7 +45,7 @@ macro_rules! shared_items {
         }
 
         $(#[$insert])*
-        #[inline]
+        #[$inline]
         pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
             self.insert_hash(hash64(key, self.seed))
         }
@@ -156,6 +157,7 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
         /// }
         /// assert!(device.registers().eq(full.registers()));
         /// ```
+        inline: #[inline]
     );
 
     /// An empty sketch hashing with `seed`. Only sketches with equal seeds merge, with each other

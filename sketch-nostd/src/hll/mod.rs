@@ -217,6 +217,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         /// h.insert(&42u64);
         /// assert_eq!(h.cardinality().round(), 2.0);
         /// ```
+        inline: #[inline(never)]
     );
 
     /// How many distinct coupons the sparse form holds before converting to dense registers: 3/4 of
@@ -266,7 +267,7 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// b.insert_hash(hash64("k", b.seed()));
     /// assert!(a == b);
     /// ```
-    #[inline(never)]
+    #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
         if self.dense {
             let (index, rank) = registers::index_rank(hash, Self::P32);

@@ -24,17 +24,6 @@ fn unpack_group(a: u8, b: u8, c: u8) -> [u8; 4] {
     ]
 }
 
-/// The 3 bytes holding four register values (each below 64).
-#[inline]
-fn pack_group(r: [u8; 4]) -> [u8; 3] {
-    let x = u32::from(r[0] & 63)
-        | u32::from(r[1] & 63) << 6
-        | u32::from(r[2] & 63) << 12
-        | u32::from(r[3] & 63) << 18;
-    let [a, b, c, _] = x.to_le_bytes();
-    [a, b, c]
-}
-
 /// The byte index and bit shift of register `i`; an index too large for any register array locates
 /// past every array, so the callers' checked reads refuse it. A compare and a 32-bit multiply: a
 /// saturating multiply calls the 64-bit multiply helper on a Cortex-M0.
@@ -124,19 +113,33 @@ pub(crate) fn for_each(bytes: &[u8], mut f: impl FnMut(u8)) {
 
 /// Register-wise maximum: `ours[i] = max(ours[i], theirs[i])` for every register. One body for
 /// every sketch type and precision (callers that keep sums recount them afterwards).
+///
+/// Four registers at a time, in `u32` (see [`max_lanes`]): registers 0 and 2 of a 3-byte group,
+/// then 1 and 3.
 #[inline(never)]
 pub(crate) fn max_assign(ours: &mut [u8], theirs: &[u8]) {
     for (o, t) in ours.chunks_exact_mut(3).zip(theirs.chunks_exact(3)) {
         if let ([a, b, c], [x, y, z]) = (&mut *o, t) {
-            let mine = unpack_group(*a, *b, *c);
-            let other = unpack_group(*x, *y, *z);
-            let mut out = [0; 4];
-            for ((r, m), t) in out.iter_mut().zip(mine).zip(other) {
-                *r = m.max(t);
-            }
-            [*a, *b, *c] = pack_group(out);
+            let mine = u32::from_le_bytes([*a, *b, *c, 0]);
+            let other = u32::from_le_bytes([*x, *y, *z, 0]);
+            let max = max_lanes(mine, other) | max_lanes(mine >> 6, other >> 6) << 6;
+            [*a, *b, *c, _] = max.to_le_bytes();
         }
     }
+}
+
+/// The larger of each pair of the 6-bit values at bits 0 and 12 of `x` and `y` (the other bits
+/// ignored), from one subtraction (SIMD within a register): with a guard bit set above each of
+/// `x`'s values, `x − y` keeps it exactly where `x ≥ y`, and no value borrows from the next.
+#[inline]
+const fn max_lanes(x: u32, y: u32) -> u32 {
+    const LANES: u32 = 0x3f | 0x3f << 12;
+    const GUARD: u32 = 0x40 | 0x40 << 12;
+    let (x, y) = (x & LANES, y & LANES);
+    let ge = ((x | GUARD) - y) & GUARD;
+    // 0x3f in the lanes where x ≥ y, 0 elsewhere.
+    let keep = ge - (ge >> 6);
+    x & keep | y & !keep
 }
 
 /// Streams register values, in ascending register order, into packed bytes from the start of a
@@ -285,5 +288,28 @@ mod tests {
         assert_eq!(get(&c, 3), 17);
         assert_eq!(get(&c, 31), 40);
         assert_eq!(iter(&c).filter(|&r| r != 0).count(), 2);
+    }
+
+    #[test]
+    fn max_assign_takes_every_pair_s_maximum() {
+        // Every pair of values 0..64 in every position of a group, and random registers.
+        let mut rng = sketch_rng::SplitMix64(11);
+        for round in 0..2_000u32 {
+            let (mut ours, mut theirs) = ([0u8; 48], [0u8; 48]);
+            for i in 0..64 {
+                let (x, y) = if round < 64 {
+                    (round as u8, i as u8)
+                } else {
+                    (rng.below(64) as u8, rng.below(64) as u8)
+                };
+                raise(&mut ours, i, x);
+                raise(&mut theirs, i, y);
+            }
+            let before = ours;
+            max_assign(&mut ours, &theirs);
+            for i in 0..64 {
+                assert_eq!(get(&ours, i), get(&before, i).max(get(&theirs, i)), "{i}");
+            }
+        }
     }
 }

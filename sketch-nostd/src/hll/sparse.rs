@@ -71,11 +71,10 @@ pub(crate) const fn capacity(bytes: usize) -> usize {
 
 /// The coupon of a 64-bit hash at precision `p`.
 #[inline]
-pub(crate) const fn coupon(hash: u64, p: u32) -> u32 {
-    let bits = index_bits(p);
-    let key = (hash >> (64 - bits)) as u32;
-    let rank = (hash << bits | 1 << (bits - 1)).leading_zeros() + 1;
-    key << 6 | rank
+pub(crate) fn coupon(hash: u64, p: u32) -> u32 {
+    // The key is the top `p + 7` bits, the rank what a register at precision `p + 7` would get.
+    let (key, rank) = super::registers::index_rank(hash, index_bits(p));
+    (key as u32) << 6 | rank as u32
 }
 
 /// `true` if `coupon` could have come from [`coupon`] at precision `p`: a key below `2^(p + 7)` and a
@@ -99,8 +98,14 @@ pub(crate) const fn register_of(coupon: u32, p: u32) -> (usize, u8) {
     let _ = p; // the register is the key without its 7 extra bits, whatever p
     let key = key(coupon);
     let below = key & ((1 << EXTRA_BITS) - 1);
+    // The leading zeros of the 7 bits, counted by shifting (no `__clzsi2` on a Cortex-M0).
     let rank = if below != 0 {
-        below.leading_zeros() - (32 - EXTRA_BITS) + 1
+        let (mut bits, mut rank) = (below << (32 - EXTRA_BITS), 1);
+        while bits & 1 << 31 == 0 {
+            bits <<= 1;
+            rank += 1;
+        }
+        rank
     } else {
         EXTRA_BITS + (coupon & 63)
     };

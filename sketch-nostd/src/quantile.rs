@@ -1226,40 +1226,40 @@ fn scaled_rank(q: f64, m: u64) -> u64 {
 #[inline]
 fn scaled_rank_int(q: f64, m: u64) -> u64 {
     use crate::num::round53;
-    /// `(hi·2^64 + lo)·2^e` (not 0) rounded to 53 bits: `(mantissa, exponent)`, the mantissa in
-    /// `[2^52, 2^53)`.
-    #[inline(never)]
-    fn round_wide(mut hi: u64, mut lo: u64, mut e: i32) -> (u64, i32) {
-        while hi >> 63 == 0 {
-            hi = hi << 1 | lo >> 63;
-            lo <<= 1;
-            e -= 1;
-        }
-        round53(hi, e + 64, lo != 0)
-    }
     let bits = q.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i32;
     if exp == 0 || m == 0 {
         // ±0 or subnormal: q·m < 2^−1022 · 2^64 truncates to 0.
         return 0;
     }
-    let qm = (bits & ((1 << 52) - 1)) | 1 << 52;
-    // m as f64, then the product of the two 53-bit mantissas, each rounded.
-    let (mm, me) = round_wide(0, m, 0);
-    // The 106-bit product, bit by bit from the top of q's mantissa (no 64-bit multiply routine).
-    let (mut hi, mut lo) = (0u64, 0u64);
-    let mut qq = qm << 11;
-    for _ in 0..53 {
-        hi = hi << 1 | lo >> 63;
-        lo <<= 1;
-        if qq >> 63 != 0 {
-            let (sum, carry) = lo.overflowing_add(mm);
-            lo = sum;
-            hi += u64::from(carry);
-        }
-        qq <<= 1;
+    // m as f64: its leading bit moved to bit 63, rounded to 53 bits, mm·2^me.
+    let (mut top, mut e) = (m, 0);
+    while top >> 63 == 0 {
+        top <<= 1;
+        e -= 1;
     }
-    let (mut r, mut e) = round_wide(hi, lo, exp - 1075 + me);
+    let (mm, me) = round53(top, e, false);
+    // The product of the two 53-bit mantissas from the lowest bit of q's up (no multiply
+    // routine): acc = ⌊qm·mm·2^10 / 2^53⌋ (in [2^61, 2^63)), and whether bits below it were lost.
+    // acc is below 2^63 after each shift, and mm·2^10 below 2^63, so the sum never overflows.
+    let mut qm = (bits & ((1 << 52) - 1)) | 1 << 52;
+    let (mut acc, mut sticky) = (0u64, false);
+    for _ in 0..53 {
+        if qm & 1 != 0 {
+            acc += mm << 10;
+        }
+        sticky |= acc & 1 != 0;
+        acc >>= 1;
+        qm >>= 1;
+    }
+    // q·m = acc·2^e (plus the lost bits); the leading bit to 63 (two shifts at most: the lost bits
+    // stay below the rounding point, ten bits up).
+    let mut e = exp - 1075 + me + 43;
+    while acc >> 63 == 0 {
+        acc <<= 1;
+        e -= 1;
+    }
+    let (mut r, mut e) = round53(acc, e, sticky);
     // ⌊r·2^e⌋, saturating at 2^64 as `as u64` does.
     if e > 11 {
         return u64::MAX;

@@ -121,13 +121,12 @@ pub(crate) fn add(a: f64, b: f64) -> f64 {
     }
 }
 
-/// [`add`] in integer arithmetic.
+/// [`add`] in integer arithmetic: one path for every finite operand (zeros and subnormals too) and
+/// 64-bit shifts by one bit or by constants only (no shift or count-leading-zeros routine on a
+/// 32-bit part).
 #[inline(never)]
 fn add_integer(a: f64, b: f64) -> f64 {
     let (a, b) = (a.to_bits(), b.to_bits());
-    if (a & !SIGN).max(b & !SIGN) > INFINITY {
-        return f64::NAN;
-    }
     // x the larger magnitude: its sign is the result's (unless the sum is exactly 0).
     let (x, y) = if a & !SIGN >= b & !SIGN {
         (a, b)
@@ -135,54 +134,53 @@ fn add_integer(a: f64, b: f64) -> f64 {
         (b, a)
     };
     let subtract = (x ^ y) & SIGN != 0;
-    if x & !SIGN == INFINITY {
-        return if subtract && y & !SIGN == INFINITY {
+    if x & !SIGN >= INFINITY {
+        // A NaN is the larger magnitude if there is one; ∞ − ∞ is NaN too.
+        return if x & !SIGN > INFINITY || (subtract && y & !SIGN == INFINITY) {
             f64::NAN
         } else {
             f64::from_bits(x)
         };
     }
-    if y & !SIGN == 0 {
-        // ±0 + ±0 is −0 only if both are; x + ±0 is x.
-        return f64::from_bits(if x & !SIGN == 0 { x & y } else { x });
-    }
-    // Mantissas with the leading bit at 62 (subnormals: exponent 1, no leading bit), ten bits
-    // below the 53 kept for rounding.
+    // Mantissas with the leading bit at 62 (zero and subnormals: exponent 1, no leading bit), ten
+    // bits below the 53 kept for rounding.
     let unpack = |v: u64| {
         let e = (v >> 52 & 0x7ff) as i32;
-        let m = v & FRACTION;
+        let m = (v & FRACTION) << 10;
         if e == 0 {
-            (1, m << 10)
+            (1, m)
         } else {
-            (e, (m | 1 << 52) << 10)
+            (e, m | 1 << 62)
         }
     };
-    let ((mut e, mx), (ey, my)) = (unpack(x), unpack(y));
-    // y aligned to x's exponent; the bits shifted out leave a sticky 1 (they are below half a unit of
-    // the result, as the result is at least half of x when the two are far apart).
-    let d = (e - ey) as u32;
-    let my = match d {
-        0 => my,
-        1..=63 => my >> d | u64::from(my << (64 - d) != 0),
-        _ => 1,
-    };
+    let ((mut e, mx), (ey, mut my)) = (unpack(x), unpack(y));
+    // y aligned to x's exponent, one bit at a time: the bits shifted out leave a sticky 1 (they are
+    // below half a unit of the result, as the result is at least half of x when the two are far
+    // apart). Once y is 1 (or 0) it stays so.
+    let mut d = e - ey;
+    while d > 0 && my > 1 {
+        my = my >> 1 | (my & 1);
+        d -= 1;
+    }
     let mut m = if subtract { mx - my } else { mx + my };
     if m == 0 {
-        return 0.0;
+        // ±0 + ±0 is −0 only if both are; x − x is +0.
+        return f64::from_bits(x & y & SIGN);
     }
     if m >> 63 != 0 {
         m = m >> 1 | (m & 1);
         e += 1;
-    } else {
-        // Leading bit back to 62, but no lower than the subnormal exponent (1).
-        let shift = (m.leading_zeros() as i32 - 1).min(e - 1);
-        m <<= shift;
-        e -= shift;
     }
-    // Round off the ten low bits, ties to even. A carry into bit 53 (or, for a subnormal, into bit
-    // 52) lands in the exponent field by itself.
-    let (kept, rest) = (m >> 10, m & 0x3ff);
-    let mantissa = kept + u64::from(rest > 0x200 || (rest == 0x200 && kept & 1 == 1));
+    // Leading bit back to 62, but no lower than the subnormal exponent (1); only a subtraction
+    // moves it more than one bit.
+    while m >> 62 == 0 && e > 1 {
+        m <<= 1;
+        e -= 1;
+    }
+    // Round off the ten low bits, ties to even (adding just under half a unit, plus the kept
+    // lowest bit). A carry into bit 53 (or, for a subnormal, into bit 52) lands in the exponent
+    // field by itself.
+    let mantissa = (m + 0x1ff + (m >> 10 & 1)) >> 10;
     let bits = ((e - 1) as u64 * (1 << 52)).wrapping_add(mantissa);
     f64::from_bits(x & SIGN | bits.min(INFINITY))
 }

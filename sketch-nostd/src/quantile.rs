@@ -12,11 +12,14 @@
 //!
 //! A value's bucket is its binary exponent (the `f64` exponent bits, or the leading-zero count of an
 //! integer) times `SUB`, plus the number of the octave's bucket bounds `2^(j/SUB)` at or below its
-//! mantissa. The bounds are a table of `SUB` 64-bit fractions computed at compile time
-//! ([`sizing::exp`]), found by binary search: integer comparisons only, so the same value gives the same
-//! bucket on a Cortex-M0 without an FPU as on a host, and an integer gives the same bucket as the `f64`
-//! holding it. The buckets are those of DDSketch's exact logarithmic mapping (no interpolation error):
-//! α = 1% over 1 … 10^9 takes 1,047 buckets.
+//! mantissa. The bounds are a table of `SUB` 32-bit fractions (`2^(j/SUB) − 1` rounded to 32 bits)
+//! computed at compile time ([`sizing::exp`]), found by binary search: integer comparisons only, so
+//! the same value gives the same bucket on a Cortex-M0 without an FPU as on a host, and an integer
+//! gives the same bucket as the `f64` holding it. The buckets are those of DDSketch's exact
+//! logarithmic mapping (no interpolation error) with each bound within 2^-33 of `2^(j/SUB)`, and
+//! [`QuantileSketch::ALPHA`] is computed from the bounds as rounded: α = 1% over 1 … 10^9 takes 1,047
+//! buckets. The value a bucket reports is computed from its two bounds (exact in 33 bits) when asked,
+//! in integer arithmetic and rounded once, rather than kept in a second table.
 //!
 //! # Memory
 //!
@@ -71,14 +74,56 @@ const TWO_64: f64 = 18_446_744_073_709_551_616.0;
 /// The octave of +∞ (its `f64` exponent bits); finite values have octaves `1..=2046`.
 pub(crate) const INF_OCTAVE: u32 = 2047;
 
-/// The lower bound of bucket `j` of an octave with `sub` buckets, as the 64-bit fraction of
-/// `2^(j/sub) − 1`. The same function builds the runtime table and the `const` sizing.
-pub(crate) const fn threshold(j: usize, sub: usize) -> u64 {
+/// 2^32 as an `f64`.
+const TWO_32: f64 = 4_294_967_296.0;
+
+/// The lower bound of bucket `j` of an octave with `sub` buckets, `2^(j/sub) − 1` rounded to 32
+/// bits (to nearest), in units of 2^-32. The same function builds the runtime table and the `const`
+/// sizing.
+const fn bound32(j: usize, sub: usize) -> u32 {
     if j == 0 || sub == 0 {
         return 0;
     }
     let v = crate::float::exp(j as f64 / sub as f64 * core::f64::consts::LN_2);
-    ((v - 1.0) * TWO_64) as u64
+    ((v - 1.0) * TWO_32 + 0.5) as u32
+}
+
+/// [`bound32`] as a 64-bit fraction (its low 32 bits zero), to compare with a mantissa.
+pub(crate) const fn threshold(j: usize, sub: usize) -> u64 {
+    (bound32(j, sub) as u64) << 32
+}
+
+/// The bits of the `f64` nearest `2lu/(l + u)` (ties to even), the representative of the bucket
+/// `[l, u)` of the octave `[1, 2)`, with `l` and `u` in units of 2^-32 (in `[2^32, 2^33]`): as
+/// `l + l(u − l)/(l + u)`, the quotient by long division one bit at a time in `u64` (no
+/// multiplication, division or floating-point routine on a part without an FPU; the bounds are
+/// exact in 33 bits, so the value is the exact representative, rounded once).
+const fn rep_bits(l: u64, u: u64) -> u64 {
+    let d = l + u;
+    // q = ⌊l·w/d⌋ and r its remainder, w = (u − l)·2^21 (below 2^54) taken from its top bit, moved
+    // to bit 63; r < d at every step, so r·2 + l < 3d.
+    let mut w = (u - l) << 31;
+    let (mut q, mut r) = (0u64, 0u64);
+    let mut i = 0;
+    while i < 54 {
+        q <<= 1;
+        r <<= 1;
+        if w >> 63 != 0 {
+            r += l;
+        }
+        w <<= 1;
+        while r >= d {
+            r -= d;
+            q += 1;
+        }
+        i += 1;
+    }
+    // rep·2^53 = wide + r/d, wide in [2^53, 2^54): round off its last bit.
+    let wide = (l << 21) + q;
+    let kept = wide >> 1;
+    let up = wide & 1 & ((r != 0) as u64 | (kept & 1));
+    // The mantissa in [2^52, 2^53) with the exponent of [1, 2) (1023).
+    kept + up + (1022 << 52)
 }
 
 /// The bounds `[l, u)` of bucket `j` within the octave `[1, 2)`, as `f64`.
@@ -128,12 +173,12 @@ pub(crate) const fn key_of(x: f64, sub: usize) -> i64 {
     octave * sub as i64 + (j as i64 - 1)
 }
 
-/// The table of bucket bounds of one octave.
-const fn thresholds<const SUB: usize>() -> [u64; SUB] {
-    let mut t = [0u64; SUB];
+/// The table of bucket bounds of one octave ([`bound32`]).
+const fn thresholds<const SUB: usize>() -> [u32; SUB] {
+    let mut t = [0u32; SUB];
     let mut j = 0;
     while j < SUB {
-        t[j] = threshold(j, SUB);
+        t[j] = bound32(j, SUB);
         j += 1;
     }
     t
@@ -198,13 +243,53 @@ mod sealed {
                 frac: 0,
             };
         }
-        let lz = m.leading_zeros();
+        // 64-bit hosts count the leading zeros in one instruction; a 32-bit part without one
+        // (Cortex-M0) takes binary steps.
+        let (top, lz) = if cfg!(target_pointer_width = "64") {
+            let lz = m.leading_zeros();
+            (m << lz, lz)
+        } else {
+            normalize(m)
+        };
         // The exponent is 63 − lz; as an f64 exponent field, 1023 + 63 − lz.
         Split {
             negative,
             octave: 1086 - lz,
-            frac: (m << lz) << 1,
+            frac: top << 1,
         }
+    }
+
+    /// `m` (not 0) shifted left until its top bit is set, and the shift: `(m << lz, lz)` with `lz =
+    /// m.leading_zeros()`, in six steps by constant shifts (no count-leading-zeros routine and no
+    /// 64-bit shift routine on a 32-bit part).
+    pub const fn normalize(m: u64) -> (u64, u32) {
+        // Written out: a loop over the steps would shift by a variable amount.
+        let (mut m, mut lz) = (m, 0);
+        if m >> 32 == 0 {
+            m <<= 32;
+            lz += 32;
+        }
+        if m >> 48 == 0 {
+            m <<= 16;
+            lz += 16;
+        }
+        if m >> 56 == 0 {
+            m <<= 8;
+            lz += 8;
+        }
+        if m >> 60 == 0 {
+            m <<= 4;
+            lz += 4;
+        }
+        if m >> 62 == 0 {
+            m <<= 2;
+            lz += 2;
+        }
+        if m >> 63 == 0 {
+            m <<= 1;
+            lz += 1;
+        }
+        (m, lz)
     }
 
     /// The `f64` nearest the integer split as `s` (ties to even), from its octave and mantissa
@@ -488,8 +573,8 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     /// ```
     pub const ALPHA: f64 = alpha_of(SUB);
 
-    /// The bucket bounds of one octave; the checks run at compile time.
-    const TABLE: [u64; SUB] = {
+    /// The bucket bounds of one octave (in units of 2^-32); the checks run at compile time.
+    const TABLE: [u32; SUB] = {
         assert!(
             SUB > 0 && SUB <= MAX_SUB,
             "SUB (buckets per octave) must be in 1..=4096"
@@ -512,25 +597,13 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         v.split().map(Self::key)
     }
 
-    /// The representative `2lu/(l + u)` of each bucket `[l, u)` of the octave `[1, 2)`.
-    const REPS: [f64; SUB] = {
-        let mut r = [0.0; SUB];
-        let mut j = 0;
-        while j < SUB {
-            let (l, u) = bounds(j, SUB);
-            r[j] = 2.0 * l * u / (l + u);
-            j += 1;
-        }
-        r
-    };
-
     /// For each 1/256 slice of the mantissa (its top 8 bits), the bucket holding the slice's start.
     const COARSE: [u16; 256] = {
         let t = Self::TABLE;
         let mut c = [0u16; 256];
         let (mut i, mut j) = (0, 0);
         while i < 256 {
-            let start = (i as u64) << 56;
+            let start = (i as u32) << 24;
             while j + 1 < SUB && t[j + 1] <= start {
                 j += 1;
             }
@@ -592,7 +665,10 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     #[cfg_attr(not(target_pointer_width = "64"), allow(dead_code))]
     #[inline]
     fn coarse_index(frac: u64) -> usize {
-        let mut j = Self::COARSE[(frac >> 56) as usize] as usize;
+        // The bounds have 32 bits: a bound is at or below the mantissa if it is at or below its
+        // top 32 bits.
+        let frac = (frac >> 32) as u32;
+        let mut j = Self::COARSE[(frac >> 24) as usize] as usize;
         while let Some(&t) = Self::TABLE.get(j + 1) {
             if t > frac {
                 break;
@@ -608,14 +684,15 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     #[inline]
     fn search_index(frac: u64) -> usize {
         // The first bound is 0, at or below every mantissa.
+        let frac = (frac >> 32) as u32;
         Self::TABLE
             .partition_point(|&t| t <= frac)
             .saturating_sub(1)
     }
 
-    /// The value reported for key `k`: the representative `2lu/(l+u)` of its bucket, from a table of
-    /// the octave `[1, 2)` scaled by adding to the exponent bits (no float arithmetic, no division
-    /// helper on a 32-bit part).
+    /// The value reported for key `k`: the representative `2lu/(l+u)` of its bucket, computed for
+    /// the octave `[1, 2)` from the table of bounds ([`rep_bits`]) and scaled by adding to the
+    /// exponent bits (no float arithmetic, no division helper on a 32-bit part).
     fn value_of(k: i64) -> f64 {
         if k == 0 {
             return 0.0;
@@ -626,9 +703,14 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         let v = if octave >= INF_OCTAVE {
             f64::INFINITY
         } else {
-            let rep = Self::REPS.get(j as usize).copied().unwrap_or(1.5);
+            let bound = |j: u32| {
+                Self::TABLE
+                    .get(j as usize)
+                    .map_or(1 << 33, |&t| (1 << 32) + u64::from(t))
+            };
+            let rep = rep_bits(bound(j), bound(j + 1));
             // rep is in [1, 2): its exponent field is 1023; make it `octave`.
-            f64::from_bits(rep.to_bits() - (1023 << 52) + (u64::from(octave) << 52))
+            f64::from_bits(rep - (1023 << 52) + (u64::from(octave) << 52))
         };
         if k < 0 {
             -v
@@ -1144,40 +1226,40 @@ fn scaled_rank(q: f64, m: u64) -> u64 {
 #[inline]
 fn scaled_rank_int(q: f64, m: u64) -> u64 {
     use crate::num::round53;
-    /// `(hi·2^64 + lo)·2^e` (not 0) rounded to 53 bits: `(mantissa, exponent)`, the mantissa in
-    /// `[2^52, 2^53)`.
-    #[inline(never)]
-    fn round_wide(mut hi: u64, mut lo: u64, mut e: i32) -> (u64, i32) {
-        while hi >> 63 == 0 {
-            hi = hi << 1 | lo >> 63;
-            lo <<= 1;
-            e -= 1;
-        }
-        round53(hi, e + 64, lo != 0)
-    }
     let bits = q.to_bits();
     let exp = ((bits >> 52) & 0x7ff) as i32;
     if exp == 0 || m == 0 {
         // ±0 or subnormal: q·m < 2^−1022 · 2^64 truncates to 0.
         return 0;
     }
-    let qm = (bits & ((1 << 52) - 1)) | 1 << 52;
-    // m as f64, then the product of the two 53-bit mantissas, each rounded.
-    let (mm, me) = round_wide(0, m, 0);
-    // The 106-bit product, bit by bit from the top of q's mantissa (no 64-bit multiply routine).
-    let (mut hi, mut lo) = (0u64, 0u64);
-    let mut qq = qm << 11;
-    for _ in 0..53 {
-        hi = hi << 1 | lo >> 63;
-        lo <<= 1;
-        if qq >> 63 != 0 {
-            let (sum, carry) = lo.overflowing_add(mm);
-            lo = sum;
-            hi += u64::from(carry);
-        }
-        qq <<= 1;
+    // m as f64: its leading bit moved to bit 63, rounded to 53 bits, mm·2^me.
+    let (mut top, mut e) = (m, 0);
+    while top >> 63 == 0 {
+        top <<= 1;
+        e -= 1;
     }
-    let (mut r, mut e) = round_wide(hi, lo, exp - 1075 + me);
+    let (mm, me) = round53(top, e, false);
+    // The product of the two 53-bit mantissas from the lowest bit of q's up (no multiply
+    // routine): acc = ⌊qm·mm·2^10 / 2^53⌋ (in [2^61, 2^63)), and whether bits below it were lost.
+    // acc is below 2^63 after each shift, and mm·2^10 below 2^63, so the sum never overflows.
+    let mut qm = (bits & ((1 << 52) - 1)) | 1 << 52;
+    let (mut acc, mut sticky) = (0u64, false);
+    for _ in 0..53 {
+        if qm & 1 != 0 {
+            acc += mm << 10;
+        }
+        sticky |= acc & 1 != 0;
+        acc >>= 1;
+        qm >>= 1;
+    }
+    // q·m = acc·2^e (plus the lost bits); the leading bit to 63 (two shifts at most: the lost bits
+    // stay below the rounding point, ten bits up).
+    let mut e = exp - 1075 + me + 43;
+    while acc >> 63 == 0 {
+        acc <<= 1;
+        e -= 1;
+    }
+    let (mut r, mut e) = round53(acc, e, sticky);
     // ⌊r·2^e⌋, saturating at 2^64 as `as u64` does.
     if e > 11 {
         return u64::MAX;
@@ -1313,6 +1395,18 @@ mod tests {
     }
 
     #[test]
+    fn normalize_counts_leading_zeros() {
+        let mut r = Rng(41);
+        for i in 0..100_000 {
+            let m = (r.next_u64() >> (i % 64)).max(1);
+            assert_eq!(
+                sealed::normalize(m),
+                (m << m.leading_zeros(), m.leading_zeros())
+            );
+        }
+    }
+
+    #[test]
     fn scaled_rank_rounds_as_f64() {
         let mut r = Rng(17);
         let qs = [
@@ -1384,6 +1478,37 @@ mod tests {
         check::<35>(&mut r);
         check::<178>(&mut r);
         check::<1_000>(&mut r);
+    }
+
+    #[test]
+    fn representatives_are_rounded_once() {
+        // rep·2^53 = 2lu·2^21/(l + u) by u128 division, rounded to 53 bits (to nearest, ties to
+        // even): an independent computation of what `rep_bits` finds by long division.
+        fn check(sub: usize) {
+            for j in 0..sub {
+                let l = (1u64 << 32) + u64::from(bound32(j, sub));
+                let u = if j + 1 < sub {
+                    (1u64 << 32) + u64::from(bound32(j + 1, sub))
+                } else {
+                    1 << 33
+                };
+                let num = (u128::from(l) * u128::from(u)) << 22;
+                let (wide, r) = (num / u128::from(l + u), num % u128::from(l + u));
+                assert!(wide >> 53 == 1, "{j} of {sub}");
+                let (kept, half) = ((wide >> 1) as u64, wide & 1 == 1);
+                let mantissa = kept + u64::from(half && (r != 0 || kept & 1 == 1));
+                let want = f64::from_bits((1022 << 52) + mantissa);
+                assert_eq!(rep_bits(l, u), want.to_bits(), "{j} of {sub}");
+                // Within the bucket, and within 2^-52 of the f64 formula.
+                let (lf, uf) = bounds(j, sub);
+                assert!(lf <= want && want < uf);
+                let formula = 2.0 * lf * uf / (lf + uf);
+                assert!((want - formula).abs() <= 2.0 * f64::EPSILON, "{j} of {sub}");
+            }
+        }
+        for sub in [1, 2, 8, 35, 178, 1_000, MAX_SUB] {
+            check(sub);
+        }
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! The register values of a sketch in order, whether it is sparse or dense.
 
+use core::fmt;
+
 use super::{registers, sparse, HyperLogLog};
 
 impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
@@ -25,7 +27,9 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
 }
 
 /// Iterator over the register values of a [`HyperLogLog`], from [`HyperLogLog::registers`].
-#[derive(Clone, Debug)]
+///
+/// Its `Debug` shows the precision, the form read and the position, not the sketch's bytes.
+#[derive(Clone)]
 pub struct Registers<'a> {
     bytes: &'a [u8],
     p: u32,
@@ -76,3 +80,34 @@ impl Iterator for Registers<'_> {
 }
 
 impl ExactSizeIterator for Registers<'_> {}
+
+impl fmt::Debug for Registers<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registers")
+            .field("precision", &self.p)
+            .field("sparse", &self.sparse.is_some())
+            .field("next", &self.next)
+            .field("remaining", &self.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn debug_is_a_summary_not_the_registers() {
+        let mut h = crate::Hll14::new();
+        h.insert("a");
+        let mut regs = h.registers();
+        regs.next();
+        assert_eq!(
+            format!("{regs:?}"),
+            "Registers { precision: 14, sparse: true, next: 1, remaining: 16383 }"
+        );
+        h.to_dense();
+        assert_eq!(
+            format!("{:?}", h.registers()),
+            "Registers { precision: 14, sparse: false, next: 0, remaining: 16384 }"
+        );
+    }
+}

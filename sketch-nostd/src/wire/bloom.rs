@@ -1,4 +1,4 @@
-//! Encodings of [`Bloom`], [`CountingBloom`], [`MicroBloom`] and [`MicroBloom32`].
+//! Encodings of [`Bloom`], [`BlockedBloom`], [`CountingBloom`], [`MicroBloom`] and [`MicroBloom32`].
 
 use super::codec::{
     envelope_max_len, read_into_new, serde_via_wire, write_items, write_smallest, Codec, Sink,

@@ -246,7 +246,7 @@ const MAX_BUCKETS: u64 = (1 << 30) - 1;
 /// assert_eq!(view.buckets(), 256);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct CuckooFilterRef<'a, F: Fingerprint = u16> {
     /// The slots, bucket after bucket.
     body: &'a [u8],
@@ -257,6 +257,18 @@ pub struct CuckooFilterRef<'a, F: Fingerprint = u16> {
     victim_fp: u32,
     seed: u64,
     _f: PhantomData<F>,
+}
+
+/// The filter's shape and the body's length, not its bytes.
+impl<F: Fingerprint> core::fmt::Debug for CuckooFilterRef<'_, F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CuckooFilterRef")
+            .field("buckets", &self.buckets)
+            .field("victim", &(self.victim_fp != 0))
+            .field("seed", &self.seed)
+            .field("body_len", &self.body.len())
+            .finish()
+    }
 }
 
 impl<'a, F: Fingerprint> CuckooFilterRef<'a, F> {
@@ -386,5 +398,26 @@ impl<'a, F: Fingerprint> CuckooFilterRef<'a, F> {
     #[must_use]
     pub const fn buckets(&self) -> u32 {
         self.buckets
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn view_debug_is_a_summary_not_the_body() {
+        let mut host = CuckooFilter::<1024>::with_seed(9);
+        host.insert("k").unwrap();
+        let mut buf = vec![0u8; CuckooFilter::<1024>::MAX_ENCODED_LEN];
+        let bytes = super::super::encode_view(&host, &mut buf).unwrap();
+        let text = format!("{:?}", CuckooFilterRef::<u16>::new(bytes).unwrap());
+        assert!(
+            text.starts_with(
+                "CuckooFilterRef { buckets: 1024, victim: false, seed: 9, body_len: 8192"
+            ),
+            "{text}"
+        );
+        assert!(text.len() < 90, "{text}");
     }
 }

@@ -1,6 +1,8 @@
 //! Frames: one sketch with its device id and sequence number, checksummed and COBS-delimited, for
 //! links that drop and corrupt bytes.
 
+use core::fmt;
+
 use super::codec::{from_postcard, VARINT_MAX};
 use super::crc32;
 use super::send::encode_frame;
@@ -146,7 +148,7 @@ impl<S: Wire> Frame<S> {
 /// }
 /// # Ok::<(), sketch_nostd::WireError>(())
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct RawFrame<'a> {
     /// Who sent the sketch.
     pub device: u64,
@@ -277,7 +279,7 @@ impl<'a> RawFrame<'a> {
 /// assert_eq!((ok, bad), (1, 1));
 /// # Ok::<(), WireError>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct FrameDecoder<const N: usize> {
     buf: [u8; N],
     len: usize,
@@ -358,5 +360,58 @@ impl<const N: usize> FrameDecoder<N> {
 impl<const N: usize> Default for FrameDecoder<N> {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// The device, the sequence number and the sketch's length, not its bytes (a sketch's encoding runs
+/// to tens of kilobytes).
+impl fmt::Debug for RawFrame<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RawFrame")
+            .field("device", &self.device)
+            .field("seq", &self.seq)
+            .field("sketch_len", &self.sketch.len())
+            .finish()
+    }
+}
+
+/// The state, not the buffer: its capacity `N`, the bytes of the partial frame held, and whether
+/// that frame has overflowed.
+impl<const N: usize> fmt::Debug for FrameDecoder<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FrameDecoder")
+            .field("capacity", &N)
+            .field("buffered", &self.len)
+            .field("overflowed", &self.overflowed)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_is_a_summary_not_the_buffer() {
+        let mut rx = FrameDecoder::<4096>::new();
+        rx.feed(&[0x13; 100], |_| {});
+        let text = format!("{rx:?}");
+        assert_eq!(
+            text,
+            "FrameDecoder { capacity: 4096, buffered: 100, overflowed: false }"
+        );
+        rx.feed(&[0x13; 4000], |_| {});
+        assert!(format!("{rx:?}").contains("buffered: 4096, overflowed: true"));
+
+        let bytes = [0xab; 30_000];
+        let raw = RawFrame {
+            device: 7,
+            seq: 3,
+            sketch: &bytes,
+        };
+        assert_eq!(
+            format!("{raw:?}"),
+            "RawFrame { device: 7, seq: 3, sketch_len: 30000 }"
+        );
     }
 }

@@ -195,12 +195,24 @@ macro_rules! view_shell {
         $Name:ident of $Filter:ident { $size:ident = $size_value:literal: $size_doc:literal }
     ) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[derive(Clone, Copy, PartialEq, Eq)]
         pub struct $Name<'a> {
             body: &'a [u8],
             $size: u32,
             k: u32,
             seed: u64,
+        }
+
+        /// The filter's parameters and the body's length, not its bytes.
+        impl core::fmt::Debug for $Name<'_> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct(stringify!($Name))
+                    .field(stringify!($size), &self.$size)
+                    .field("hashes", &self.k)
+                    .field("seed", &self.seed)
+                    .field("body_len", &self.body.len())
+                    .finish()
+            }
         }
 
         impl $Name<'_> {
@@ -452,6 +464,15 @@ impl<'a> CountingBloomRef<'a> {
 mod tests {
     use super::*;
     use crate::wire::{decode, encode};
+
+    #[test]
+    fn debug_is_a_summary_not_the_body() {
+        let mut buf = [0u8; Bloom::<512, 3>::MAX_ENCODED_LEN];
+        let view = BloomRef::new(encode_view(&Bloom::<512, 3>::with_seed(4), &mut buf).unwrap());
+        let text = format!("{:?}", view.unwrap());
+        assert!(text.starts_with("BloomRef { bits: 32768, hashes: 3, seed: 4, body_len: 4096"));
+        assert!(text.len() < 80, "{text}");
+    }
 
     fn keys() -> impl Iterator<Item = u32> {
         0..3_000

@@ -478,9 +478,11 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 /// `DeviceHll` instead (the `device-hll` path); the full sketch stays what the host merges and
 /// estimates with, and this family proves its bytes identical on every target.
 ///
-/// The send-path misses: the HyperLogLog's encoder (the best of 56 bases × 8 Rice parameters, sized
-/// from a histogram in `u32`; the `hll` family links it once per sink type) costs more than 1.5 KB on
-/// a Cortex-M0. The ceilings are the figures last measured, plus 2% (rounded up to 16 B).
+/// The send-path miss (`hll`): the family encodes two sketch types four times and frames each type
+/// once, every result checked (~610 B of the workload's own code), with the dense encoder's three
+/// forms (the best of 56 bases × 8 Rice parameters, sized from a histogram in `u32`; ~880 B), the
+/// sparse coupons' writer (~450 B) and the frame (~260 B). The ceilings are the figures last
+/// measured, plus 2% (rounded up to 16 B).
 ///
 /// `quantile` ops (≤ 4 KB of code; 5,076 B): the bucket tables (`TABLE` and `REPS`, 560 B), the
 /// integer `f64` addition of `sum` (0.6 KB), the window growth and collapse (`relayout`, 0.75 KB),
@@ -496,7 +498,7 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 /// the paths for longer inputs it was 2.5 KB more, 12,452 B). Its `send` (580 B, within budget) is
 /// the view encoding of the static filter; the view made of those bytes is its `receive`.
 const KNOWN_MISSES: &[(&str, u64)] = &[
-    ("hll: ops text", 6848),
+    ("hll: ops text", 6784),
     ("hll: send text", 2576),
     ("quantile: ops text", 5184),
     ("prefilter: ops text", 10128),

@@ -111,17 +111,15 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     const HISTOGRAM_RSE: Num = HISTOGRAM_RSE_SQRT_M.div(Num::int(Self::REGISTERS as u64).sqrt());
 
     fn rse_at(&self, estimate: Num) -> Num {
-        let m = Self::REGISTERS as u64;
-        match self.estimator() {
-            // The sparse form never fills beyond t = 1/900 (the series stops at t = 2).
-            Estimator::Sparse => {
-                estimator::linear_counting_rse(sparse::virtual_registers(Self::P32), estimate)
-            }
-            Estimator::Martingale => Self::MARTINGALE_RSE,
-            Estimator::Histogram => {
-                estimator::linear_counting_rse(m, estimate).min(Self::HISTOGRAM_RSE)
-            }
-        }
+        // Linear counting's error over the sparse form's virtual registers (it never fills beyond
+        // t = 1/900; the series stops at t = 2), or over the registers, at most the histogram
+        // estimator's: one call for both.
+        let (buckets, at_most) = match self.estimator() {
+            Estimator::Sparse => (sparse::virtual_registers(Self::P32), Num::HUGE),
+            Estimator::Martingale => return Self::MARTINGALE_RSE,
+            Estimator::Histogram => (Self::REGISTERS as u64, Self::HISTOGRAM_RSE),
+        };
+        estimator::linear_counting_rse(buckets, estimate).min(at_most)
     }
 
     /// A lower bound on the number of distinct keys at `sigmas` standard errors (1, 2 or 3 for about

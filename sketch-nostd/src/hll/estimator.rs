@@ -88,17 +88,32 @@ pub(crate) fn linear_counting(buckets: u64, occupied: u64) -> Num {
         return MAX_ESTIMATE;
     }
     let u = Num::int(occupied).div(Num::int(2 * buckets - occupied));
-    let u2 = u.mul(u);
-    let (mut power, mut sum) = (u, u);
-    for k in 1..u64::from(MAX_TERMS) {
-        power = power.mul(u2);
-        let next = sum.add(power.div(Num::int(2 * k + 1)));
+    // atanh(u) = u + u³/3 + u⁵/5 + …
+    let sum = series(u.mul(u), u, 1, 2, false);
+    clamp(sum.mul(Num::new(buckets, 1)))
+}
+
+/// `first + Σ_{i≥1} v_i / j_i` until a term no longer changes the sum, where `j_i = j + i·step`
+/// and `v_i = v_{i−1}·x` from `v_0 = first`, or, if `factorial`, `v_i = v_{i−1}·x / j_i` (the term
+/// itself): one loop for linear counting's `atanh` series (`x = u²`, odd `j`) and its error's
+/// `e^t − t − 1` (`x = t`, terms `t^j / j!`). Each term is computed with the same operations, in
+/// the same order, as the two loops it replaces.
+fn series(x: Num, first: Num, mut j: u64, step: u64, factorial: bool) -> Num {
+    let (mut v, mut sum) = (first, first);
+    for _ in 1..MAX_TERMS {
+        j += step;
+        v = v.mul(x);
+        let term = v.div(Num::int(j));
+        if factorial {
+            v = term;
+        }
+        let next = sum.add(term);
         if next == sum {
             break;
         }
         sum = next;
     }
-    clamp(sum.mul(Num::new(buckets, 1)))
+    sum
 }
 
 /// Relative standard error of linear counting with `buckets` buckets at cardinality `n`:
@@ -118,16 +133,7 @@ pub(crate) fn linear_counting_rse(buckets: u64, n: Num) -> Num {
         return Num::HUGE;
     }
     // e^t − t − 1 = Σ_{k≥2} t^k / k!, summed without the cancellation of the closed form.
-    let mut term = t.mul(t).scale(-1);
-    let mut sum = term;
-    for k in 3..u64::from(MAX_TERMS) {
-        term = term.mul(t).div(Num::int(k));
-        let next = sum.add(term);
-        if next == sum {
-            break;
-        }
-        sum = next;
-    }
+    let sum = series(t, t.mul(t).scale(-1), 2, 1, true);
     b.mul(sum).sqrt().div(n)
 }
 

@@ -52,21 +52,22 @@ impl Num {
         if m == 0 {
             return Self::ZERO;
         }
-        // Normalized by shifts of 32, 16 and 8 bits, then bit by bit (at most 7 steps; the
-        // results of `mul`, `div` and `add` need at most one): no count-leading-zeros routine,
-        // which a Cortex-M0 does not have in hardware (`__clzsi2`, 108 B).
+        // Normalized by shifts of 32, 16 and 8 bits (constant shifts, written out: a loop over
+        // the shift amount calls the 64-bit shift routines), then bit by bit (at most 7 steps;
+        // the results of `mul`, `div` and `add` need at most one): no count-leading-zeros
+        // routine, which a Cortex-M0 does not have in hardware (`__clzsi2`, 108 B).
         let (mut m, mut exponent) = (m, e + 8 + BIAS);
-        let mut s = 32;
-        while s >= 8 {
-            if m >> (64 - s) == 0 {
-                m <<= s;
-                exponent -= s;
-            }
-            s /= 2;
+        if m >> 32 == 0 {
+            (m, exponent) = (m << 32, exponent - 32);
+        }
+        if m >> 48 == 0 {
+            (m, exponent) = (m << 16, exponent - 16);
+        }
+        if m >> 56 == 0 {
+            (m, exponent) = (m << 8, exponent - 8);
         }
         while m >> 63 == 0 {
-            m <<= 1;
-            exponent -= 1;
+            (m, exponent) = (m << 1, exponent - 1);
         }
         if exponent < 1 {
             Self::ZERO

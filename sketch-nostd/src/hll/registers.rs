@@ -106,7 +106,12 @@ pub(crate) fn iter(bytes: &[u8]) -> impl Iterator<Item = u8> + '_ {
 pub(crate) fn for_each(bytes: &[u8], mut f: impl FnMut(u8)) {
     for g in bytes.chunks_exact(3) {
         if let [a, b, c] = *g {
-            unpack_group(a, b, c).into_iter().for_each(&mut f);
+            // One register a step (not four copies of `f`'s body).
+            let mut x = u32::from_le_bytes([a, b, c, 0]) | 1 << 24;
+            while x != 1 {
+                f((x & 63) as u8);
+                x >>= 6;
+            }
         }
     }
 }

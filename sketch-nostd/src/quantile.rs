@@ -534,20 +534,26 @@ impl Layout {
 /// assert_eq!(sizes.rank(1_500u32), 5);
 /// assert_eq!(core::mem::size_of_val(&sizes), 512 * 2 + 64);
 /// ```
+// In this order (`repr(C)`, the same size as the compiler's own order): the counters last, so that
+// the other fields sit at small offsets (a Cortex-M0's loads and stores encode offsets up to 124
+// bytes, and the code reaches them without computing addresses); the fields an empty sketch has
+// non-zero first, so that clearing the rest does not start 8-aligned (no 8-aligned clearing routine
+// beside the 4-aligned one every firmware has).
 #[derive(Clone, PartialEq)]
+#[repr(C)]
 pub struct QuantileSketch<const SUB: usize, const BUCKETS: usize, C: Counter = u32> {
-    pub(crate) counts: [C; BUCKETS],
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+    pub(crate) floor: i32,
+    pub(crate) neg_lo: i32,
     pub(crate) count: u64,
     pub(crate) zero: u64,
     pub(crate) sum: f64,
-    pub(crate) min: f64,
-    pub(crate) max: f64,
-    pub(crate) neg_lo: i32,
     pub(crate) neg_len: u32,
     pub(crate) pos_lo: i32,
     pub(crate) pos_len: u32,
-    pub(crate) floor: i32,
     pub(crate) saturated: bool,
+    pub(crate) counts: [C; BUCKETS],
 }
 
 impl<const SUB: usize, const BUCKETS: usize, C: Counter> Default

@@ -513,7 +513,7 @@ impl Layout {
 
 /// A quantile sketch with relative error [`ALPHA`](Self::ALPHA): `SUB` buckets per power of two,
 /// `BUCKETS` counters of type `C` (fixed memory: `size_of` is `BUCKETS · size_of::<C>()` plus 61
-/// bytes, rounded up to a multiple of 8). See the [module documentation](self) for the mapping and the collapse.
+/// bytes, 65 with `u64` counters, rounded up to a multiple of 8). See the [module documentation](self) for the mapping and the collapse.
 ///
 /// Every value inserted counts in [`count`](Self::count), [`min`](Self::min), [`max`](Self::max) and
 /// [`sum`](Self::sum); NaN is ignored. While the sketch has not collapsed, [`quantile`](Self::quantile)
@@ -534,11 +534,13 @@ impl Layout {
 /// assert_eq!(sizes.rank(1_500u32), 5);
 /// assert_eq!(core::mem::size_of_val(&sizes), 512 * 2 + 64);
 /// ```
-// In this order (`repr(C)`, the same size as the compiler's own order): the counters last, so that
-// the other fields sit at small offsets (a Cortex-M0's loads and stores encode offsets up to 124
-// bytes, and the code reaches them without computing addresses); the fields an empty sketch has
-// non-zero first, so that clearing the rest does not start 8-aligned (no 8-aligned clearing routine
-// beside the 4-aligned one every firmware has).
+// In this order (`repr(C)`): the counters after the other fields, so that those sit at small
+// offsets (a Cortex-M0's loads and stores encode offsets up to 124 bytes, and the code reaches them
+// without computing addresses); the fields an empty sketch has non-zero first, and the counters
+// 4-aligned, so that clearing the rest of a new sketch is one call of the 4-aligned routine every
+// firmware has (no 8-aligned or unaligned one). The same size as the compiler's own order, but
+// for `u64` counters (8 bytes more: they start 8-aligned, after 4 bytes of padding, and the flag
+// follows them).
 #[derive(Clone, PartialEq)]
 #[repr(C)]
 pub struct QuantileSketch<const SUB: usize, const BUCKETS: usize, C: Counter = u32> {
@@ -552,8 +554,8 @@ pub struct QuantileSketch<const SUB: usize, const BUCKETS: usize, C: Counter = u
     pub(crate) neg_len: u32,
     pub(crate) pos_lo: i32,
     pub(crate) pos_len: u32,
-    pub(crate) saturated: bool,
     pub(crate) counts: [C; BUCKETS],
+    pub(crate) saturated: bool,
 }
 
 impl<const SUB: usize, const BUCKETS: usize, C: Counter> Default
@@ -1203,13 +1205,10 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
 fn before(a: f64, b: f64) -> bool {
     let key = |x: f64| {
         let bits = x.to_bits() as i64;
-        // Negative values: flip the magnitude bits, so that more negative sorts lower; −0 becomes
-        // the key of +0.
-        if bits < 0 {
-            (bits ^ i64::MAX).wrapping_add(1)
-        } else {
-            bits
-        }
+        // Negative values (s = −1): flip the magnitude bits, so that more negative sorts lower,
+        // and add 1, so that −0 gets the key of +0; without a branch.
+        let s = bits >> 63;
+        (bits ^ (s as u64 >> 1) as i64).wrapping_sub(s)
     };
     key(a) < key(b)
 }

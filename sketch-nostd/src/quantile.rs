@@ -888,15 +888,17 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
                 mass = mass.saturating_add(c.to_u64());
             }
         }
-        for i in (0..used).rev() {
-            if let Some(s) = new.source(&old, i).filter(|&s| s < i) {
+        // One loop for both passes: down the slots moving counters right, then up the slots
+        // moving the others (a source past the counters clears the slot).
+        for t in 0..2 * used {
+            let (i, down) = if t < used {
+                (used - 1 - t, true)
+            } else {
+                (t - used, false)
+            };
+            let s = new.source(&old, i).unwrap_or(usize::MAX);
+            if (s < i) == down {
                 self.move_counter(s, i);
-            }
-        }
-        for i in 0..used {
-            match new.source(&old, i) {
-                Some(s) if s < i => {}
-                s => self.move_counter(s.unwrap_or(usize::MAX), i),
             }
         }
         // An empty window's start is 0, so that equal contents mean equal sketches.
@@ -1269,13 +1271,15 @@ fn scaled_rank_int(q: f64, m: u64) -> u64 {
     if e > 11 {
         return u64::MAX;
     }
-    while e > 0 {
-        r <<= 1;
-        e -= 1;
-    }
-    while e < 0 && r != 0 {
-        r >>= 1;
-        e += 1;
+    // r is in [2^52, 2^53): at most 11 steps left, and 53 right before it is 0.
+    while e != 0 && r != 0 {
+        if e > 0 {
+            r <<= 1;
+            e -= 1;
+        } else {
+            r >>= 1;
+            e += 1;
+        }
     }
     r
 }

@@ -484,12 +484,6 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 /// sparse coupons' writer (~450 B) and the frame (~260 B). The ceilings are the figures last
 /// measured, plus 2% (rounded up to 16 B).
 ///
-/// `quantile` ops (≤ 4 KB of code; 5,076 B): the bucket tables (`TABLE` and `REPS`, 560 B), the
-/// integer `f64` addition of `sum` (0.6 KB), the window growth and collapse (`relayout`, 0.75 KB),
-/// the query (the exact `f64` rank in integer code and the walk, ~0.8 KB with its inlined checks),
-/// the insert path with the bucket search, `merge` and the zeroing of two 1 KB sketches
-/// (`__aeabi_memclr8`).
-///
 /// `prefilter` (the router example, `src/prefilter.rs`; 9,916 B of ops): most of it is the
 /// router's own work, not the filters' lookups: its 40 prefixes and 48 request URLs (4.1 KB of
 /// read-only data with their `&str` tables and the filter file), the URL walk and the server's
@@ -500,7 +494,6 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 const KNOWN_MISSES: &[(&str, u64)] = &[
     ("hll: ops text", 6784),
     ("hll: send text", 2576),
-    ("quantile: ops text", 5184),
     ("prefilter: ops text", 10128),
 ];
 

@@ -60,7 +60,7 @@ pub struct Saved {
     /// Heavy hitters, keyed by line hash.
     pub heavy: Box<Heavy>,
     /// The text of lines the summary may list, by hash (display only).
-    pub names: HashMap<u64, String>,
+    pub names: crate::ingest::ring::Names,
     /// `--value-field` / `--value-json`: the field's quantiles.
     pub values: Option<SavedValues>,
 }

@@ -224,6 +224,20 @@ impl KeyFields {
             return None;
         }
         let want = usize::from(self.idx[0]);
+        if want == 0 && self.rest {
+            // `--field 1-`: the line with its surrounding space trimmed, found by two short scans
+            // from the ends instead of a walk over the first field (the loop's answer).
+            return Some(match line.iter().position(|b| !b.is_ascii_whitespace()) {
+                None => (0..0, false),
+                Some(start) => {
+                    let end = line
+                        .iter()
+                        .rposition(|b| !b.is_ascii_whitespace())
+                        .map_or(start, |p| p + 1);
+                    (start..end, true)
+                }
+            });
+        }
         let ws = |i: usize| line.get(i).is_some_and(u8::is_ascii_whitespace);
         let (mut i, mut n) = (0, 0);
         loop {
@@ -369,7 +383,9 @@ impl Counters {
 /// The state ingest keeps: every sketch, the exact reference, totals, and the windows' ring.
 #[derive(Clone, Debug)]
 pub struct Engine {
-    options: EngineOptions,
+    /// Shared, so that a batch borrows them with a reference count instead of a deep clone (a
+    /// `--key-regex` clone would also start a new match cache every batch).
+    options: std::sync::Arc<EngineOptions>,
     dedupe: Box<DedupeFilter>,
     recent: VecDeque<Vec<u8>>,
     micro: Micro,
@@ -403,7 +419,7 @@ impl Engine {
             Ring::new(top)
         };
         Self {
-            options,
+            options: std::sync::Arc::new(options),
             dedupe: Box::new(DedupeFilter::with_seed(SEED)),
             recent: VecDeque::with_capacity(RECENT),
             micro: Micro::new(),
@@ -421,7 +437,7 @@ impl Engine {
 
     /// Forgets everything seen so far; the run's time starts again at 0.
     pub fn reset(&mut self) {
-        *self = Self::new(self.options.clone());
+        *self = Self::new(EngineOptions::clone(&self.options));
     }
 
     /// Tells the engine the run's time (since the start or the last reset): lines applied from
@@ -434,7 +450,7 @@ impl Engine {
     /// Counts every line of a batch.
     pub fn apply(&mut self, batch: &Batch) {
         let mut key = std::mem::take(&mut self.key_buf);
-        let options = self.options.clone();
+        let options = std::sync::Arc::clone(&self.options);
         for (bytes, line) in batch.iter() {
             let totals = &mut self.counters.totals;
             totals.crlf += u64::from(line.crlf);
@@ -696,9 +712,9 @@ impl Engine {
 /// `[count − error, count]` of the true count, the true count from `exact` when known, and the noise
 /// mark (guaranteed count ≤ ε·N, with ε = 1/[`HEAVY_K`]).
 #[must_use]
-pub fn heavy_stats(
+pub fn heavy_stats<S: std::hash::BuildHasher>(
     h: &Heavy,
-    names: &HashMap<u64, String>,
+    names: &HashMap<u64, String, S>,
     exact: impl Fn(u64) -> Option<u64>,
     top: usize,
 ) -> HeavyStats {

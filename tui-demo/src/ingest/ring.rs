@@ -16,6 +16,7 @@
 //! of a file read within 15 s) answers from the open interval alone, as one summary would.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::BuildHasherDefault;
 use std::time::Duration;
 
 use sketch_nostd::Sketch;
@@ -23,6 +24,7 @@ use sketch_nostd::Sketch;
 use super::engine::{Distinct, Heavy};
 use super::values::Values;
 use super::SEED;
+use crate::exact::PassThrough;
 use crate::human::printable;
 use crate::window::{Window, INTERVAL, INTERVALS};
 
@@ -31,13 +33,18 @@ pub const TOP_SHOWN: usize = 200;
 /// How often (in lines) the count a line needs to be shown is recomputed.
 const THRESHOLD_EVERY: u32 = 65_536;
 
+/// Display text by line hash. The keys are already uniform 64-bit hashes, so the map uses them as
+/// they are ([`PassThrough`], as the exact table does) instead of SipHashing them again: the map is
+/// looked up for every line counted.
+pub type Names = HashMap<u64, String, BuildHasherDefault<PassThrough>>;
+
 /// A heavy-hitter summary with the text of the lines it may show (keys are line hashes).
 #[derive(Clone, Debug)]
 pub struct Named {
     /// The summary.
     pub heavy: Box<Heavy>,
     /// Display text of the lines that may be shown, by key (pruned as the list changes).
-    pub names: HashMap<u64, String>,
+    pub names: Names,
     /// Rows whose text is kept.
     keep: usize,
     /// The count a line needs to be among the kept rows, as of the last recount (the kept rows'
@@ -54,7 +61,7 @@ impl Named {
     pub fn new(keep: usize) -> Self {
         Self {
             heavy: Box::new(Heavy::new()),
-            names: HashMap::with_capacity(4 * keep),
+            names: Names::with_capacity_and_hasher(4 * keep, BuildHasherDefault::default()),
             keep,
             show_at: 0,
             until_show: THRESHOLD_EVERY,
@@ -262,7 +269,7 @@ struct Cache {
     open: u64,
     distinct: Box<Distinct>,
     heavy: Box<Heavy>,
-    names: HashMap<u64, String>,
+    names: Names,
     values: Option<Box<Values>>,
 }
 
@@ -411,7 +418,7 @@ impl Ring {
                 }
                 all
             });
-            let mut names = HashMap::new();
+            let mut names = Names::default();
             for i in &parts {
                 for (k, v) in &i.heavy.names {
                     names.entry(*k).or_insert_with(|| v.clone());

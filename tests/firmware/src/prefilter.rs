@@ -70,8 +70,13 @@ pub type Prefixes = BlockedBloom<{ blocked_blocks_for(PREFIXES.len() as u64, 0.0
 /// [`PREFIXES`] in a blocked Bloom filter, computed at compile time.
 pub static BLOCKED: Prefixes = Prefixes::from_keys(&PREFIXES, SEED);
 
-/// The encoded binary fuse filter (8-bit) of [`PREFIXES`] with [`SEED`], as a host writes it.
-pub static FUSE8: &[u8] = include_bytes!("../prefixes.fuse8");
+/// The encoded binary fuse filter (8-bit) of [`PREFIXES`] with [`SEED`], as a host writes it: a
+/// named array (not a slice of anonymous bytes), so the budget test can tell the shipped filter
+/// from code in the firmware's flash.
+pub static FUSE8: [u8; FUSE8_LEN] = *include_bytes!("../prefixes.fuse8");
+
+/// The length of the filter file.
+const FUSE8_LEN: usize = include_bytes!("../prefixes.fuse8").len();
 
 /// The request URLs the router sees: the unsafe prefixes themselves, URLs under them (deeper paths,
 /// queries), and safe URLs, some sharing a host or a first segment with an unsafe prefix.
@@ -126,6 +131,68 @@ pub const REQUESTS: [&str; 48] = [
     "https://social.example/login/",
 ];
 
+/// A list of URLs as the firmware holds it in flash: their bytes one after the other and where each
+/// ends, in one named `static` (as the filters are), so that the budget test can report the
+/// router's data apart from its code (`tests/tests/firmware.rs`, `SHIPPED_DATA`). The `&str`
+/// arrays [`PREFIXES`] and [`REQUESTS`] are the same lists for the host and the compiler.
+pub struct Urls<const N: usize, const B: usize> {
+    ends: [u16; N],
+    text: [u8; B],
+}
+
+impl<const N: usize, const B: usize> Urls<N, B> {
+    /// The list of `urls` (`B` their total length, [`text_len`]; fails to compile otherwise).
+    #[must_use]
+    pub const fn new(urls: &[&str; N]) -> Self {
+        let mut list = Self {
+            ends: [0; N],
+            text: [0; B],
+        };
+        let (mut i, mut at) = (0, 0);
+        while i < N {
+            let url = urls[i].as_bytes();
+            let mut j = 0;
+            while j < url.len() {
+                list.text[at] = url[j];
+                at += 1;
+                j += 1;
+            }
+            assert!(at <= u16::MAX as usize, "the URL text is too long");
+            list.ends[i] = at as u16;
+            i += 1;
+        }
+        assert!(at == B, "B is not the URLs' total length");
+        list
+    }
+
+    /// The URLs' bytes, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let mut start = 0;
+        self.ends.iter().map_while(move |&end| {
+            let url = self.text.get(start..usize::from(end));
+            start = usize::from(end);
+            url
+        })
+    }
+}
+
+/// The total length of `urls`.
+#[must_use]
+pub const fn text_len(urls: &[&str]) -> usize {
+    let (mut i, mut len) = (0, 0);
+    while i < urls.len() {
+        len += urls[i].len();
+        i += 1;
+    }
+    len
+}
+
+/// [`PREFIXES`] in flash, for the device's exact lookup ([`ask_server`]).
+pub static PREFIX_LIST: Urls<{ PREFIXES.len() }, { text_len(&PREFIXES) }> = Urls::new(&PREFIXES);
+
+/// [`REQUESTS`] in flash: the traffic the device answers.
+pub static REQUEST_LIST: Urls<{ REQUESTS.len() }, { text_len(&REQUESTS) }> = Urls::new(&REQUESTS);
+
 /// Bits of each URL's answer byte.
 pub mod answer {
     /// The blocked Bloom filter in flash said "maybe" for one of the URL's prefixes.
@@ -138,33 +205,28 @@ pub mod answer {
 
 /// Calls `f` with every prefix of `url` that the filters are keyed by: `scheme://host/`, each path
 /// segment ending in `/`, and the whole path without its query. Stops at the first `true`.
-pub fn any_prefix(url: &str, mut f: impl FnMut(&str) -> bool) -> bool {
+pub fn any_prefix(url: &[u8], mut f: impl FnMut(&[u8]) -> bool) -> bool {
     // Byte searches and `get` rather than `str::find` and `&s[..i]`: a firmware does not want the
-    // pattern searchers or the slicing's failure paths (char formatting, Unicode tables). Every cut
-    // is just after an ASCII byte (`?` excluded, `/` included), so `get` always answers.
-    let bytes = url.as_bytes();
-    let query = bytes.iter().position(|&b| b == b'?').unwrap_or(bytes.len());
-    let Some(path) = url.get(..query) else {
-        return false;
-    };
-    let bytes = path.as_bytes();
+    // pattern searchers or the slicing's failure paths. The keys are bytes (a `str` key hashes as
+    // its bytes), so no cut needs to fall on a `char` boundary.
+    let path = url.split(|&b| b == b'?').next().unwrap_or_default();
     // The first `/` after `scheme://` ends the host.
-    let Some(start) = bytes.windows(3).position(|w| w == b"://").map(|i| i + 3) else {
+    let Some(start) = path.windows(3).position(|w| w == b"://").map(|i| i + 3) else {
         return f(path);
     };
-    for (i, &b) in bytes.iter().enumerate().skip(start) {
-        if b == b'/' && path.get(..i + 1).is_some_and(&mut f) {
+    for (i, &b) in path.iter().enumerate().skip(start) {
+        if b == b'/' && path.get(..=i).is_some_and(&mut f) {
             return true;
         }
     }
-    bytes.last() != Some(&b'/') && f(path)
+    path.last() != Some(&b'/') && f(path)
 }
 
 /// The longest key the filters hold: every prefix is at most this long (checked at compile time),
-/// so a longer part of a URL is in neither filter and is not looked up. 128 bytes is the end of
-/// xxh3's short and mid-size paths: bounded by it, [`key_hash`] links only those (a Cortex-M0
-/// firmware saves 2.5 KB of xxh3 code for inputs of 129 bytes and more).
-pub const MAX_KEY_LEN: usize = 128;
+/// so a longer part of a URL is in neither filter and is not looked up. It is the longest key
+/// [`hash64_short`](sketch_nostd::hash::hash64_short) hashes (128 bytes, where xxh3's short and
+/// mid-size inputs end): the compact xxh3 is all the hashing code the firmware links.
+pub const MAX_KEY_LEN: usize = sketch_nostd::hash::SHORT_KEY_MAX;
 
 const _: () = {
     let mut i = 0;
@@ -180,16 +242,15 @@ const _: () = {
 /// The hash both filters are keyed by (`hash64` with [`SEED`], what `contains` computes), or `None`
 /// for a part longer than [`MAX_KEY_LEN`], which no filter holds: the caller answers "not in the
 /// set" for it, exactly as the filters' `contains` would have (their false positives aside).
-/// `#[inline(never)]`: one copy of the hash, whose range check lets the compiler drop xxh3's
-/// long-input code.
+/// `#[inline(never)]`: one copy of the hash.
 #[inline(never)]
-pub fn key_hash(part: &str) -> Option<u64> {
-    (part.len() <= MAX_KEY_LEN).then(|| sketch_nostd::hash::hash64(part, SEED))
+pub fn key_hash(part: &[u8]) -> Option<u64> {
+    sketch_nostd::hash::hash64_short(part, SEED)
 }
 
 /// The server's exact answer (standing for the round trip): is one of the URL's prefixes unsafe?
-pub fn ask_server(url: &str) -> bool {
-    any_prefix(url, |p| PREFIXES.contains(&p))
+pub fn ask_server(url: &[u8]) -> bool {
+    any_prefix(url, |p| PREFIX_LIST.iter().any(|q| q == p))
 }
 
 /// The router: for every request, the answer byte ([`answer`]); the server is asked only when the
@@ -200,35 +261,36 @@ pub fn ask_server(url: &str) -> bool {
 /// on every target (and, with `receive`, a view of those bytes finds every prefix).
 pub fn prefilter(sink: &mut impl Sink, wire: bool) -> Check {
     let fuse =
-        BinaryFuse8Ref::new(FUSE8).map_err(|_| "prefilter: the fuse filter bytes are refused")?;
+        BinaryFuse8Ref::new(&FUSE8).map_err(|_| "prefilter: the fuse filter bytes are refused")?;
     if fuse.len() != PREFIXES.len() || fuse.seed() != SEED {
         return Err("prefilter: the fuse filter is not the one of PREFIXES");
     }
     let mut answers = [0u8; REQUESTS.len()];
     let mut asked = 0;
-    for (url, a) in REQUESTS.iter().zip(&mut answers) {
-        let bloom = any_prefix(url, |p| {
-            key_hash(p).is_some_and(|h| BLOCKED.contains_hash(h))
-        });
-        let fuse_maybe = any_prefix(url, |p| key_hash(p).is_some_and(|h| fuse.contains_hash(h)));
-        // The router's path: "definitely safe" without a round trip, else ask the server.
-        let unsafe_url = if bloom {
-            asked += 1;
-            ask_server(url)
-        } else {
+    for (url, a) in REQUEST_LIST.iter().zip(&mut answers) {
+        // Both filters in one walk of the URL's prefixes, each prefix hashed once.
+        let mut maybe = 0;
+        any_prefix(url, |p| {
+            if let Some(h) = key_hash(p) {
+                if BLOCKED.contains_hash(h) {
+                    maybe |= answer::BLOOM_MAYBE;
+                }
+                if fuse.contains_hash(h) {
+                    maybe |= answer::FUSE_MAYBE;
+                }
+            }
             false
-        };
-        if ask_server(url) && !(unsafe_url && fuse_maybe) {
+        });
+        // The router's path: "definitely safe" without a round trip, else ask the server. The
+        // server's answer is computed for every URL, to check that no unsafe URL was let through
+        // (by either filter); the router only learns it for a "maybe".
+        let bloom = maybe & answer::BLOOM_MAYBE != 0;
+        let truth = ask_server(url);
+        if truth && maybe != answer::BLOOM_MAYBE | answer::FUSE_MAYBE {
             return Err("prefilter: an unsafe URL was let through (false negative)");
         }
-        *a = [
-            (bloom, answer::BLOOM_MAYBE),
-            (fuse_maybe, answer::FUSE_MAYBE),
-            (unsafe_url, answer::UNSAFE),
-        ]
-        .iter()
-        .filter(|(on, _)| *on)
-        .fold(0, |acc, (_, bit)| acc | bit);
+        asked += usize::from(bloom);
+        *a = maybe | if bloom && truth { answer::UNSAFE } else { 0 };
     }
     if asked == REQUESTS.len() {
         return Err("prefilter: the filter never answered \"definitely safe\"");
@@ -257,7 +319,7 @@ fn prefilter_wire<S: Sink>(sink: &mut S) -> Check {
         return Ok(());
     }
     let view = BlockedBloomRef::new(bytes).map_err(|_| "prefilter: the view refused its bytes")?;
-    if !PREFIXES
+    if !PREFIX_LIST
         .iter()
         .all(|p| key_hash(p).is_some_and(|h| view.contains_hash(h)))
     {

@@ -104,17 +104,40 @@ pub(crate) fn contains<const K: u32>(words: &[u64; 8], low: u32) -> bool {
 
 /// [`contains`] for a block stored as 64 bytes, each word little-endian (the dense wire body, read
 /// in place by the view; no alignment needed), with `k` read at run time (from the envelope).
+///
+/// Where the wide form may run, `k = 8` (the usual filter) gets its own copy with `k` constant, the
+/// only one inlined into the caller; any other `k` takes an out-of-line copy. With both wide copies
+/// inline (each its own masks and shifts over two vector registers), the view's `contains_hash`
+/// was too large for the compiler to inline into a lookup loop: every lookup was a call, reloading
+/// the view's fields, with a `vzeroupper` on the way out, where the owned filter's was inlined. The
+/// narrow form (no wide one in the build) is small and stays inline with the run-time `k`.
 #[cfg(feature = "wire")]
 #[inline(always)]
 pub(crate) fn contains_le(bytes: &[u8; 64], low: u32, k: u32) -> bool {
-    // Where the wide form may run, `k = 8` (the usual filter) gets its own copy with `k` constant.
-    if HAS_WIDE && k == 8 {
-        return dispatch(
-            bytes,
-            move |b| contains_wide(&words_le(b), low, 8),
-            move |b| contains_narrow(&words_le(b), low, 8),
-        );
+    if HAS_WIDE {
+        if k == 8 {
+            return dispatch(
+                bytes,
+                move |b| contains_wide(&words_le(b), low, 8),
+                move |b| contains_narrow(&words_le(b), low, 8),
+            );
+        }
+        return contains_le_any_k(bytes, low, k);
     }
+    contains_le_any_k_inline(bytes, low, k)
+}
+
+/// [`contains_le`] for a `k` other than 8 where the wide form may run: out of line (see there).
+#[cfg(feature = "wire")]
+#[inline(never)]
+fn contains_le_any_k(bytes: &[u8; 64], low: u32, k: u32) -> bool {
+    contains_le_any_k_inline(bytes, low, k)
+}
+
+/// [`contains_le`] at a run-time `k`, through [`dispatch`].
+#[cfg(feature = "wire")]
+#[inline(always)]
+fn contains_le_any_k_inline(bytes: &[u8; 64], low: u32, k: u32) -> bool {
     dispatch(
         bytes,
         move |b| contains_wide(&words_le(b), low, k),

@@ -372,7 +372,16 @@ impl<'a> BlockedBloomRef<'a> {
     /// assert!(view.contains_hash(0xabcd_ef01_2345_6789));
     /// # Ok::<(), sketch_nostd::WireError>(())
     /// ```
-    #[inline]
+    // Always inlined where the kernel has a wide (AVX2) form: the compiler's own choice left it a
+    // call per lookup at x86-64-v3 (1.2x `sbbf-rs-safe` against 0.9x for the owned filter).
+    #[cfg_attr(
+        any(target_feature = "avx2", all(feature = "std", target_arch = "x86_64")),
+        inline(always)
+    )]
+    #[cfg_attr(
+        not(any(target_feature = "avx2", all(feature = "std", target_arch = "x86_64"))),
+        inline
+    )]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
         // The owned filter's kernel (crate::blocked::kernel), over the block's little-endian words.

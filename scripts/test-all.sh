@@ -46,7 +46,25 @@ need_cmd() { # need_cmd COMMAND DEBIAN_PACKAGE...: installs the packages if COMM
     command -v "$cmd" >/dev/null 2>&1 || { echo "error: $cmd still missing after installing $*" >&2; return 1; }
 }
 
+# Disk: a fresh clone's run writes about NEED_MB of build output (target/ and the firmware's
+# tests/firmware/target/, measured on a fresh clone; the rustup targets and the MSRV toolchain come on
+# top, under ~/.rustup). A run that fills the disk fails in the middle of a compiler or test with
+# "No space left on device"; this check fails first, and says how much is missing.
+NEED_MB=${SKETCH_NEED_MB:-3500}
+disk_check() {
+    local have used need
+    have=$(df -Pm . | awk 'NR == 2 { print $4 }')
+    used=$(du -sm target tests/firmware/target 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+    need=$((NEED_MB - used))
+    echo "disk: ${have} MB free here, ${used} MB of build output already present, about ${NEED_MB} MB needed in all"
+    if [ "$have" -lt "$need" ]; then
+        echo "error: not enough free disk for the build: ${have} MB free, about ${need} MB more needed: free some space on this disk first" >&2
+        return 1
+    fi
+}
+
 setup() {
+    disk_check || return 1
     command -v rustup >/dev/null 2>&1 || { echo "error: rustup is required (https://rustup.rs)" >&2; return 1; }
     rustup component add rustfmt clippy >/dev/null 2>&1 || { echo "error: rustup component add rustfmt clippy failed" >&2; return 1; }
     rustup target add "${TARGETS[@]}" >/dev/null || { echo "error: rustup target add ${TARGETS[*]} failed" >&2; return 1; }

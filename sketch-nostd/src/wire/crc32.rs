@@ -2,13 +2,9 @@
 //! frame is written, and over a whole payload when one is checked.
 //!
 //! Computed bit by bit: eight steps a byte (shift right, xor the polynomial if the bit shifted out
-//! was 1), no table. Measured on a Cortex-M0
-//! (`docs/firmware.md`): a firmware inserting into a `MicroBloom<3>` and framing it, minus an empty
-//! firmware, was 2,372 B with the `crc` crate's 256-entry table (1,028 B of them the table), 1,460 B
-//! with its table-less form and 1,288 B with a 16-entry table four bits at a time (the `crc` crate
-//! has no such form: its `Table<16>` is 16 × 256 entries, 16 KB); this loop is 68 B smaller than the
-//! 16-entry table and its two lookups, for about 60 more instructions per framed byte on the M0
-//! (a device frames rarely; its flash is what runs out).
+//! was 1), no table. Why: a device frames rarely and its flash is what runs out, so the smallest
+//! code wins over the fastest; the table-driven and 16-entry forms were measured against it on a
+//! Cortex-M0 (figures and method: `docs/firmware.md`, "The frame CRC").
 //! The value is CRC-32/ISO-HDLC's (the unit tests check it against the `crc` crate's).
 //!
 //! Its own module because both paths use it: the send path (`send.rs`) checksums a frame as

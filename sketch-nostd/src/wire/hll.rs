@@ -1033,7 +1033,7 @@ mod tests {
         for i in 0..100u32 {
             h.insert(&i);
         }
-        // Issue 5's targets for the sparse form: half of a reference server's bytes.
+        // The sparse form's target: half of a reference server's bytes.
         assert!(h.is_sparse() && round_trip(&h) <= 283);
         // The same registers once dense: a register list.
         let mut d = h.clone();

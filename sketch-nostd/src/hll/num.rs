@@ -4,7 +4,7 @@
 //! `imac`), `f64` arithmetic links the compiler's soft-float routines and `libm` (with them, the
 //! firmware test's HyperLogLog family was 14.9 KB of Cortex-M0 code; without, 11.5 KB). The
 //! estimators compute with [`Num`] instead, a non-negative binary floating-point number with a
-//! 64-bit mantissa (11 bits more than `f64`) built from integer operations; `f64` appears only at the
+//! 56-bit mantissa (3 bits more than `f64`) built from integer operations; `f64` appears only at the
 //! public API, converted once (correctly rounded). Identical results on every target do not depend
 //! on it: soft-float is correctly rounded IEEE 754 arithmetic too, and gives the bits a hardware FPU
 //! gives.

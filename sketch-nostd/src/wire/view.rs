@@ -380,8 +380,8 @@ impl<'a> BlockedBloomRef<'a> {
         // The owned filter's kernel (crate::blocked::kernel), over the block's little-endian words.
         // The body held as 64-byte blocks (split once by `new`): the block count is the slice's
         // length (equal to `self.blocks`, checked by `new`, below 2^26), and the index is
-        // `hash::reduce(hash >> 32, blocks)` computed on that length itself, so a lookup loop keeps one
-        // value live for the multiply and the range check across the kernel's call.
+        // `hash::reduce(hash >> 32, blocks)` computed on that length itself, so a lookup loop
+        // keeps one value live for the multiply and the range check across the kernel's call.
         let block = (((hash >> 32) * self.body.len() as u64) >> 32) as usize;
         self.body
             .get(block)

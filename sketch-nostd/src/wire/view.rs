@@ -42,7 +42,7 @@ use super::codec::{read_header, write_envelope, Sink, SliceSource};
 use super::send::Out;
 use super::{SketchKind, Wire};
 use crate::blocked::block_contains_le;
-use crate::hash::{hash64, reduce, Key};
+use crate::hash::{hash64, Key};
 use crate::lookup::{bloom_contains, counting_contains};
 use crate::wire::WireError;
 use crate::{BlockedBloom, Bloom, CountingBloom};
@@ -193,11 +193,12 @@ macro_rules! view_shell {
     (
         $(#[$doc:meta])*
         $Name:ident of $Filter:ident { $size:ident = $size_value:literal: $size_doc:literal }
+        body: [$Unit:ty]
     ) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq)]
         pub struct $Name<'a> {
-            body: &'a [u8],
+            body: &'a [$Unit],
             $size: u32,
             k: u32,
             seed: u64,
@@ -270,6 +271,7 @@ view_shell! {
     /// # Ok::<(), sketch_nostd::WireError>(())
     /// ```
     BloomRef of Bloom { bits = "128": "The number of bits, `m = 64·WORDS`." }
+    body: [u8]
 }
 
 impl<'a> BloomRef<'a> {
@@ -335,6 +337,7 @@ view_shell! {
     /// # Ok::<(), sketch_nostd::WireError>(())
     /// ```
     BlockedBloomRef of BlockedBloom { blocks = "2": "The number of 512-bit blocks." }
+    body: [[u8; 64]]
 }
 
 impl<'a> BlockedBloomRef<'a> {
@@ -352,6 +355,8 @@ impl<'a> BlockedBloomRef<'a> {
     /// As [`BloomRef::new`], with `K` in `1..=8` and a body of exactly `64·BLOCKS` bytes.
     pub fn new(bytes: &'a [u8]) -> Result<Self, WireError> {
         let (blocks, k, seed, body) = open(bytes, SketchKind::BlockedBloom, (64, MAX_UNITS), 8)?;
+        // `open` checked that the body is exactly `64·blocks` bytes: no remainder.
+        let (body, _) = body.as_chunks::<64>();
         Ok(Self {
             body,
             blocks,
@@ -385,11 +390,12 @@ impl<'a> BlockedBloomRef<'a> {
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
         // The owned filter's kernel (crate::blocked::kernel), over the block's little-endian words.
-        // The body as 64-byte blocks: one range check of the block index, no slice arithmetic.
-        let block = reduce((hash >> 32) as u32, self.blocks) as usize;
+        // The body held as 64-byte blocks (split once by `new`): the block count is the slice's
+        // length (equal to `self.blocks`, checked by `new`, below 2^26), and the index is
+        // `hash::reduce(hash >> 32, blocks)` computed on that length itself, so a lookup loop
+        // keeps one value live for the multiply and the range check across the kernel's call.
+        let block = (((hash >> 32) * self.body.len() as u64) >> 32) as usize;
         self.body
-            .as_chunks::<64>()
-            .0
             .get(block)
             .is_some_and(|block| block_contains_le(block, hash as u32, self.k))
     }
@@ -417,6 +423,7 @@ view_shell! {
     /// # Ok::<(), sketch_nostd::WireError>(())
     /// ```
     CountingBloomRef of CountingBloom { counters = "32": "The number of 4-bit counters, `16·WORDS`." }
+    body: [u8]
 }
 
 impl<'a> CountingBloomRef<'a> {

@@ -255,19 +255,22 @@ fn a_failing_firmware_fails_the_run() {
     }
 }
 
+/// The standard output of the ARM binutils `tool` (e.g. `arm-none-eabi-nm`) run with `args` on `elf`.
+fn binutils(tool: &str, args: &[&str], elf: &Path) -> String {
+    require(tool);
+    let out = Command::new(tool)
+        .args(args)
+        .arg(elf)
+        .output()
+        .unwrap_or_else(|e| panic!("run {tool}: {e}"));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// `text data bss` of an ELF, from `arm-none-eabi-size` (Berkeley format), without the stack and heap
 /// reservations: riscv-rt reserves the free RAM as `.stack` and `.heap` sections, which the Berkeley
 /// format counts as bss, where cortex-m-rt's stack is not a section at all.
 fn size_of_elf(elf: &Path) -> [u64; 3] {
-    require("arm-none-eabi-size");
-    let size = |format: &str| {
-        let out = Command::new("arm-none-eabi-size")
-            .arg(format)
-            .arg(elf)
-            .output()
-            .expect("run arm-none-eabi-size");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let size = |format: &str| binutils("arm-none-eabi-size", &[format], elf);
     let berkeley = size("-B");
     let fields: Vec<u64> = berkeley
         .lines()
@@ -296,13 +299,7 @@ fn size_of_elf(elf: &Path) -> [u64; 3] {
 
 /// Names of the symbols of an ELF (`arm-none-eabi-nm`, demangled).
 fn symbols(elf: &Path) -> Vec<String> {
-    require("arm-none-eabi-nm");
-    let out = Command::new("arm-none-eabi-nm")
-        .args(["-C"])
-        .arg(elf)
-        .output()
-        .expect("run arm-none-eabi-nm");
-    String::from_utf8_lossy(&out.stdout)
+    binutils("arm-none-eabi-nm", &["-C"], elf)
         .lines()
         .filter_map(|l| l.split_whitespace().nth(2).map(str::to_owned))
         .collect()
@@ -331,13 +328,7 @@ fn shipped_data(elf: &Path, family: &str) -> u64 {
     let Some(&(_, names)) = SHIPPED_DATA.iter().find(|(f, _)| *f == family) else {
         return 0;
     };
-    require("arm-none-eabi-nm");
-    let out = Command::new("arm-none-eabi-nm")
-        .args(["-C", "-S"])
-        .arg(elf)
-        .output()
-        .expect("run arm-none-eabi-nm");
-    let listing = String::from_utf8_lossy(&out.stdout);
+    let listing = binutils("arm-none-eabi-nm", &["-C", "-S"], elf);
     let sizes: BTreeMap<&str, (u64, &str)> = listing
         .lines()
         .filter_map(|l| {
@@ -403,14 +394,8 @@ fn crate_of(function: &str) -> &str {
 /// compiler could not prove away: an indexing in `postcard`, say, inlined into a `sketch_nostd`
 /// encoder, counts for `postcard`.
 fn panic_sites(elf: &Path) -> BTreeMap<String, usize> {
-    require("arm-none-eabi-objdump");
     require("arm-none-eabi-addr2line");
-    let out = Command::new("arm-none-eabi-objdump")
-        .args(["-d", "-C"])
-        .arg(elf)
-        .output()
-        .expect("run arm-none-eabi-objdump");
-    let listing = String::from_utf8_lossy(&out.stdout);
+    let listing = binutils("arm-none-eabi-objdump", &["-d", "-C"], elf);
     // (function, [(address, callee)]) for every branch with a symbolic target.
     let mut functions: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for line in listing.lines() {

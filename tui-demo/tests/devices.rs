@@ -411,24 +411,17 @@ fn device_mode_titles_and_devices_panel_cut_no_text() {
                 "{w}×{h}: the title is cut: {top:?} in\n{screen}"
             );
         }
-        let rows = panel_rows(&screen, "Devices");
-        for row in &rows {
-            assert!(
-                row.ends_with(' '),
-                "{w}×{h}: a row runs into the panel's edge: {row:?} in\n{screen}"
-            );
-        }
+        let rows = panel_cuts_no_text(
+            &screen,
+            "Devices",
+            &[
+                "frames 16 ok · 0 refused · 0 lost",
+                "lines counted 12,000",
+                "ε·N 119",
+            ],
+            (w, h),
+        );
         let text = rows.join("\n");
-        for whole in [
-            "frames 16 ok · 0 refused · 0 lost",
-            "lines counted 12,000",
-            "ε·N 119",
-        ] {
-            assert!(
-                text.contains(whole),
-                "{w}×{h}: missing {whole:?} in\n{text}"
-            );
-        }
         for id in 1..=DEVICES {
             assert!(
                 rows.iter()
@@ -439,6 +432,31 @@ fn device_mode_titles_and_devices_panel_cut_no_text() {
     }
 }
 
+/// Asserts that no row of `panel` on `screen` runs into the panel's right edge (every row's last
+/// cell is blank) and that each of `wholes` is in its text uncut; returns the rows.
+fn panel_cuts_no_text(
+    screen: &str,
+    panel: &str,
+    wholes: &[&str],
+    (w, h): (u16, u16),
+) -> Vec<String> {
+    let rows = panel_rows(screen, panel);
+    for row in &rows {
+        assert!(
+            row.ends_with(' '),
+            "{w}×{h}: a row runs into the panel's edge: {row:?} in\n{screen}"
+        );
+    }
+    let text = rows.join("\n");
+    for whole in wholes {
+        assert!(
+            text.contains(whole),
+            "{w}×{h}: missing {whole:?} in\n{text}"
+        );
+    }
+    rows
+}
+
 /// At 80×24 (and 120×32, the capture's size, and 120×40) the device-mode Distinct panel cuts no
 /// text: no row runs into the panel's right edge (every row's last cell is blank), and the host's
 /// note on the exact count and the devices' sum are whole.
@@ -447,23 +465,15 @@ fn device_mode_distinct_panel_cuts_no_text_at_80x24() {
     let app = device_app();
     for (w, h) in [(80, 24), (120, 32), (120, 40)] {
         let screen = draw(&app, w, h);
-        let rows = panel_rows(&screen, "Distinct");
-        for row in &rows {
-            assert!(
-                row.ends_with(' '),
-                "{w}×{h}: a row runs into the panel's edge: {row:?} in\n{screen}"
-            );
-        }
-        let text = rows.join("\n");
-        for whole in [
-            "exact    none: the host sees sketches",
-            "sum of the devices' counts 10,",
-            "the merge counts shared lines once",
-        ] {
-            assert!(
-                text.contains(whole),
-                "{w}×{h}: missing {whole:?} in\n{text}"
-            );
-        }
+        panel_cuts_no_text(
+            &screen,
+            "Distinct",
+            &[
+                "exact    none: the host sees sketches",
+                "sum of the devices' counts 10,",
+                "the merge counts shared lines once",
+            ],
+            (w, h),
+        );
     }
 }

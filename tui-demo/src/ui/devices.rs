@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use super::theme::Theme;
 use super::{fitting_cost, framed, kv, panel_block};
 use crate::human::{bytes, count, short};
-use crate::snapshot::FleetStats;
+use crate::snapshot::{DeviceRow, FleetStats};
 
 /// The panel.
 #[derive(Clone, Copy, Debug)]
@@ -20,6 +20,28 @@ pub struct DevicesPanel<'a> {
     pub theme: Theme,
     /// Whether the panel has focus.
     pub focused: bool,
+}
+
+/// A device row's frames ok, refused (in the warning style when any), lost, and lines counted, each
+/// right-aligned in its width (`widths`, in that order) and followed by a space: the cells the
+/// compact and the wide table share.
+fn count_cells(
+    r: &DeviceRow,
+    t: Theme,
+    [ok, bad, lost, counted]: [usize; 4],
+) -> [Span<'static>; 4] {
+    [
+        Span::raw(format!("{:>ok$} ", short(r.ok as f64))),
+        Span::styled(
+            format!("{:>bad$} ", short(r.bad as f64)),
+            if r.bad > 0 { t.warn() } else { t.dim() },
+        ),
+        Span::raw(format!("{:>lost$} ", short(r.lost as f64))),
+        Span::raw(format!(
+            "{:>counted$} ",
+            r.lines.map_or("-".into(), |n| short(n as f64))
+        )),
+    ]
 }
 
 impl DevicesPanel<'_> {
@@ -36,24 +58,19 @@ impl DevicesPanel<'_> {
         )));
         for r in &s.rows {
             let stale = r.last_seen.as_secs_f64() > 5.0;
-            lines.push(Line::from(vec![
+            let mut cells = vec![
                 Span::styled(format!("{:>4} ", r.id), t.value()),
                 Span::styled(
                     format!("{:>4.1}s ", r.last_seen.as_secs_f64().min(99.9)),
                     if stale { t.warn() } else { t.good() },
                 ),
-                Span::raw(format!("{:>4} ", short(r.ok as f64))),
-                Span::styled(
-                    format!("{:>3} ", short(r.bad as f64)),
-                    if r.bad > 0 { t.warn() } else { t.dim() },
-                ),
-                Span::raw(format!("{:>4} ", short(r.lost as f64))),
-                Span::raw(format!(
-                    "{:>5} ",
-                    r.lines.map_or("-".into(), |n| short(n as f64))
-                )),
-                Span::raw(format!("{:>5}", r.distinct.map_or("-".into(), short))),
-            ]));
+            ];
+            cells.extend(count_cells(r, t, [4, 3, 4, 5]));
+            cells.push(Span::raw(format!(
+                "{:>5}",
+                r.distinct.map_or("-".into(), short)
+            )));
+            lines.push(Line::from(cells));
         }
         if s.rows.is_empty() {
             lines.push(Line::from(Span::styled("no device yet: emit 8", t.dim())));
@@ -203,26 +220,21 @@ impl Widget for &DevicesPanel<'_> {
                 }
                 _ => "-".into(),
             };
-            lines.push(Line::from(vec![
+            let mut cells = vec![
                 Span::styled(format!("{:>6} ", r.id), t.value()),
                 Span::styled(from(&r.addr), t.dim()),
                 Span::styled(
                     format!("{:>5.1}s ", r.last_seen.as_secs_f64()),
                     if stale { t.warn() } else { t.good() },
                 ),
-                Span::raw(format!("{:>6} ", short(r.ok as f64))),
-                Span::styled(
-                    format!("{:>5} ", short(r.bad as f64)),
-                    if r.bad > 0 { t.warn() } else { t.dim() },
-                ),
-                Span::raw(format!("{:>5} ", short(r.lost as f64))),
-                Span::raw(format!(
-                    "{:>7} ",
-                    r.lines.map_or("-".into(), |n| short(n as f64))
-                )),
-                Span::raw(format!("{share:>6} ")),
-                Span::raw(format!("{:>8}", r.distinct.map_or("-".into(), short))),
-            ]));
+            ];
+            cells.extend(count_cells(r, t, [6, 5, 5, 7]));
+            cells.push(Span::raw(format!("{share:>6} ")));
+            cells.push(Span::raw(format!(
+                "{:>8}",
+                r.distinct.map_or("-".into(), short)
+            )));
+            lines.push(Line::from(cells));
         }
         if s.rows.is_empty() {
             lines.push(Line::from(Span::styled(

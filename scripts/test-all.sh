@@ -49,8 +49,9 @@ need_cmd() { # need_cmd COMMAND DEBIAN_PACKAGE...: installs the packages if COMM
 # Disk: a fresh clone's run writes about NEED_MB of build output (target/ and the firmware's
 # tests/firmware/target/: 2.7 GB measured on a fresh clone, from 4.9 GB before line-tables-only debug
 # info, the compile-fail tests' move and no incremental caches; the rustup targets and the MSRV
-# toolchain come on top, under ~/.rustup). A run that fills the disk fails in the middle of a compiler or test with
-# "No space left on device"; this check fails first, and says how much is missing.
+# toolchain come on top, under ~/.rustup). A run that fills the disk fails in the middle of a
+# compiler or test with "No space left on device"; this check fails first, and says how much is
+# missing.
 NEED_MB=${SKETCH_NEED_MB:-3000}
 # Incremental compilation caches are close to 1 GB here and do not pay for one full run: off unless
 # the caller asks for them (CARGO_INCREMENTAL=1 ./scripts/test-all.sh when iterating).

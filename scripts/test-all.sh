@@ -160,6 +160,9 @@ cross_builds() {
     cargo clippy -q -p sketch-nostd --no-default-features --all-targets -- -D warnings || return 1
     echo "cargo doc -p sketch-nostd --no-default-features (RUSTDOCFLAGS=-D warnings)"
     RUSTDOCFLAGS="-D warnings" cargo doc -q -p sketch-nostd --no-deps --no-default-features || return 1
+    # The private items' docs too: a contributor reads them with --document-private-items.
+    echo "cargo doc -p sketch-nostd --document-private-items (RUSTDOCFLAGS=-D warnings)"
+    RUSTDOCFLAGS="-D warnings" cargo doc -q -p sketch-nostd --no-deps --document-private-items || return 1
 }
 
 # The library's rust-version (workspace Cargo.toml): build it with exactly that toolchain, with and

@@ -4,7 +4,7 @@
 //! has its own loop, which must stay `const`; a test checks it sets the same bits).
 //!
 //! A key's bits in a block are eight masks, one per 64-bit word: word `i < K` gets bit
-//! `(low·SALT[i] mod 2^32) >> 26` ([`bit_in_word`](super::bit_in_word)), words `i ≥ K` nothing.
+//! `(low·SALT[i] mod 2^32) >> 26` ([`bit_in_word`]), words `i ≥ K` nothing.
 //! The kernel has two forms of the same test and update, and [`dispatch`] picks one:
 //! * the **wide** form, over whole arrays: "no mask bit missing", `OR_i (mask_i AND NOT word_i) ==
 //!   0`, which the compiler vectorises where the target has per-lane variable shifts: with AVX2 it

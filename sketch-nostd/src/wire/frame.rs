@@ -58,7 +58,7 @@ impl<S: Wire> Frame<S> {
         cobs::max_encoding_length(VARINT_MAX + 5 + S::MAX_ENCODED_LEN + CRC_LEN) + 1;
 
     /// Encodes the frame into `buf`, delimiter included, and returns the bytes written. To send a
-    /// sketch without moving it into a `Frame`, use [`encode_frame`](super::encode_frame) (the same
+    /// sketch without moving it into a `Frame`, use [`encode_frame`] (the same
     /// bytes).
     ///
     /// ```
@@ -154,7 +154,7 @@ pub struct RawFrame<'a> {
     pub device: u64,
     /// The sender's sequence number.
     pub seq: u32,
-    /// The sketch's encoding (see [`decode`](super::decode)).
+    /// The sketch's encoding (see [`decode`]).
     pub sketch: &'a [u8],
 }
 
@@ -200,7 +200,7 @@ impl<'a> RawFrame<'a> {
     /// The sketch's envelope.
     ///
     /// # Errors
-    /// As [`peek`](super::peek).
+    /// As [`peek`].
     pub fn header(&self) -> Result<Header, WireError> {
         peek(self.sketch)
     }
@@ -208,7 +208,7 @@ impl<'a> RawFrame<'a> {
     /// Decodes the sketch as an `S`.
     ///
     /// # Errors
-    /// As [`decode`](super::decode).
+    /// As [`decode`].
     pub fn decode_sketch<S: Wire>(&self) -> Result<S, WireError> {
         decode(self.sketch)
     }
@@ -238,7 +238,7 @@ impl<'a> RawFrame<'a> {
     /// Decodes the sketch as an `S` and returns the whole frame.
     ///
     /// # Errors
-    /// As [`decode`](super::decode).
+    /// As [`decode`].
     pub fn to_frame<S: Wire>(&self) -> Result<Frame<S>, WireError> {
         Ok(Frame {
             device: self.device,

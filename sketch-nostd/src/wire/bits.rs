@@ -39,30 +39,32 @@ impl<'a, S: Sink> BitWriter<'a, S> {
         }
     }
 
-    /// `v < 2^31` as a Rice code with parameter `k ≤ MAX_RICE_K`: `v >> k` in unary (that many
-    /// ones, then a zero), then the low `k` bits of `v`, least significant first. The one code the
-    /// encoders write (unary `q` is the Rice code of `q` with `k = 0`), one bit at a time: one
-    /// small loop.
+    /// `v` as a Rice code with parameter `k ≤ MAX_RICE_K`: `v >> k` in unary (that many ones,
+    /// then a zero), then the low `k` bits of `v`, least significant first. The one code the
+    /// encoders write (unary `q` is the Rice code of `q` with `k = 0`), a bit at a time through
+    /// [`bit`](Self::bit): two small loops that keep their four values in registers.
     pub fn rice(&mut self, v: u32, k: u32) -> Result<(), S::Error> {
-        let q = v >> k;
-        // After the `q` ones, the bits of `2v` from the lowest: the unary code's closing zero, then
-        // `v`'s low bits.
+        for _ in 0..v >> k {
+            self.bit(1)?;
+        }
+        // The unary code's closing zero, then `v`'s low bits: the low `k + 1` bits of `2v`.
         let mut low = v << 1;
-        for i in 0..q + 1 + k {
-            let one = if i < q {
-                1
-            } else {
-                let bit = low & 1;
-                low >>= 1;
-                bit
-            };
-            let at = self.bits % 8;
-            self.bits += 1;
-            self.acc |= (one as u8) << at;
-            if at == 7 {
-                self.sink.byte(self.acc)?;
-                self.acc = 0;
-            }
+        for _ in 0..k + 1 {
+            self.bit(low & 1)?;
+            low >>= 1;
+        }
+        Ok(())
+    }
+
+    /// One bit (`b` is 0 or 1). Not inlined: the one copy the Rice loops call.
+    #[inline(never)]
+    fn bit(&mut self, b: u32) -> Result<(), S::Error> {
+        let at = self.bits % 8;
+        self.bits += 1;
+        self.acc |= (b as u8) << at;
+        if at == 7 {
+            self.sink.byte(self.acc)?;
+            self.acc = 0;
         }
         Ok(())
     }

@@ -279,9 +279,8 @@ fn within(low: f64, x: f64, high: f64) -> bool {
 }
 
 /// Emits the three `Hll10` encodings (dense single stream, dense merged, sparse) and a frame, then
-/// the device sketch's encoding and a frame of it, each checked against the sketch the host decodes
-/// (the device's in place into a `DeviceHll10`). One buffer for all six, sized for the larger type,
-/// as a firmware sending both types would have.
+/// the device sketch's ([`device_hll_wire`]). One buffer for all six, sized for the larger type, as
+/// a firmware sending both types would have.
 #[inline(never)]
 fn hll_wire(
     sink: &mut impl Sink,
@@ -298,9 +297,17 @@ fn hll_wire(
     emit(sink, "hll10-merged", merged, &mut buf, spare)?;
     emit(sink, "hll10-small", small, &mut buf, spare)?;
     emit_frame(sink, "hll10-frame", (4, small), &mut buf, spare)?;
+    device_hll_wire(sink, device, &mut buf)
+}
+
+/// Emits the device sketch's encoding and a frame of it into `buf`, each checked against the full
+/// sketch the host decodes (the frame's in place into `DeviceHll10`). Its own function: the sketch
+/// it decodes into is on the stack only while it runs.
+#[inline(never)]
+fn device_hll_wire(sink: &mut impl Sink, device: &DeviceHll10, buf: &mut [u8]) -> Check {
     let mut back = DeviceHll10::new();
-    emit(sink, "devicehll10", device, &mut buf, &mut back)?;
-    emit_frame(sink, "devicehll10-frame", (11, device), &mut buf, &mut back)
+    emit(sink, "devicehll10", device, buf, &mut back)?;
+    emit_frame(sink, "devicehll10-frame", (11, device), buf, &mut back)
 }
 
 const fn max(a: usize, b: usize) -> usize {

@@ -521,11 +521,14 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 /// estimates with, and this family proves its bytes identical on every target.
 ///
 /// The send-path miss (`hll`): the family encodes two sketch types four times and frames each type
-/// once, every result checked (~610 B of the workload's own code), with the dense encoder's three
-/// forms (the best of 56 bases × 8 Rice parameters, sized from a histogram in `u32`; ~880 B), the
-/// sparse coupons' writer (~450 B) and the frame (~260 B). The ceilings are the figures last
-/// measured, plus 2% (rounded up to 16 B).
-const KNOWN_MISSES: &[(&str, u64)] = &[("hll: ops text", 6784), ("hll: send text", 2576)];
+/// once (~600 B of the workload's own calls, the encoder's entry and frame glue inlined into them,
+/// and ~110 B of its names and messages), with the dense encoder's three forms (the best of 56 bases
+/// × 8 Rice parameters, sized from a histogram in `u32`; ~860 B), the full type's state byte,
+/// martingale estimate and sparse coupons' writer (~510 B with the coupon iterator), the device
+/// type's (~140 B) and the sink (~170 B). One full `Hll10` framed alone (`device-hll-full`) is
+/// already 1,844 B of send code. The ceilings are the figures last measured, plus 2% (rounded up
+/// to 16 B).
+const KNOWN_MISSES: &[(&str, u64)] = &[("hll: ops text", 6784), ("hll: send text", 2544)];
 
 /// Checks figures against budgets, with the known misses of [`KNOWN_MISSES`].
 #[derive(Default)]

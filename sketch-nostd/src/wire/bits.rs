@@ -39,30 +39,37 @@ impl<'a, S: Sink> BitWriter<'a, S> {
         }
     }
 
-    /// `v < 2^31` as a Rice code with parameter `k ≤ MAX_RICE_K`: `v >> k` in unary (that many
-    /// ones, then a zero), then the low `k` bits of `v`, least significant first. The one code the
-    /// encoders write (unary `q` is the Rice code of `q` with `k = 0`), one bit at a time: one
-    /// small loop.
+    /// `v` as a Rice code with parameter `k ≤ MAX_RICE_K`: `v >> k` in unary (that many ones,
+    /// then a zero), then the low `k` bits of `v`, least significant first. The one code the
+    /// encoders write (unary `q` is the Rice code of `q` with `k = 0`), a bit at a time through
+    /// [`bit`](Self::bit): two small loops that keep their four values in registers.
     pub fn rice(&mut self, v: u32, k: u32) -> Result<(), S::Error> {
-        let q = v >> k;
-        // After the `q` ones, the bits of `2v` from the lowest: the unary code's closing zero, then
-        // `v`'s low bits.
-        let mut low = v << 1;
-        for i in 0..q + 1 + k {
-            let one = if i < q {
-                1
-            } else {
-                let bit = low & 1;
-                low >>= 1;
-                bit
-            };
-            let at = self.bits % 8;
-            self.bits += 1;
-            self.acc |= (one as u8) << at;
-            if at == 7 {
-                self.sink.byte(self.acc)?;
-                self.acc = 0;
-            }
+        for _ in 0..v >> k {
+            self.bit(1)?;
+        }
+        // The unary code's closing zero, then `v`'s low bits: the low `k + 1` bits of `2v`.
+        self.bits(v << 1, k + 1)
+    }
+
+    /// The low `n ≤ 32` bits of `v`, least significant first: 32 bits from a byte boundary are
+    /// `v`'s four little-endian bytes.
+    pub fn bits(&mut self, mut v: u32, n: u32) -> Result<(), S::Error> {
+        for _ in 0..n {
+            self.bit(v & 1)?;
+            v >>= 1;
+        }
+        Ok(())
+    }
+
+    /// One bit (`b` is 0 or 1). Not inlined: the one copy the Rice loops call.
+    #[inline(never)]
+    fn bit(&mut self, b: u32) -> Result<(), S::Error> {
+        let at = self.bits % 8;
+        self.bits += 1;
+        self.acc |= (b as u8) << at;
+        if at == 7 {
+            self.sink.byte(self.acc)?;
+            self.acc = 0;
         }
         Ok(())
     }
@@ -148,8 +155,10 @@ impl<'a, R: Source> BitReader<'a, R> {
     }
 }
 
-/// Bits of a sorted list coded with Rice parameter `k` for the gaps and unary for `value − 1`: what
-/// [`write_list`] writes.
+/// Bits of a sorted list (strictly increasing indices, values ≥ 1) coded with Rice parameter `k`
+/// for each index's gap from the one after the previous and unary for `value − 1`: the list the
+/// HyperLogLog encoders write (each in one loop with its other forms), and `write_list` in the
+/// tests.
 pub fn list_bits(items: impl Iterator<Item = (u32, u32)>, k: u32) -> u32 {
     let mut next = 0;
     let mut bits = 0;
@@ -194,7 +203,9 @@ pub fn best_list<E>(
 }
 
 /// Writes a sorted list (strictly increasing indices, values ≥ 1): each index's gap from the one
-/// after the previous as a Rice code with parameter `k`, each `value − 1` in unary.
+/// after the previous as a Rice code with parameter `k`, each `value − 1` in unary. The tests'
+/// reference: the encoders write the same bits in their own loops.
+#[cfg(test)]
 pub fn write_list<S: Sink>(
     w: &mut BitWriter<'_, S>,
     k: u32,
@@ -209,7 +220,7 @@ pub fn write_list<S: Sink>(
     Ok(())
 }
 
-/// Reads a sorted list written by [`write_list`] item by item: `count` items with indices below
+/// Reads a sorted list (the bits [`list_bits`] counts) item by item: `count` items with indices below
 /// `limit` and values in `1..=max_value`. After the last item it checks the padding.
 pub struct ListReader<'a, R: Source> {
     bits: BitReader<'a, R>,

@@ -7,7 +7,7 @@
 //! [`SPARSE_INDEX_BITS`](HyperLogLog::SPARSE_INDEX_BITS)). A version-1 sparse body is converted
 //! exactly to the sketch the same keys build now (see [`WireCoupons`]).
 
-use super::bits::{best_list, bytes_for, list_bits, write_list, BitReader, BitWriter, ListReader};
+use super::bits::{best_list, bytes_for, list_bits, BitReader, BitWriter, ListReader};
 use super::codec::{
     envelope_max_len, parts_error, serde_via_wire, unzigzag, varint_len, zigzag, Codec, Sink,
     Source,
@@ -231,8 +231,8 @@ fn compact_size(packed: &[u8], n: u32, max_rank: u32, hist: &mut [u8]) -> (u32, 
 }
 
 /// Writes the bits of a dense body of `n` registers: as a list, each non-zero register's gap from
-/// the one after the previous (Rice, parameter `k`) and its value − 1 (unary), the bits of
-/// [`write_list`]; else every register's zigzagged distance from `base` (Rice, parameter `k`). One
+/// the one after the previous (Rice, parameter `k`) and its value − 1 (unary), the bits
+/// [`list_bits`] counts; else every register's zigzagged distance from `base` (Rice, parameter `k`). One
 /// loop over the registers for writing both.
 fn dense_bits<S: Sink>(
     w: &mut BitWriter<'_, S>,
@@ -382,17 +382,21 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         s.varint(u64::from(count))?;
         if rice {
             s.byte(k as u8)?;
-            let mut w = BitWriter::new(s);
-            write_list(&mut w, k, items())?;
-            w.finish().map(drop)
-        } else {
-            for c in self.coupons() {
-                for b in c.to_le_bytes() {
-                    s.byte(b)?;
-                }
-            }
-            Ok(())
         }
+        // One loop for both forms: a raw coupon is its 32 bits from a byte boundary, its four
+        // little-endian bytes.
+        let mut w = BitWriter::new(s);
+        let mut next = 0;
+        for (index, rank) in items() {
+            if rice {
+                w.rice(index - next, k)?;
+                w.rice(rank - 1, 0)?;
+                next = index + 1;
+            } else {
+                w.bits(index << 6 | rank, 32)?;
+            }
+        }
+        w.finish().map(drop)
     }
 
     /// Reads a sparse body of format `version` (1: 26-bit coupons, converted; 2: this sketch's).
@@ -683,6 +687,7 @@ serde_via_wire!(impl[const P: u8, const BYTES: usize] DeviceHll<P, BYTES>);
 mod tests {
     use super::*;
     use crate::hll::{Hll14, Hll4};
+    use crate::wire::bits::write_list;
     use crate::wire::{decode, encode, encoded_len};
 
     fn round_trip<const P: u8, const BYTES: usize>(h: &HyperLogLog<P, BYTES>) -> usize {

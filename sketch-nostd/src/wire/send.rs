@@ -92,24 +92,23 @@ impl Sink for Out<'_> {
     // One copy, called by every element (inlined into each, it cost ~300 B of M0 code). A frame's
     // byte goes into the checksum, then through COBS.
     #[inline(never)]
-    fn byte(&mut self, b: u8) -> Result<(), Never> {
-        if !self.framed {
-            self.put(b);
-            return Ok(());
-        }
-        self.crc.update(core::slice::from_ref(&b));
-        if b != 0 {
-            self.put(b);
-            if self.at - self.code != 0xFF {
-                return Ok(());
+    fn byte(&mut self, mut b: u8) -> Result<(), Never> {
+        if self.framed {
+            self.crc.update(core::slice::from_ref(&b));
+            if b != 0 {
+                self.put(b);
+                if self.at - self.code != 0xFF {
+                    return Ok(());
+                }
+                b = 0;
             }
+            // The run ends: its code, and (the `put` below) the next run's placeholder.
+            if let Some(code) = self.buf.get_mut(self.code) {
+                *code = (self.at - self.code) as u8;
+            }
+            self.code = self.at;
         }
-        // The run ends: its code, and the next run's placeholder.
-        if let Some(code) = self.buf.get_mut(self.code) {
-            *code = (self.at - self.code) as u8;
-        }
-        self.code = self.at;
-        self.put(0);
+        self.put(b);
         Ok(())
     }
 

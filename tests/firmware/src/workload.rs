@@ -266,8 +266,7 @@ pub fn hll(sink: &mut impl Sink, wire: bool) -> Check {
         return Err("hll: small count not near-exact");
     }
     if wire {
-        hll_wire(sink, &whole, &a, &small, &mut b)?;
-        device_hll_wire(sink, &device)?;
+        hll_wire(sink, (&whole, &a, &small), &mut b, &device)?;
     }
     Ok(())
 }
@@ -279,29 +278,44 @@ fn within(low: f64, x: f64, high: f64) -> bool {
     low.to_bits() <= x.to_bits() && x.to_bits() <= high.to_bits()
 }
 
+/// Emits the three `Hll10` encodings (dense single stream, dense merged, sparse) and a frame, then
+/// the device sketch's ([`device_hll_wire`]). One buffer for all six, sized for the larger type, as
+/// a firmware sending both types would have.
 #[inline(never)]
 fn hll_wire(
     sink: &mut impl Sink,
-    whole: &Hll10,
-    merged: &Hll10,
-    small: &Hll10,
+    (whole, merged, small): (&Hll10, &Hll10, &Hll10),
     spare: &mut Hll10,
+    device: &DeviceHll10,
 ) -> Check {
-    let mut buf = [0u8; Frame::<Hll10>::MAX_ENCODED_LEN];
+    const LEN: usize = max(
+        Frame::<Hll10>::MAX_ENCODED_LEN,
+        Frame::<DeviceHll10>::MAX_ENCODED_LEN,
+    );
+    let mut buf = [0u8; LEN];
     emit(sink, "hll10", whole, &mut buf, spare)?;
     emit(sink, "hll10-merged", merged, &mut buf, spare)?;
     emit(sink, "hll10-small", small, &mut buf, spare)?;
-    emit_frame(sink, "hll10-frame", (4, small), &mut buf, spare)
+    emit_frame(sink, "hll10-frame", (4, small), &mut buf, spare)?;
+    device_hll_wire(sink, device, &mut buf)
 }
 
-/// Emits the device sketch's encoding and a frame of it, each checked against the full sketch the
-/// host decodes (the frame's in place into `DeviceHll10`).
+/// Emits the device sketch's encoding and a frame of it into `buf`, each checked against the full
+/// sketch the host decodes (the frame's in place into `DeviceHll10`). Its own function: the sketch
+/// it decodes into is on the stack only while it runs.
 #[inline(never)]
-fn device_hll_wire(sink: &mut impl Sink, device: &DeviceHll10) -> Check {
-    let mut buf = [0u8; Frame::<DeviceHll10>::MAX_ENCODED_LEN];
+fn device_hll_wire(sink: &mut impl Sink, device: &DeviceHll10, buf: &mut [u8]) -> Check {
     let mut back = DeviceHll10::new();
-    emit(sink, "devicehll10", device, &mut buf, &mut back)?;
-    emit_frame(sink, "devicehll10-frame", (11, device), &mut buf, &mut back)
+    emit(sink, "devicehll10", device, buf, &mut back)?;
+    emit_frame(sink, "devicehll10-frame", (11, device), buf, &mut back)
+}
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
 }
 
 /// The `hll` family's code by operation, for the Cortex-M0 budget report: the first `OPS` operations

@@ -406,45 +406,46 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
 
     /// The lowest-ranked child of heap position `pos`: its heap position and slot, or `None` at a
     /// leaf.
-    #[inline]
-    fn lowest_child(
-        heap: &[u16],
-        slots: &heapless::Vec<Entry<T, C, X>, K>,
-        pos: usize,
-    ) -> Option<(usize, u16)> {
+    ///
+    /// Which child wins is data, not pattern: on a stream of new keys a replaced minimum runs down
+    /// the whole heap and each of its steps plays this tournament, so its three games are selects
+    /// on entries loaded up front (no branch to mispredict), and the function is inlined into the
+    /// sift loops. Measured on the headless `tui-demo report` (3.1M lines of Rust sources, one
+    /// `SpaceSaving<u64, 1000>` step per line): the run's CPU time 0.72 → 0.59 s (median of 5); on
+    /// Cortex-M0 it costs 340 B of code (the tournament is written out in both sift loops).
+    #[inline(always)]
+    fn lowest_child(heap: &[u16], slots: &[Entry<T, C, X>], pos: usize) -> Option<(usize, u16)> {
         let first = ARITY * pos + 1;
-        match heap.get(first..first + ARITY) {
+        if let Some(&[a, b, c, d]) = heap.get(first..first + ARITY) {
             // A full set of children (every inner node but the last): a two-round tournament,
             // whose two first games are independent of each other.
-            Some(&[a, b, c, d]) => {
-                let (i, x) = if Self::lower(slots, b, a) {
-                    (1, b)
+            if let (Some(ea), Some(eb), Some(ec), Some(ed)) = (
+                slots.get(usize::from(a)),
+                slots.get(usize::from(b)),
+                slots.get(usize::from(c)),
+                slots.get(usize::from(d)),
+            ) {
+                let i = usize::from(ranks_below(eb.count, &eb.key, ea.count, &ea.key));
+                let j = 2 + usize::from(ranks_below(ed.count, &ed.key, ec.count, &ec.key));
+                let (x, y) = (if i == 1 { eb } else { ea }, if j == 3 { ed } else { ec });
+                let k = if ranks_below(y.count, &y.key, x.count, &x.key) {
+                    j
                 } else {
-                    (0, a)
+                    i
                 };
-                let (j, y) = if Self::lower(slots, d, c) {
-                    (3, d)
-                } else {
-                    (2, c)
-                };
-                Some(if Self::lower(slots, y, x) {
-                    (first + j, y)
-                } else {
-                    (first + i, x)
-                })
-            }
-            _ => {
-                let kids = heap.get(first..)?;
-                let (&s0, rest) = kids.split_first()?;
-                let mut best = (first, s0);
-                for (i, &s) in (first + 1..).zip(rest) {
-                    if Self::lower(slots, s, best.1) {
-                        best = (i, s);
-                    }
-                }
-                Some(best)
+                let slot = [a, b, c, d].get(k).copied().unwrap_or(a);
+                return Some((first + k, slot));
             }
         }
+        let kids = heap.get(first..)?;
+        let (&s0, rest) = kids.split_first()?;
+        let mut best = (first, s0);
+        for (i, &s) in (first + 1..).zip(rest) {
+            if Self::lower(slots, s, best.1) {
+                best = (i, s);
+            }
+        }
+        Some(best)
     }
 
     /// Moves the entry at heap position `pos` down while a child ranks below it (an entry whose
@@ -492,7 +493,7 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize> Tracker<T, C, X, K> {
 
     /// `true` if slot `a` ranks below slot `b` (see [`ranks_below`]); a missing slot ranks above all.
     #[inline]
-    fn lower(slots: &heapless::Vec<Entry<T, C, X>, K>, a: u16, b: u16) -> bool {
+    fn lower(slots: &[Entry<T, C, X>], a: u16, b: u16) -> bool {
         match (slots.get(usize::from(a)), slots.get(usize::from(b))) {
             (Some(a), Some(b)) => ranks_below(a.count, &a.key, b.count, &b.key),
             (a, _) => a.is_some(),

@@ -390,15 +390,16 @@ pub struct Engine {
     recent: VecDeque<Vec<u8>>,
     micro: Micro,
     ring: [u64; RING],
+    /// The micro filter's bits of each key of `ring`.
+    ring_masks: [u64; RING],
     ring_len: usize,
     ring_next: usize,
     counters: Counters,
     exact: Exact,
     until_check: u32,
-    /// The windows: per-interval sketches; since start is their merge.
-    windows: Ring,
-    /// Reused buffer for keys made of fields.
-    key_buf: Vec<u8>,
+    /// The windows: per-interval sketches; since start is their merge. Shared with the sketch
+    /// worker, which counts a batch's lines in them while this thread runs the filters.
+    windows: super::worker::Windows,
     /// `--value-field N`: the field's quantile sketch since the start, and its exact values.
     values: Option<super::values::ValueField>,
 }
@@ -424,15 +425,22 @@ impl Engine {
             recent: VecDeque::with_capacity(RECENT),
             micro: Micro::new(),
             ring: [0; RING],
+            ring_masks: [0; RING],
             ring_len: 0,
             ring_next: 0,
             counters: Counters::default(),
             exact: Exact::new(exact_cap),
             until_check: CHECK_EVERY,
-            windows,
-            key_buf: Vec::new(),
+            windows: super::worker::Windows::new(windows),
             values,
         }
+    }
+
+    /// Keys a batch needs for the windows' sketches to be counted on the sketch worker's thread
+    /// ([`worker::PARALLEL_KEYS`](super::worker::PARALLEL_KEYS) unless set; `usize::MAX` keeps
+    /// every batch on the caller's thread). The answers are the same either way.
+    pub fn set_parallel_keys(&mut self, n: usize) {
+        self.windows.set_parallel_keys(n);
     }
 
     /// Forgets everything seen so far; the run's time starts again at 0.
@@ -447,47 +455,75 @@ impl Engine {
         self.windows.advance(now, &self.counters);
     }
 
-    /// Counts every line of a batch.
+    /// Counts every line of a batch (a copy of it goes to the sketch worker: [`apply_shared`]
+    /// takes a batch the caller shares instead).
+    ///
+    /// [`apply_shared`]: Self::apply_shared
     pub fn apply(&mut self, batch: &Batch) {
-        let mut key = std::mem::take(&mut self.key_buf);
+        self.apply_shared(&std::sync::Arc::new(batch.clone()));
+    }
+
+    /// Counts every line of a batch, in two passes: the keys first (their bytes and hashes, the
+    /// totals and `--value-field`), then the sketches of the windows (HyperLogLog, Space-Saving)
+    /// and the rest (exact table, dedupe and micro filters) over those keys. The two halves of the
+    /// second pass touch nothing in common, so a large batch runs them at once, the windows' on
+    /// the sketch worker's thread ([`super::worker`]), which may still be at it when this returns:
+    /// every answer is the one a single thread gives (both halves see the keys in input order,
+    /// and every read of the windows waits for the worker).
+    pub fn apply_shared(&mut self, batch: &std::sync::Arc<Batch>) {
+        let mut keys = self.windows.take_keys();
+        self.keys_of(batch, &mut keys);
+        let keys = self.windows.count(batch, keys);
+        for k in keys.iter() {
+            let seen = self.exact.observe(k.hash, k.len);
+            self.dedupe(keys.shown(batch, k), k.hash, seen);
+            self.micro(k.hash);
+        }
+        self.counters.totals.lines += keys.len() as u64;
+        self.counters.totals.bytes += batch.input_bytes;
+    }
+
+    /// The first pass of [`apply_shared`](Self::apply_shared): each line's key (a slice of the
+    /// line, or made into the keys' buffer) with its hash and length, the totals and the values.
+    fn keys_of(&mut self, batch: &Batch, keys: &mut super::worker::Keys) {
         let options = std::sync::Arc::clone(&self.options);
+        // A key of one field is a slice of the line: no copy, and when it is all of the line
+        // (`--field 1-` on a line without surrounding space) the reader's hash serves.
+        let sliced = options.strip.is_none() && options.rule.is_line();
         for (bytes, line) in batch.iter() {
             let totals = &mut self.counters.totals;
             totals.crlf += u64::from(line.crlf);
             totals.long += u64::from(line.long.is_some());
             totals.non_utf8 += u64::from(!line.utf8);
             if self.values.is_some() {
-                self.value(options.strip.as_ref().map_or(bytes, |s| s.strip(bytes)));
+                self.value(
+                    options.strip.as_ref().map_or(bytes, |s| s.strip(bytes)),
+                    keys,
+                );
             }
-            // A key of one field is a slice of the line: no copy, and when it is all of the line
-            // (`--field 1-` on a line without surrounding space) the reader's hash serves.
-            let single = (options.strip.is_none() && options.rule.is_line())
-                .then(|| options.key.range(bytes))
-                .flatten();
+            let single = sliced.then(|| options.key.range(bytes)).flatten();
             if let Some((range, complete)) = single {
                 self.counters.totals.missing_field += u64::from(!complete);
                 let whole = range.start == 0 && range.end == bytes.len() && line.long.is_none();
-                let k = bytes.get(range).unwrap_or_default();
+                let k = bytes.get(range.clone()).unwrap_or_default();
                 let hash = if whole { line.hash } else { hash64(k, SEED) };
-                self.line(k, hash, k.len() as u64);
+                keys.of_line(line, range, hash, k.len() as u64);
                 continue;
             }
             // Keys come from the bytes kept: for a streamed long line, its first 256.
-            match options.key_of(bytes, &mut key) {
+            match options.key_of(bytes, keys.scratch()) {
                 KeyFound::Whole => {
                     let len = line.long.map_or(bytes.len() as u64, |l| l.len);
-                    self.line(bytes, line.hash, len);
+                    keys.of_line(line, 0..bytes.len(), line.hash, len);
                 }
                 KeyFound::Made(complete) => {
                     self.counters.totals.missing_field += u64::from(!complete);
-                    self.line(&key, hash64(key.as_slice(), SEED), key.len() as u64);
+                    keys.made();
                 }
                 // No key in the line (no match, not JSON, no such field): not counted.
                 KeyFound::Missing => self.counters.totals.missing_field += 1,
             }
         }
-        self.key_buf = key;
-        self.counters.totals.bytes += batch.input_bytes;
     }
 
     /// Counts one key: `shown` is its bytes (or a prefix of them), `hash` the hash of all of it.
@@ -495,18 +531,19 @@ impl Engine {
         self.counters.totals.lines += 1;
         let seen = self.exact.observe(hash, len);
         // Into the open interval only: since start is the merge of the intervals.
-        self.windows.line(shown, hash);
+        self.windows.lock().line(shown, hash);
         self.dedupe(shown, hash, seen);
         self.micro(hash);
     }
 
-    /// `--value-field`: counts the field of one line (after the timestamp strip).
-    fn value(&mut self, text: &[u8]) {
+    /// `--value-field`: counts the field of one line (after the timestamp strip); the value goes
+    /// to the windows with the batch's keys.
+    fn value(&mut self, text: &[u8], keys: &mut super::worker::Keys) {
         let Some(v) = self.values.as_mut() else {
             return;
         };
         match v.line(text) {
-            Some(x) => self.windows.value(x),
+            Some(x) => keys.value(x),
             None => self.counters.values_missing += 1,
         }
     }
@@ -568,21 +605,25 @@ impl Engine {
             if let Some(slot) = self.ring.get_mut(self.ring_next) {
                 *slot = hash;
             }
+            if let Some(slot) = self.ring_masks.get_mut(self.ring_next) {
+                *slot = Micro::mask_of_hash(hash);
+            }
             self.ring_next = (self.ring_next + 1) % RING;
             self.ring_len = (self.ring_len + 1).min(RING);
-            self.micro = Micro::new();
-            for &h in self.ring.get(..self.ring_len).unwrap_or_default() {
-                self.micro.insert_hash(h);
-            }
+            let masks = self.ring_masks.get(..self.ring_len).unwrap_or_default();
+            self.micro = Micro::from_parts(masks.iter().fold(0, |bits, m| bits | m));
         }
     }
 
     /// Writes the engine's figures since the start into a snapshot (the caller fills in timing
     /// and the source).
     pub fn fill(&self, snap: &mut Snapshot) {
-        let (distinct, heavy) = self.windows.since_start();
+        let ((distinct, heavy), now) = {
+            let w = self.windows.lock();
+            (w.since_start(), w.now())
+        };
         self.fill_parts(snap, &self.counters, &distinct, &heavy, true);
-        snap.window = Some(self.window_stats(Window::All, 0, self.windows.now()));
+        snap.window = Some(self.window_stats(Window::All, 0, now));
         snap.quantiles = self
             .values
             .as_ref()
@@ -594,7 +635,8 @@ impl Engine {
     /// state (fill, false-positive estimates, recent lines) is their state now; exact counts are
     /// kept since the start only, so a window shows none.
     pub fn fill_window(&mut self, snap: &mut Snapshot, w: Window) {
-        let Some(m) = self.windows.window(w) else {
+        let merged = self.windows.lock().window(w);
+        let Some(m) = merged else {
             self.fill(snap);
             return;
         };
@@ -615,16 +657,17 @@ impl Engine {
         intervals: usize,
         covered: std::time::Duration,
     ) -> WindowStats {
-        let (lines, distinct) = self.windows.history(&self.counters);
+        let ring = self.windows.lock();
+        let (lines, distinct) = ring.history(&self.counters);
         WindowStats {
             window: w,
             label: w.label(),
             covered,
             intervals,
             interval: crate::window::INTERVAL,
-            held: self.windows.len(),
-            bytes: self.windows.len() as u64 * self.windows.bytes_per_interval(),
-            max_bytes: (crate::window::INTERVALS as u64 + 1) * self.windows.bytes_per_interval(),
+            held: ring.len(),
+            bytes: ring.len() as u64 * ring.bytes_per_interval(),
+            max_bytes: (crate::window::INTERVALS as u64 + 1) * ring.bytes_per_interval(),
             lines,
             distinct,
         }
@@ -687,7 +730,7 @@ impl Engine {
     /// the text of the lines it may show.
     #[must_use]
     pub fn saved(&self) -> crate::saved::Saved {
-        let (distinct, heavy) = self.windows.since_start();
+        let (distinct, heavy) = self.windows.lock().since_start();
         crate::saved::Saved {
             distinct,
             heavy: heavy.heavy,
@@ -847,6 +890,64 @@ mod tests {
         let saved = e.saved();
         assert_eq!(saved.distinct.cardinality(), one.cardinality());
         assert_eq!(saved.heavy.total(), lines);
+    }
+
+    /// The sketch worker changes no answer: batches of synthetic lines (one key per field 2,
+    /// whole lines, a key made of two fields, and values) over 70 intervals, counted by an engine
+    /// that hands every batch to the worker thread and by one that hands none, give the same
+    /// snapshot for every window and the same saved sketches.
+    #[test]
+    fn the_sketch_worker_changes_no_answer() {
+        use crate::source::synthetic::Generator;
+        use crate::window::INTERVAL;
+        for (what, key, value_field) in [
+            ("whole lines", KeyFields::whole_line(), None),
+            ("field 1-", KeyFields::parse("1-").unwrap(), None),
+            (
+                "fields 1,7 and values",
+                KeyFields::parse("1,7").unwrap(),
+                Some(9),
+            ),
+        ] {
+            let options = EngineOptions {
+                key,
+                value_field,
+                ..EngineOptions::default()
+            };
+            let mut threaded = Engine::new(options.clone());
+            threaded.set_parallel_keys(1);
+            let mut alone = Engine::new(options);
+            alone.set_parallel_keys(usize::MAX);
+            let mut g = Generator::new(5);
+            let mut line = Vec::new();
+            for i in 0..70u32 {
+                let mut b = Batch::default();
+                for _ in 0..1_000 + 37 * i {
+                    line.clear();
+                    g.next_line(&mut line);
+                    b.push(&line);
+                }
+                for e in [&mut threaded, &mut alone] {
+                    e.advance(INTERVAL * i / 2);
+                    e.apply(&b);
+                }
+            }
+            assert!(threaded.windows.is_threaded(), "{what}");
+            assert!(!alone.windows.is_threaded(), "{what}");
+            for w in [Window::All, Window::Min1, Window::Min5, Window::Min15] {
+                let (mut a, mut b) = (Snapshot::default(), Snapshot::default());
+                threaded.fill_window(&mut a, w);
+                alone.fill_window(&mut b, w);
+                assert_eq!(a, b, "{what}, {w:?}");
+                assert!(a.totals.lines > 0);
+            }
+            let (a, b) = (threaded.saved(), alone.saved());
+            assert_eq!(
+                (a.distinct, a.heavy, a.names),
+                (b.distinct, b.heavy, b.names),
+                "{what}"
+            );
+        }
     }
 
     /// A one-field key's range in the line is exactly the key `extract` writes, and a missing

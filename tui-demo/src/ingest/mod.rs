@@ -7,6 +7,7 @@ pub mod fleet;
 pub mod key;
 pub mod ring;
 pub mod values;
+pub mod worker;
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -395,7 +396,8 @@ impl Ingest {
                     match source.recv_timeout(until.saturating_duration_since(Instant::now())) {
                         Ok(SourceMsg::Lines(batch)) => {
                             self.engine.advance(self.time());
-                            self.engine.apply(&batch);
+                            let batch = Arc::new(batch);
+                            self.engine.apply_shared(&batch);
                             if let Some(r) = self.redis.as_mut() {
                                 r.lines(&batch); // REDIS HOOK
                             }

@@ -1,0 +1,346 @@
+//! The sketch worker: a second thread for the windows' sketches.
+//!
+//! A batch's lines go through two kinds of state that never touch each other: the windows' ring
+//! (each interval's HyperLogLog and Space-Saving summary, more than half of a line's cost) and the
+//! rest (the exact table, the dedupe and micro filters, the counters). Once the engine has made a
+//! batch's keys ([`Keys`]: each key's bytes and hash, in input order), it hands them to the worker
+//! thread, which counts them in the ring, and runs the rest over the same keys itself; then it
+//! goes on to the next batch while the worker may still be at this one (at most two batches are
+//! with it). The worker does its jobs in the order sent, moving the ring's time
+//! ([`Windows::advance`]) between batches as the engine would; every other use of the ring
+//! ([`Windows::lock`]: a snapshot, a save, a small batch) first waits until the worker is done. So
+//! both halves see every key in input order and every answer is the one a single thread gives.
+//!
+//! A small batch (a followed file's few new lines) is counted on the engine's thread: handing it
+//! over would cost more than it saves.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::ops::Range;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use sketch_nostd::hash::hash64;
+
+use super::ring::{Counters, Ring};
+use super::SEED;
+use crate::source::{Batch, Line};
+
+/// Keys a batch needs for its windows' share to go to the worker thread. Handing a batch over
+/// costs two channel messages and a thread wake-up (some microseconds); 256 keys take about
+/// 50 µs of the ring's time.
+pub const PARALLEL_KEYS: usize = 256;
+
+/// The windows' ring, shared with the worker thread, and the engine's side of the worker. Every
+/// use of the ring ([`lock`](Self::lock)) first waits for the batches the worker holds. A clone is
+/// a copy of the ring, without a thread (it starts its own).
+pub struct Windows {
+    ring: Arc<Mutex<Ring>>,
+    worker: RefCell<Worker>,
+}
+
+impl Windows {
+    /// Shares `ring`.
+    #[must_use]
+    pub fn new(ring: Ring) -> Self {
+        Self {
+            ring: Arc::new(Mutex::new(ring)),
+            worker: RefCell::default(),
+        }
+    }
+
+    /// The ring, once the worker thread has counted every batch it was given.
+    ///
+    /// # Panics
+    /// If the worker thread panicked (the ring would miss some keys).
+    pub fn lock(&self) -> MutexGuard<'_, Ring> {
+        self.worker.borrow_mut().sync();
+        self.ring.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Empty keys for the next batch (the buffers of a batch counted before).
+    pub fn take_keys(&self) -> Keys {
+        let mut keys = std::mem::take(&mut self.worker.borrow_mut().spare);
+        keys.clear();
+        keys
+    }
+
+    /// Moves the ring to the run's time `now` ([`Ring::advance`]), after the batches the worker
+    /// holds: the worker does it if it holds any.
+    pub fn advance(&self, now: Duration, counters: &Counters) {
+        let mut worker = self.worker.borrow_mut();
+        if worker.in_flight > 0 {
+            worker.send(Job::Advance(now, Box::new(counters.clone())));
+        } else {
+            drop(worker);
+            self.lock().advance(now, counters);
+        }
+    }
+
+    /// Counts `keys` (of `batch`) in the ring: a large batch on the worker thread, which may still
+    /// be at it when this returns (at most two batches are with it), a small one here and now.
+    /// The keys come back for the caller's own pass over them.
+    pub fn count(&self, batch: &Arc<Batch>, keys: Keys) -> Arc<Keys> {
+        let keys = Arc::new(keys);
+        let mut worker = self.worker.borrow_mut();
+        if keys.len() >= worker.threshold() {
+            if worker.thread.is_none() {
+                worker.thread = spawn(&self.ring);
+            }
+            if worker.thread.is_some() {
+                while worker.in_flight >= IN_FLIGHT {
+                    worker.wait_one();
+                }
+                worker.send(Job::Count(Arc::clone(batch), Arc::clone(&keys)));
+                return keys;
+            }
+        }
+        drop(worker);
+        keys.count_in(&mut self.lock(), batch);
+        keys
+    }
+
+    /// Keys a batch needs to go to the worker thread ([`PARALLEL_KEYS`] unless set); `usize::MAX`
+    /// keeps every batch on the engine's thread.
+    pub fn set_parallel_keys(&self, n: usize) {
+        self.worker.borrow_mut().parallel_keys = n;
+    }
+
+    /// Whether the worker thread has started.
+    #[must_use]
+    pub fn is_threaded(&self) -> bool {
+        self.worker.borrow().thread.is_some()
+    }
+}
+
+impl Clone for Windows {
+    fn clone(&self) -> Self {
+        let copy = Self::new(self.lock().clone());
+        copy.set_parallel_keys(self.worker.borrow().parallel_keys);
+        copy
+    }
+}
+
+impl fmt::Debug for Windows {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.lock().fmt(f)
+    }
+}
+
+/// One key of a batch: where its bytes are, its hash and its length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key {
+    /// Its bytes: `start..end` of the batch's data, or of the keys' own buffer if `made`.
+    start: u32,
+    end: u32,
+    made: bool,
+    /// `hash64(key, SEED)` of all of the key.
+    pub hash: u64,
+    /// Its length in bytes (of all of it, for a streamed long line).
+    pub len: u64,
+}
+
+/// The keys of a batch, in input order, and the `--value-field` values to count with them.
+#[derive(Clone, Debug, Default)]
+pub struct Keys {
+    keys: Vec<Key>,
+    /// The bytes of the keys made of fields, a regex capture or a JSON value.
+    made: Vec<u8>,
+    /// Where a key is made before it is kept.
+    scratch: Vec<u8>,
+    values: Vec<f64>,
+}
+
+impl Keys {
+    /// Empties it, keeping its allocations.
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.made.clear();
+        self.values.clear();
+    }
+
+    /// A key that is `range` of `line`'s bytes.
+    pub fn of_line(&mut self, line: &Line, range: Range<usize>, hash: u64, len: u64) {
+        let at = line.start as usize;
+        self.keys.push(Key {
+            start: (at + range.start) as u32,
+            end: (at + range.end) as u32,
+            made: false,
+            hash,
+            len,
+        });
+    }
+
+    /// The buffer a key is made in before [`made`](Self::made) keeps it.
+    pub fn scratch(&mut self) -> &mut Vec<u8> {
+        &mut self.scratch
+    }
+
+    /// Keeps the key made in [`scratch`](Self::scratch), hashed.
+    pub fn made(&mut self) {
+        let start = self.made.len();
+        self.made.extend_from_slice(&self.scratch);
+        self.keys.push(Key {
+            start: start as u32,
+            end: self.made.len() as u32,
+            made: true,
+            hash: hash64(self.scratch.as_slice(), SEED),
+            len: self.scratch.len() as u64,
+        });
+    }
+
+    /// A `--value-field` value of the batch.
+    pub fn value(&mut self, x: f64) {
+        self.values.push(x);
+    }
+
+    /// The keys, in input order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Key> {
+        self.keys.iter()
+    }
+
+    /// How many keys.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    /// The bytes of `key`, a key of these keys made from `batch`.
+    #[must_use]
+    pub fn shown<'a>(&'a self, batch: &'a Batch, key: &Key) -> &'a [u8] {
+        let from = if key.made { &self.made } else { &batch.data };
+        from.get(key.start as usize..key.end as usize)
+            .unwrap_or_default()
+    }
+
+    /// Counts the keys and values in the ring's open interval.
+    fn count_in(&self, ring: &mut Ring, batch: &Batch) {
+        for k in &self.keys {
+            ring.line(self.shown(batch, k), k.hash);
+        }
+        for &x in &self.values {
+            ring.value(x);
+        }
+    }
+}
+
+/// Batches the worker thread may hold at once (each holds its batch's memory).
+const IN_FLIGHT: usize = 2;
+
+/// Work for the worker thread, done in the order sent.
+enum Job {
+    /// [`Ring::advance`] with the engine's counters of that moment.
+    Advance(Duration, Box<Counters>),
+    /// Count a batch's keys.
+    Count(Arc<Batch>, Arc<Keys>),
+}
+
+/// The worker thread's end of the engine: jobs go one way, and each comes back done (with the
+/// keys, for their buffers).
+struct Thread {
+    jobs: Sender<Job>,
+    done: Receiver<Option<Arc<Keys>>>,
+}
+
+/// The engine's side of the sketch worker: the thread (started with the first large batch), the
+/// jobs it holds, and the keys' buffers between batches.
+#[derive(Default)]
+struct Worker {
+    thread: Option<Thread>,
+    /// Jobs sent and not yet done.
+    in_flight: usize,
+    /// A batch's keys, kept for their allocations.
+    spare: Keys,
+    /// Keys a batch needs to go to the thread (0: [`PARALLEL_KEYS`]).
+    parallel_keys: usize,
+}
+
+impl Worker {
+    fn threshold(&self) -> usize {
+        if self.parallel_keys == 0 {
+            PARALLEL_KEYS
+        } else {
+            self.parallel_keys
+        }
+    }
+
+    /// Sends a job to the thread.
+    ///
+    /// # Panics
+    /// If the thread is gone (it panicked on an earlier job).
+    fn send(&mut self, job: Job) {
+        let sent = self.thread.as_ref().map(|t| t.jobs.send(job));
+        if !matches!(sent, Some(Ok(()))) {
+            self.thread = None;
+            panic!("the sketch worker thread stopped: the windows miss some lines");
+        }
+        self.in_flight += 1;
+    }
+
+    /// Waits for the oldest job the thread holds.
+    ///
+    /// # Panics
+    /// If the thread panicked.
+    fn wait_one(&mut self) {
+        match self.thread.as_ref().map(|t| t.done.recv()) {
+            Some(Ok(keys)) => {
+                self.in_flight -= 1;
+                // The thread dropped the batch; the engine's pass over the keys is over.
+                if let Some(keys) = keys.and_then(|k| Arc::try_unwrap(k).ok()) {
+                    self.spare = keys;
+                }
+            }
+            _ => {
+                self.thread = None;
+                self.in_flight = 0;
+                panic!("the sketch worker thread stopped: the windows miss some lines");
+            }
+        }
+    }
+
+    /// Waits for every job the thread holds.
+    fn sync(&mut self) {
+        while self.in_flight > 0 {
+            self.wait_one();
+        }
+    }
+}
+
+/// Starts the worker thread on the windows' ring; `None` if no thread can start (every batch is
+/// then counted on the engine's thread).
+fn spawn(ring: &Arc<Mutex<Ring>>) -> Option<Thread> {
+    let (jobs, rx) = channel::<Job>();
+    let (tx, done) = channel();
+    let ring = Arc::clone(ring);
+    std::thread::Builder::new()
+        .name("sketches".into())
+        .spawn(move || {
+            // Ends when the engine drops its sender (the engine is gone or was reset).
+            while let Ok(job) = rx.recv() {
+                let mut ring = ring.lock().unwrap_or_else(PoisonError::into_inner);
+                let keys = match job {
+                    Job::Advance(now, counters) => {
+                        ring.advance(now, &counters);
+                        None
+                    }
+                    Job::Count(batch, keys) => {
+                        keys.count_in(&mut ring, &batch);
+                        Some(keys)
+                    }
+                };
+                drop(ring);
+                if tx.send(keys).is_err() {
+                    return;
+                }
+            }
+        })
+        .ok()?;
+    Some(Thread { jobs, done })
+}

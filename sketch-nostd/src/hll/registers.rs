@@ -92,6 +92,29 @@ pub(crate) fn raise(bytes: &mut [u8], i: usize, value: u8) -> Option<u8> {
     Some(old)
 }
 
+/// Sets register `i` to `value` (below 64; nothing if `i` is past the end), writing only the bytes
+/// that hold it. Used to rebuild the dense array in place from the sparse form (see
+/// `sparse::to_dense`).
+#[inline]
+pub(crate) fn put(bytes: &mut [u8], i: usize, value: u8) {
+    let (at, shift) = locate(i);
+    let Some(&lo) = bytes.get(at) else {
+        return;
+    };
+    let hi = u16::from(bytes.get(at.wrapping_add(1)).copied().unwrap_or(0));
+    let window = (u16::from(lo) | hi << 8) & !(63 << shift) | u16::from(value & 63) << shift;
+    let [lo, hi] = window.to_le_bytes();
+    if let Some(b) = bytes.get_mut(at) {
+        *b = lo;
+    }
+    // Shifts 0 and 2 keep the register inside one byte; the last register always has shift 2.
+    if shift > 2 {
+        if let Some(b) = bytes.get_mut(at.wrapping_add(1)) {
+            *b = hi;
+        }
+    }
+}
+
 /// Every register value in order (four per 3-byte group; a trailing partial group is ignored).
 pub(crate) fn iter(bytes: &[u8]) -> impl Iterator<Item = u8> + '_ {
     bytes.chunks_exact(3).flat_map(|g| match *g {
@@ -145,55 +168,6 @@ const fn max_lanes(x: u32, y: u32) -> u32 {
     // 0x3f in the lanes where x ≥ y, 0 elsewhere.
     let keep = ge - (ge >> 6);
     x & keep | y & !keep
-}
-
-/// Streams register values, in ascending register order, into packed bytes from the start of a
-/// buffer. Used to rebuild the dense array in place from the sparse form (see `sparse::to_dense`):
-/// after register `j` has been pushed, only bytes below `(6j + 6) / 8` have been written.
-pub(crate) struct PackedWriter {
-    acc: u32,
-    bits: u32,
-    at: usize,
-    next: usize,
-}
-
-impl PackedWriter {
-    pub(crate) const fn new() -> Self {
-        Self {
-            acc: 0,
-            bits: 0,
-            at: 0,
-            next: 0,
-        }
-    }
-
-    /// Index of the next register to be written.
-    pub(crate) const fn next_register(&self) -> usize {
-        self.next
-    }
-
-    /// Writes the next register.
-    #[inline]
-    pub(crate) fn push(&mut self, bytes: &mut [u8], value: u8) {
-        self.acc |= u32::from(value & 63) << self.bits;
-        self.bits += 6;
-        self.next += 1;
-        while self.bits >= 8 {
-            if let Some(b) = bytes.get_mut(self.at) {
-                *b = self.acc as u8;
-            }
-            self.at += 1;
-            self.acc >>= 8;
-            self.bits -= 8;
-        }
-    }
-
-    /// Writes zeros up to (not including) register `end`.
-    pub(crate) fn zeros_until(&mut self, bytes: &mut [u8], end: usize) {
-        while self.next < end {
-            self.push(bytes, 0);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -277,15 +251,19 @@ mod tests {
     }
 
     #[test]
-    fn writer_matches_raise_and_max_assign_is_registerwise() {
-        let mut a = [0u8; 24];
-        let mut w = PackedWriter::new();
-        w.zeros_until(&mut a, 3);
-        w.push(&mut a, 17);
-        w.zeros_until(&mut a, 32);
+    fn put_sets_one_register_and_max_assign_is_registerwise() {
+        let mut a = [0xffu8; 24];
+        for i in (0..3).chain(4..32) {
+            put(&mut a, i, 0);
+            assert_eq!(get(&a, i), 0);
+            assert_eq!(get(&a, i + 1), if i < 31 { 63 } else { 0 }); // the next one untouched
+        }
+        put(&mut a, 32, 5); // past the end: nothing
+        let mut b = [0u8; 24];
+        raise(&mut b, 3, 63);
+        assert_eq!(a, b);
         let mut b = [0u8; 24];
         raise(&mut b, 3, 17);
-        assert_eq!(a, b);
         let mut c = [0u8; 24];
         raise(&mut c, 3, 9);
         raise(&mut c, 31, 40);

@@ -22,7 +22,7 @@
 //! streaming registers in ascending order from byte 0 never overwrites a slot that has not been read
 //! yet; only the `W ≤ 32` overflow slots are copied to the stack first. No 12 KB temporary is needed.
 
-use super::registers::PackedWriter;
+use super::registers;
 
 /// Key bits of a coupon beyond the `p` that choose its dense register.
 pub(crate) const EXTRA_BITS: u32 = 7;
@@ -263,65 +263,52 @@ impl Cursor {
     }
 }
 
-/// Folds sorted coupons into registers and writes them with a [`PackedWriter`].
-struct Rebuild {
-    writer: PackedWriter,
-    current: Option<(usize, u8)>,
-    p: u32,
-}
-
-impl Rebuild {
-    fn feed(&mut self, bytes: &mut [u8], coupon: u32) {
-        let (j, rank) = register_of(coupon, self.p);
-        match self.current {
-            Some((cj, cr)) if cj == j => self.current = Some((j, cr.max(rank))),
-            Some((cj, cr)) => {
-                self.write(bytes, cj, cr);
-                self.current = Some((j, rank));
-            }
-            None => self.current = Some((j, rank)),
-        }
-    }
-
-    /// Writes register `j` (and the zero registers before it), unless the writer is already past it.
-    fn write(&mut self, bytes: &mut [u8], j: usize, rank: u8) {
-        self.writer.zeros_until(bytes, j);
-        if self.writer.next_register() == j {
-            self.writer.push(bytes, rank);
-        }
-    }
-
-    fn finish(mut self, bytes: &mut [u8], registers: usize) {
-        if let Some((cj, cr)) = self.current {
-            self.write(bytes, cj, cr);
-        }
-        self.writer.zeros_until(bytes, registers);
-    }
-}
-
 /// Rewrites the sparse form in `bytes` as packed dense registers at precision `p`, in place.
+///
+/// The coupons are read in logical order (sorted by key, so by register, the coupons of one
+/// register in a row). A coupon's register is written with the largest rank of its coupons so far,
+/// after every register since the last coupon's is cleared: those writes lie below the end of its
+/// image, which lies in or before its home slot (see the module docs), so in or before the slot
+/// just read. The overflow slots, physically first, are copied to the stack beforehand. A last
+/// step past the end clears the registers after the last coupon's. Registers are written one at
+/// a time (no `memset` routine linked for a byte fill).
 pub(crate) fn to_dense(bytes: &mut [u8], p: u32) {
     let (t, w) = (slots(bytes.len()), overflow_slots(bytes.len()));
     let mut overflow = [0u32; MAX_OVERFLOW];
     for (slot, o) in overflow.iter_mut().enumerate().take(w) {
         *o = read(bytes, slot);
     }
-    let mut rebuild = Rebuild {
-        writer: PackedWriter::new(),
-        current: None,
-        p,
-    };
-    for slot in w..t {
-        // Everything written so far lies below byte 4·slot (see the module docs).
-        let c = read(bytes, slot);
-        if c != 0 {
-            rebuild.feed(bytes, c);
+    // The register written last (none yet: the next one is 0) and its value.
+    let (mut last, mut value) = (usize::MAX, 0);
+    for l in w..=t + w {
+        let (j, rank) = if l == t + w {
+            (1 << p, 0) // past the last register: clears the rest
+        } else {
+            let c = if l < t {
+                read(bytes, l)
+            } else {
+                overflow.get(l - t).copied().unwrap_or(0)
+            };
+            if c == 0 {
+                continue;
+            }
+            register_of(c, p)
+        };
+        let mut i;
+        (i, value) = if j == last {
+            (j, value.max(rank))
+        } else {
+            (last.wrapping_add(1), rank)
+        };
+        loop {
+            registers::put(bytes, i, if i < j { 0 } else { value });
+            if i >= j {
+                break;
+            }
+            i += 1;
         }
+        last = j;
     }
-    for &c in overflow.iter().take(w).filter(|&&c| c != 0) {
-        rebuild.feed(bytes, c);
-    }
-    rebuild.finish(bytes, 1 << p);
 }
 
 #[cfg(test)]
@@ -391,7 +378,7 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             let (j, r) = dense_register(x, p);
-            super::super::registers::raise(&mut reference, j, r);
+            registers::raise(&mut reference, j, r);
             match insert(&mut bytes, p, coupon(x, p), true) {
                 Outcome::Added => added += 1,
                 Outcome::Full => panic!("full at {added}"),
@@ -427,7 +414,7 @@ mod tests {
             let h = (0x3ff << 54) | (i << 47) | (1 << (i % 30));
             let (j, r) = dense_register(h, p);
             assert_eq!(j, 1023);
-            super::super::registers::raise(&mut reference, j, r);
+            registers::raise(&mut reference, j, r);
             match insert(&mut bytes, p, coupon(h, p), true) {
                 Outcome::Added => stored += 1,
                 Outcome::Full => break,
@@ -443,7 +430,7 @@ mod tests {
             .map(|i| dense_register((0x3ff << 54) | (i << 47) | (1 << (i % 30)), p).1)
             .max()
             .unwrap_or(0);
-        super::super::registers::raise(&mut expected, 1023, top);
+        registers::raise(&mut expected, 1023, top);
         assert_eq!(bytes, expected);
         assert!(reference.iter().zip(&expected).all(|(r, e)| r >= e));
     }

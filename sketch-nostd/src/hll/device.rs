@@ -5,7 +5,7 @@ use core::fmt;
 use super::estimator::RegisterSums;
 use super::{registers, HyperLogLog, Registers};
 use crate::error::{check_seeds, MergeError, PartsError};
-use crate::hash::{hash64, Key};
+use crate::hash::Key;
 
 /// The items both HyperLogLog types share, written once: the register count and largest value,
 /// `new` and `insert` (hash with the sketch's seed, then `insert_hash`; the caller imports
@@ -37,7 +37,7 @@ macro_rules! shared_items {
         $(#[$insert])*
         #[$inline]
         pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
-            self.insert_hash(hash64(key, self.seed()))
+            self.insert_hash(crate::hll::hash_key(key, self.seed()))
         }
     };
 }
@@ -187,9 +187,9 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
         (self.seed_low, self.seed_high) = (seed as u32, (seed >> 32) as u32);
     }
 
-    /// Counts a key by its 64-bit hash ([`hash64`] with this sketch's seed gives the same result as
-    /// [`insert`](Self::insert)): the top `P` bits choose the register, which keeps the largest
-    /// rank (leading zeros of the other bits, plus one).
+    /// Counts a key by its 64-bit hash ([`hash64`](crate::hash::hash64) with this sketch's seed
+    /// gives the same result as [`insert`](Self::insert)): the top `P` bits choose the register,
+    /// which keeps the largest rank (leading zeros of the other bits, plus one).
     ///
     /// ```
     /// let mut h = sketch_nostd::hll::DeviceHll4::new();

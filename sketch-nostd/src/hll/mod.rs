@@ -347,11 +347,6 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         let start = self.sparse_estimate().to_f64();
         self.dense = true;
         self.hip = if self.single_stream { start } else { 0.0 };
-        if self.coupons == 0 {
-            // No coupon: every slot is 0, and so is every register.
-            self.sums = RegisterSums::empty(Self::P32);
-            return;
-        }
         sparse::to_dense(&mut self.data, Self::P32);
         self.coupons = 0;
         self.refresh();
@@ -530,8 +525,14 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         self.hip = 0.0;
         if other.dense {
             self.to_dense();
-            registers::max_assign(&mut self.data, &other.data);
-            self.refresh();
+            // Each register of `other` raises this one's through the insert's update (no
+            // martingale step: not a single stream now), which keeps the sums exact: the same
+            // registers and sums as a register-wise maximum and a recount, in less code.
+            let mut index = 0;
+            registers::for_each(&other.data, |rank| {
+                self.raise(index, rank);
+                index += 1;
+            });
         } else {
             let mut cursor = sparse::Cursor::new(BYTES, true);
             while let Some(coupon) = cursor.next(&other.data) {
@@ -539,6 +540,13 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
             }
         }
     }
+}
+
+/// [`hash64`], one out-of-line copy per key type for both HyperLogLog types' inserts (inlined, the
+/// hash of a `u32` is ~100 B of Cortex-M0 code, one per call site).
+#[inline(never)]
+pub(crate) fn hash_key<Q: Key + ?Sized>(key: &Q, seed: u64) -> u64 {
+    hash64(key, seed)
 }
 
 impl<const P: u8, const BYTES: usize> Default for HyperLogLog<P, BYTES> {

@@ -68,7 +68,8 @@ pub(crate) fn get(bytes: &[u8], i: usize) -> u8 {
 /// Sets register `i` to `max(current, value)`; returns the previous value if it was raised.
 ///
 /// `value` must be below 64 (callers pass a rank ρ ≤ 61). A register at or past the end is ignored.
-#[inline]
+/// Out of line: one copy for the full and the device insert and the conversion from sparse.
+#[inline(never)]
 pub(crate) fn raise(bytes: &mut [u8], i: usize, value: u8) -> Option<u8> {
     let (at, shift) = locate(i);
     let lo = u16::from(*bytes.get(at)?);
@@ -92,25 +93,18 @@ pub(crate) fn raise(bytes: &mut [u8], i: usize, value: u8) -> Option<u8> {
     Some(old)
 }
 
-/// Sets register `i` to `value` (below 64; nothing if `i` is past the end), writing only the bytes
-/// that hold it. Used to rebuild the dense array in place from the sparse form (see
-/// `sparse::to_dense`).
+/// Sets register `i` to 0 (nothing if `i` is past the end), writing only the bytes that hold it.
+/// Used to rebuild the dense array in place from the sparse form (see `sparse::to_dense`).
 #[inline]
-pub(crate) fn put(bytes: &mut [u8], i: usize, value: u8) {
+pub(crate) fn clear(bytes: &mut [u8], i: usize) {
     let (at, shift) = locate(i);
-    let Some(&lo) = bytes.get(at) else {
-        return;
-    };
-    let hi = u16::from(bytes.get(at.wrapping_add(1)).copied().unwrap_or(0));
-    let window = (u16::from(lo) | hi << 8) & !(63 << shift) | u16::from(value & 63) << shift;
-    let [lo, hi] = window.to_le_bytes();
     if let Some(b) = bytes.get_mut(at) {
-        *b = lo;
+        *b &= !(63u32 << shift) as u8;
     }
-    // Shifts 0 and 2 keep the register inside one byte; the last register always has shift 2.
+    // Shifts 0 and 2 keep the register inside one byte.
     if shift > 2 {
         if let Some(b) = bytes.get_mut(at.wrapping_add(1)) {
-            *b = hi;
+            *b &= !(63u32 << shift >> 8) as u8;
         }
     }
 }
@@ -251,14 +245,14 @@ mod tests {
     }
 
     #[test]
-    fn put_sets_one_register_and_max_assign_is_registerwise() {
+    fn clear_zeroes_one_register_and_max_assign_is_registerwise() {
         let mut a = [0xffu8; 24];
         for i in (0..3).chain(4..32) {
-            put(&mut a, i, 0);
+            clear(&mut a, i);
             assert_eq!(get(&a, i), 0);
             assert_eq!(get(&a, i + 1), if i < 31 { 63 } else { 0 }); // the next one untouched
         }
-        put(&mut a, 32, 5); // past the end: nothing
+        clear(&mut a, 32); // past the end: nothing
         let mut b = [0u8; 24];
         raise(&mut b, 3, 63);
         assert_eq!(a, b);

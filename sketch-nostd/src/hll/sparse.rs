@@ -167,22 +167,23 @@ pub(crate) enum Outcome {
 }
 
 /// Inserts a coupon, keeping the maximum rank per key. A new key is only stored if `may_add`.
+///
+/// One pass over the run from the key's home: a slot with the key raises or keeps it; the first
+/// larger key is where a new one goes; the run ends at an empty slot, into which the coupons from
+/// that place on move up one slot (no room if the run reaches the end of the table).
 pub(crate) fn insert(bytes: &mut [u8], p: u32, coupon: u32, may_add: bool) -> Outcome {
     let (t, w) = (slots(bytes.len()), overflow_slots(bytes.len()));
-    let end = t + w;
     let wanted = key(coupon);
-    let mut l = home(register_of(coupon, p).0, p, t, w);
+    let mut l = home((wanted >> EXTRA_BITS) as usize, p, t, w);
+    // Where the new coupon goes: the first slot with a larger key, else the empty slot.
+    let mut at = usize::MAX;
     loop {
-        if l >= end {
+        if l >= t + w {
             return Outcome::Full;
         }
         let here = read(bytes, physical(l, t));
         if here == 0 {
-            if !may_add {
-                return Outcome::Full;
-            }
-            write(bytes, physical(l, t), coupon);
-            return Outcome::Added;
+            break;
         }
         if key(here) == wanted {
             if coupon & 63 > here & 63 {
@@ -192,30 +193,21 @@ pub(crate) fn insert(bytes: &mut [u8], p: u32, coupon: u32, may_add: bool) -> Ou
             return Outcome::Unchanged;
         }
         if key(here) > wanted {
-            break;
+            at = at.min(l);
         }
         l += 1;
     }
     if !may_add {
         return Outcome::Full;
     }
-    // The new coupon goes at `l`; shift the rest of the run one slot up into the next empty slot.
-    let mut empty = l + 1;
-    loop {
-        if empty >= end {
-            return Outcome::Full;
-        }
-        if read(bytes, physical(empty, t)) == 0 {
-            break;
-        }
-        empty += 1;
+    // Shift the coupons from `at` up into the empty slot `l`.
+    let at = at.min(l);
+    while l > at {
+        let moved = read(bytes, physical(l - 1, t));
+        write(bytes, physical(l, t), moved);
+        l -= 1;
     }
-    while empty > l {
-        let moved = read(bytes, physical(empty - 1, t));
-        write(bytes, physical(empty, t), moved);
-        empty -= 1;
-    }
-    write(bytes, physical(l, t), coupon);
+    write(bytes, physical(at, t), coupon);
     Outcome::Added
 }
 
@@ -265,21 +257,21 @@ impl Cursor {
 
 /// Rewrites the sparse form in `bytes` as packed dense registers at precision `p`, in place.
 ///
-/// The coupons are read in logical order (sorted by key, so by register, the coupons of one
-/// register in a row). A coupon's register is written with the largest rank of its coupons so far,
-/// after every register since the last coupon's is cleared: those writes lie below the end of its
-/// image, which lies in or before its home slot (see the module docs), so in or before the slot
-/// just read. The overflow slots, physically first, are copied to the stack beforehand. A last
-/// step past the end clears the registers after the last coupon's. Registers are written one at
-/// a time (no `memset` routine linked for a byte fill).
+/// The coupons are read in logical order (sorted by key, so by register). Before a coupon's
+/// register is raised to its rank, every register up to it is cleared: those writes lie below the
+/// end of its image, which lies in or before its home slot (see the module docs), so in or before
+/// the slot just read. The overflow slots, physically first, are copied to the stack beforehand. A
+/// last step past the end clears the registers after the last coupon's. Registers are cleared one
+/// at a time (no `memset` routine linked for a byte fill), and raised by the insert's
+/// [`registers::raise`].
 pub(crate) fn to_dense(bytes: &mut [u8], p: u32) {
     let (t, w) = (slots(bytes.len()), overflow_slots(bytes.len()));
     let mut overflow = [0u32; MAX_OVERFLOW];
     for (slot, o) in overflow.iter_mut().enumerate().take(w) {
         *o = read(bytes, slot);
     }
-    // The register written last (none yet: the next one is 0) and its value.
-    let (mut last, mut value) = (usize::MAX, 0);
+    // The registers below `next` are cleared.
+    let mut next = 0;
     for l in w..=t + w {
         let (j, rank) = if l == t + w {
             (1 << p, 0) // past the last register: clears the rest
@@ -294,20 +286,11 @@ pub(crate) fn to_dense(bytes: &mut [u8], p: u32) {
             }
             register_of(c, p)
         };
-        let mut i;
-        (i, value) = if j == last {
-            (j, value.max(rank))
-        } else {
-            (last.wrapping_add(1), rank)
-        };
-        loop {
-            registers::put(bytes, i, if i < j { 0 } else { value });
-            if i >= j {
-                break;
-            }
-            i += 1;
+        while next <= j {
+            registers::clear(bytes, next);
+            next += 1;
         }
-        last = j;
+        registers::raise(bytes, j, rank);
     }
 }
 

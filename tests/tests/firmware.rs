@@ -525,7 +525,7 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 /// forms (the best of 56 bases × 8 Rice parameters, sized from a histogram in `u32`; ~880 B), the
 /// sparse coupons' writer (~450 B) and the frame (~260 B). The ceilings are the figures last
 /// measured, plus 2% (rounded up to 16 B).
-const KNOWN_MISSES: &[(&str, u64)] = &[("hll: ops text", 5936), ("hll: send text", 2576)];
+const KNOWN_MISSES: &[(&str, u64)] = &[("hll: ops text", 5899), ("hll: send text", 2576)];
 
 /// Checks figures against budgets, with the known misses of [`KNOWN_MISSES`].
 #[derive(Default)]

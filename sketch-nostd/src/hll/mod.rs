@@ -534,9 +534,15 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
                 index += 1;
             });
         } else {
-            let mut cursor = sparse::Cursor::new(BYTES, true);
-            while let Some(coupon) = cursor.next(&other.data) {
-                self.insert_coupon(coupon);
+            // Every coupon of `other`, in slot order: the result does not depend on the order
+            // (a sparse table is determined by its set of keys, a subset of a set that fits
+            // fits, so whether the union converts to dense does not either, and dense registers
+            // are maxima).
+            for slot in 0..sparse::slots(BYTES) {
+                let coupon = sparse::read(&other.data, slot);
+                if coupon != 0 {
+                    self.insert_coupon(coupon);
+                }
             }
         }
     }

@@ -136,8 +136,9 @@ const fn physical(l: usize, t: usize) -> usize {
     }
 }
 
+/// The coupon in physical slot `slot` (0 if empty or past the end).
 #[inline]
-fn read(bytes: &[u8], slot: usize) -> u32 {
+pub(crate) fn read(bytes: &[u8], slot: usize) -> u32 {
     let at = slot.wrapping_mul(4);
     match bytes.get(at..at.wrapping_add(4)) {
         Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),

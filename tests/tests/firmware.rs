@@ -528,7 +528,7 @@ fn measure_uncached(target: &str, features: &[&str]) -> Build {
 /// type's (~140 B) and the sink (~170 B). One full `Hll10` framed alone (`device-hll-full`) is
 /// already 1,844 B of send code. The ceilings are the figures last measured, plus 2% (rounded up
 /// to 16 B).
-const KNOWN_MISSES: &[(&str, u64)] = &[("hll: ops text", 6784), ("hll: send text", 2544)];
+const KNOWN_MISSES: &[(&str, u64)] = &[("hll: ops text", 5899), ("hll: send text", 2544)];
 
 /// Checks figures against budgets, with the known misses of [`KNOWN_MISSES`].
 #[derive(Default)]

@@ -190,7 +190,12 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     /// The number of distinct keys certainly counted: coupons while sparse, non-zero registers else.
     fn certain_count(&self) -> Num {
         if self.dense {
-            Num::int((Self::REGISTERS as u64).saturating_sub(self.sums.zeros().into()))
+            // At most m zeros (wrapping: no saturation code).
+            Num::int(
+                (Self::REGISTERS as u32)
+                    .wrapping_sub(self.sums.zeros())
+                    .into(),
+            )
         } else {
             Num::int(self.coupons.into())
         }

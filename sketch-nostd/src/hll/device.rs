@@ -5,10 +5,10 @@ use core::fmt;
 use super::estimator::RegisterSums;
 use super::{registers, HyperLogLog, Registers};
 use crate::error::{check_seeds, MergeError, PartsError};
-use crate::hash::{hash64, Key};
+use crate::hash::Key;
 
 /// The items both HyperLogLog types share, written once: the register count and largest value,
-/// `new`, `seed` and `insert` (hash with the sketch's seed, then `insert_hash`; the caller imports
+/// `new` and `insert` (hash with the sketch's seed, then `insert_hash`; the caller imports
 /// `Key` and `hash64`). `$path` names an alias of the type for the doc examples; `new` and `insert`
 /// take their own.
 macro_rules! shared_items {
@@ -34,20 +34,10 @@ macro_rules! shared_items {
             Self::with_seed(0)
         }
 
-        /// The seed this sketch hashes with.
-        ///
-        /// ```
-        #[doc = concat!("assert_eq!(", $path, "::new().seed(), 0);")]
-        /// ```
-        #[must_use]
-        pub const fn seed(&self) -> u64 {
-            self.seed
-        }
-
         $(#[$insert])*
         #[$inline]
         pub fn insert<Q: Key + ?Sized>(&mut self, key: &Q) -> bool {
-            self.insert_hash(hash64(key, self.seed))
+            self.insert_hash(crate::hll::hash_key(key, self.seed()))
         }
     };
 }
@@ -110,9 +100,14 @@ pub(super) use shared_items;
 /// let _ = sketch_nostd::hll::DeviceHll::<10, 700>::new(); // BYTES must be 768
 /// ```
 #[derive(Clone, PartialEq, Eq)]
+// The seed in two halves around the registers (`repr(C)`), so that the registers sit at offset 4:
+// a Cortex-M0 zeroes them with the word-aligned `memclr` routine other code links anyway, not a
+// second copy of it for 8-aligned memory (158 B). Aligned to 8, the size stays `BYTES + 8`.
+#[repr(C, align(8))]
 pub struct DeviceHll<const P: u8, const BYTES: usize> {
+    seed_low: u32,
     data: [u8; BYTES],
-    seed: u64,
+    seed_high: u32,
 }
 
 aliases!(
@@ -170,14 +165,31 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     pub const fn with_seed(seed: u64) -> Self {
         let _ = Self::PRECISION; // parameters that do not fit fail to compile
         Self {
+            seed_low: seed as u32,
             data: [0; BYTES],
-            seed,
+            seed_high: (seed >> 32) as u32,
         }
     }
 
-    /// Counts a key by its 64-bit hash ([`hash64`] with this sketch's seed gives the same result as
-    /// [`insert`](Self::insert)): the top `P` bits choose the register, which keeps the largest
-    /// rank (leading zeros of the other bits, plus one).
+    /// The seed this sketch hashes with.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::hll::DeviceHll10::with_seed(1 << 40 | 7).seed(), 1 << 40 | 7);
+    /// ```
+    #[must_use]
+    pub const fn seed(&self) -> u64 {
+        (self.seed_high as u64) << 32 | self.seed_low as u64
+    }
+
+    /// Sets the seed (for the wire decoder).
+    #[cfg(feature = "wire")]
+    pub(crate) fn set_seed(&mut self, seed: u64) {
+        (self.seed_low, self.seed_high) = (seed as u32, (seed >> 32) as u32);
+    }
+
+    /// Counts a key by its 64-bit hash ([`hash64`](crate::hash::hash64) with this sketch's seed
+    /// gives the same result as [`insert`](Self::insert)): the top `P` bits choose the register,
+    /// which keeps the largest rank (leading zeros of the other bits, plus one).
     ///
     /// ```
     /// let mut h = sketch_nostd::hll::DeviceHll4::new();
@@ -204,7 +216,7 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     /// # Ok::<(), sketch_nostd::MergeError>(())
     /// ```
     pub fn merge(&mut self, other: &Self) -> Result<(), MergeError> {
-        check_seeds(self.seed, other.seed)?;
+        check_seeds(self.seed(), other.seed())?;
         registers::max_assign(&mut self.data, &other.data);
         Ok(())
     }
@@ -290,15 +302,16 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     pub fn from_parts(registers: &[u8; BYTES], seed: u64) -> Result<Self, PartsError> {
         HyperLogLog::<P, BYTES>::check_dense(registers, None)?;
         Ok(Self {
+            seed_low: seed as u32,
             data: *registers,
-            seed,
+            seed_high: (seed >> 32) as u32,
         })
     }
 
     /// The storage, for the wire decoder (which fills and checks it in place).
     #[cfg(feature = "wire")]
-    pub(crate) fn parts_mut(&mut self) -> (&mut [u8; BYTES], &mut u64) {
-        (&mut self.data, &mut self.seed)
+    pub(crate) fn parts_mut(&mut self) -> &mut [u8; BYTES] {
+        &mut self.data
     }
 }
 
@@ -312,7 +325,7 @@ impl<const P: u8, const BYTES: usize> fmt::Debug for DeviceHll<P, BYTES> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DeviceHll")
             .field("precision", &P)
-            .field("seed", &self.seed)
+            .field("seed", &self.seed())
             .field("cardinality", &self.cardinality())
             .finish_non_exhaustive()
     }
@@ -331,12 +344,12 @@ impl<const P: u8, const BYTES: usize> fmt::Debug for DeviceHll<P, BYTES> {
 /// ```
 impl<const P: u8, const BYTES: usize> From<&DeviceHll<P, BYTES>> for HyperLogLog<P, BYTES> {
     fn from(device: &DeviceHll<P, BYTES>) -> Self {
-        let mut h = Self::with_seed(device.seed);
+        let mut h = Self::with_seed(device.seed());
         if device.is_empty() {
             return h; // empty: the same sketch whatever its form
         }
         h.data = device.data;
-        h.become_dense(device.seed, None);
+        h.become_dense(device.seed(), None);
         h
     }
 }

@@ -51,7 +51,8 @@ fn tau(x: Num) -> Num {
             break;
         }
     }
-    z.div(Num::int(3))
+    const THREE: Num = Num::int(3); // at compile time, not a call of `Num::new`
+    z.div(THREE)
 }
 
 /// Ertl's improved raw estimator ("New cardinality estimation algorithms for HyperLogLog sketches",
@@ -66,13 +67,14 @@ fn tau(x: Num) -> Num {
 /// evaluates the middle sum Horner-style from the full histogram; the sketch keeps it up to date
 /// instead ([`RegisterSums`]), so an estimate costs O(1) rather than a pass over the registers.
 pub(crate) fn improved_estimate(zeros: u32, middle: Num, maxed: u32, p: u32) -> Num {
-    let m = 1u64 << p;
-    if u64::from(zeros) >= m {
+    let m = 1u32 << p; // p ≤ 18
+    if zeros >= m {
         return Num::ZERO;
     }
     let p = p as i32;
     let c0 = Num::new(zeros.into(), -p);
-    let not_maxed = Num::new(m.saturating_sub(maxed.into()), -p);
+    // maxed ≤ m: wrapping, no saturation code (a wrapped value is still no panic).
+    let not_maxed = Num::new(m.wrapping_sub(maxed).into(), -p);
     let z = sigma(c0)
         .scale(p)
         .add(middle)
@@ -129,7 +131,8 @@ pub(crate) fn linear_counting_rse(buckets: u64, n: Num) -> Num {
         return Num::ONE.div(b.scale(1).sqrt());
     }
     let t = n.div(b);
-    if t.ge(Num::int(2)) {
+    const TWO: Num = Num::int(2); // at compile time, not a call of `Num::new`
+    if t.ge(TWO) {
         return Num::HUGE;
     }
     // e^t − t − 1 = Σ_{k≥2} t^k / k!, summed without the cancellation of the closed form.
@@ -203,8 +206,14 @@ impl RegisterSums {
     /// that recounts its registers (a conversion to dense, a device sketch's estimate).
     #[inline(never)]
     pub(crate) fn of_packed(packed: &[u8], p: u32) -> Self {
-        let mut sums = Self::NONE;
-        super::registers::for_each(packed, |v| sums.add(v, p));
+        // From m zero registers, each other one raised from 0: the same sums as adding every
+        // register's term, through the insert's update (one body).
+        let mut sums = Self::empty(p);
+        super::registers::for_each(packed, |v| {
+            if v != 0 {
+                sums.replace(0, v, p);
+            }
+        });
         sums
     }
 
@@ -219,15 +228,16 @@ impl RegisterSums {
         self.maxed += u32::from(maxed);
     }
 
-    /// Accounts for one register going from `old` to `new` (`old < new`).
-    #[inline]
+    /// Accounts for one register going from `old` to `new` (`old < new`). One out-of-line body
+    /// for the insert's update and the recount ([`of_packed`](Self::of_packed)).
+    #[inline(never)]
     pub(crate) fn replace(&mut self, old: u8, new: u8, p: u32) {
         let (old_lo, old_hi, _) = Self::term(old, p);
         let (new_lo, new_hi, maxed) = Self::term(new, p);
         self.lo = self.lo.wrapping_sub(old_lo).wrapping_add(new_lo);
         self.hi = self.hi.wrapping_sub(old_hi).wrapping_add(new_hi);
         if old == 0 {
-            self.zeros = self.zeros.saturating_sub(1);
+            self.zeros = self.zeros.wrapping_sub(1); // counted among the zeros: at least 1
         }
         if maxed {
             self.maxed += 1;
@@ -247,8 +257,9 @@ impl RegisterSums {
 
     /// Ertl's improved estimate for these registers.
     pub(crate) fn improved_estimate(&self, p: u32) -> Num {
-        // The zero registers contribute exactly 2^31 units each to `lo`.
-        let lo = self.lo.saturating_sub(u64::from(self.zeros) << 31);
+        // The zero registers contribute exactly 2^31 units each to `lo` (never more than `lo`:
+        // wrapping, no saturation code).
+        let lo = self.lo.wrapping_sub(u64::from(self.zeros) << 31);
         let middle = Num::new(lo, -31).add(Num::new(self.hi, -63));
         improved_estimate(self.zeros, middle, self.maxed, p)
     }

@@ -149,9 +149,11 @@ pub enum Estimator {
 /// a.merge(&sketch_nostd::Hll12::new()); // different precisions: different types
 /// ```
 #[derive(Clone, PartialEq)]
+// In this order (`repr(C)`): the registers at offset 44, which a Cortex-M0 zeroes with the
+// word-aligned `memclr` routine other code links anyway, not a second copy of it for 8-aligned
+// memory (158 B); the size stays `BYTES + 48` (64 at `P = 4`).
+#[repr(C)]
 pub struct HyperLogLog<const P: u8, const BYTES: usize> {
-    /// Dense: packed registers. Sparse: the coupon table (see `sparse`).
-    data: [u8; BYTES],
     seed: u64,
     /// The martingale estimate (dense, single stream only).
     hip: f64,
@@ -160,6 +162,8 @@ pub struct HyperLogLog<const P: u8, const BYTES: usize> {
     sums: RegisterSums,
     /// Number of coupons (sparse only).
     coupons: u32,
+    /// Dense: packed registers. Sparse: the coupon table (see `sparse`).
+    data: [u8; BYTES],
     dense: bool,
     single_stream: bool,
 }
@@ -219,6 +223,16 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         /// ```
         inline: #[inline(never)]
     );
+
+    /// The seed this sketch hashes with.
+    ///
+    /// ```
+    /// assert_eq!(sketch_nostd::Hll10::new().seed(), 0);
+    /// ```
+    #[must_use]
+    pub const fn seed(&self) -> u64 {
+        self.seed
+    }
 
     /// How many distinct coupons the sparse form holds before converting to dense registers: 3/4 of
     /// `BYTES / 4` four-byte coupons (2,304 at `P = 14`).
@@ -333,11 +347,6 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         let start = self.sparse_estimate().to_f64();
         self.dense = true;
         self.hip = if self.single_stream { start } else { 0.0 };
-        if self.coupons == 0 {
-            // No coupon: every slot is 0, and so is every register.
-            self.sums = RegisterSums::empty(Self::P32);
-            return;
-        }
         sparse::to_dense(&mut self.data, Self::P32);
         self.coupons = 0;
         self.refresh();
@@ -516,15 +525,34 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
         self.hip = 0.0;
         if other.dense {
             self.to_dense();
-            registers::max_assign(&mut self.data, &other.data);
-            self.refresh();
+            // Each register of `other` raises this one's through the insert's update (no
+            // martingale step: not a single stream now), which keeps the sums exact: the same
+            // registers and sums as a register-wise maximum and a recount, in less code.
+            let mut index = 0;
+            registers::for_each(&other.data, |rank| {
+                self.raise(index, rank);
+                index += 1;
+            });
         } else {
-            let mut cursor = sparse::Cursor::new(BYTES, true);
-            while let Some(coupon) = cursor.next(&other.data) {
-                self.insert_coupon(coupon);
+            // Every coupon of `other`, in slot order: the result does not depend on the order
+            // (a sparse table is determined by its set of keys, a subset of a set that fits
+            // fits, so whether the union converts to dense does not either, and dense registers
+            // are maxima).
+            for slot in 0..sparse::slots(BYTES) {
+                let coupon = sparse::read(&other.data, slot);
+                if coupon != 0 {
+                    self.insert_coupon(coupon);
+                }
             }
         }
     }
+}
+
+/// [`hash64`], one out-of-line copy per key type for both HyperLogLog types' inserts (inlined, the
+/// hash of a `u32` is ~100 B of Cortex-M0 code, one per call site).
+#[inline(never)]
+pub(crate) fn hash_key<Q: Key + ?Sized>(key: &Q, seed: u64) -> u64 {
+    hash64(key, seed)
 }
 
 impl<const P: u8, const BYTES: usize> Default for HyperLogLog<P, BYTES> {

@@ -103,6 +103,7 @@ impl Num {
 
     /// A finite non-negative `f64`, exactly (0 for anything else: NaN, infinities, negative and
     /// subnormal values).
+    #[inline(never)]
     pub(crate) const fn from_f64(x: f64) -> Self {
         let bits = x.to_bits();
         let exp = (bits >> 52) as i32; // with the sign bit: above 0x7fe if negative

@@ -68,7 +68,8 @@ pub(crate) fn get(bytes: &[u8], i: usize) -> u8 {
 /// Sets register `i` to `max(current, value)`; returns the previous value if it was raised.
 ///
 /// `value` must be below 64 (callers pass a rank ρ ≤ 61). A register at or past the end is ignored.
-#[inline]
+/// Out of line: one copy for the full and the device insert and the conversion from sparse.
+#[inline(never)]
 pub(crate) fn raise(bytes: &mut [u8], i: usize, value: u8) -> Option<u8> {
     let (at, shift) = locate(i);
     let lo = u16::from(*bytes.get(at)?);
@@ -90,6 +91,22 @@ pub(crate) fn raise(bytes: &mut [u8], i: usize, value: u8) -> Option<u8> {
         }
     }
     Some(old)
+}
+
+/// Sets register `i` to 0 (nothing if `i` is past the end), writing only the bytes that hold it.
+/// Used to rebuild the dense array in place from the sparse form (see `sparse::to_dense`).
+#[inline]
+pub(crate) fn clear(bytes: &mut [u8], i: usize) {
+    let (at, shift) = locate(i);
+    if let Some(b) = bytes.get_mut(at) {
+        *b &= !(63u32 << shift) as u8;
+    }
+    // Shifts 0 and 2 keep the register inside one byte.
+    if shift > 2 {
+        if let Some(b) = bytes.get_mut(at.wrapping_add(1)) {
+            *b &= !(63u32 << shift >> 8) as u8;
+        }
+    }
 }
 
 /// Every register value in order (four per 3-byte group; a trailing partial group is ignored).
@@ -145,55 +162,6 @@ const fn max_lanes(x: u32, y: u32) -> u32 {
     // 0x3f in the lanes where x ≥ y, 0 elsewhere.
     let keep = ge - (ge >> 6);
     x & keep | y & !keep
-}
-
-/// Streams register values, in ascending register order, into packed bytes from the start of a
-/// buffer. Used to rebuild the dense array in place from the sparse form (see `sparse::to_dense`):
-/// after register `j` has been pushed, only bytes below `(6j + 6) / 8` have been written.
-pub(crate) struct PackedWriter {
-    acc: u32,
-    bits: u32,
-    at: usize,
-    next: usize,
-}
-
-impl PackedWriter {
-    pub(crate) const fn new() -> Self {
-        Self {
-            acc: 0,
-            bits: 0,
-            at: 0,
-            next: 0,
-        }
-    }
-
-    /// Index of the next register to be written.
-    pub(crate) const fn next_register(&self) -> usize {
-        self.next
-    }
-
-    /// Writes the next register.
-    #[inline]
-    pub(crate) fn push(&mut self, bytes: &mut [u8], value: u8) {
-        self.acc |= u32::from(value & 63) << self.bits;
-        self.bits += 6;
-        self.next += 1;
-        while self.bits >= 8 {
-            if let Some(b) = bytes.get_mut(self.at) {
-                *b = self.acc as u8;
-            }
-            self.at += 1;
-            self.acc >>= 8;
-            self.bits -= 8;
-        }
-    }
-
-    /// Writes zeros up to (not including) register `end`.
-    pub(crate) fn zeros_until(&mut self, bytes: &mut [u8], end: usize) {
-        while self.next < end {
-            self.push(bytes, 0);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -277,15 +245,19 @@ mod tests {
     }
 
     #[test]
-    fn writer_matches_raise_and_max_assign_is_registerwise() {
-        let mut a = [0u8; 24];
-        let mut w = PackedWriter::new();
-        w.zeros_until(&mut a, 3);
-        w.push(&mut a, 17);
-        w.zeros_until(&mut a, 32);
+    fn clear_zeroes_one_register_and_max_assign_is_registerwise() {
+        let mut a = [0xffu8; 24];
+        for i in (0..3).chain(4..32) {
+            clear(&mut a, i);
+            assert_eq!(get(&a, i), 0);
+            assert_eq!(get(&a, i + 1), if i < 31 { 63 } else { 0 }); // the next one untouched
+        }
+        clear(&mut a, 32); // past the end: nothing
+        let mut b = [0u8; 24];
+        raise(&mut b, 3, 63);
+        assert_eq!(a, b);
         let mut b = [0u8; 24];
         raise(&mut b, 3, 17);
-        assert_eq!(a, b);
         let mut c = [0u8; 24];
         raise(&mut c, 3, 9);
         raise(&mut c, 31, 40);

@@ -22,7 +22,7 @@
 //! streaming registers in ascending order from byte 0 never overwrites a slot that has not been read
 //! yet; only the `W ≤ 32` overflow slots are copied to the stack first. No 12 KB temporary is needed.
 
-use super::registers::PackedWriter;
+use super::registers;
 
 /// Key bits of a coupon beyond the `p` that choose its dense register.
 pub(crate) const EXTRA_BITS: u32 = 7;
@@ -136,8 +136,9 @@ const fn physical(l: usize, t: usize) -> usize {
     }
 }
 
+/// The coupon in physical slot `slot` (0 if empty or past the end).
 #[inline]
-fn read(bytes: &[u8], slot: usize) -> u32 {
+pub(crate) fn read(bytes: &[u8], slot: usize) -> u32 {
     let at = slot.wrapping_mul(4);
     match bytes.get(at..at.wrapping_add(4)) {
         Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
@@ -167,22 +168,23 @@ pub(crate) enum Outcome {
 }
 
 /// Inserts a coupon, keeping the maximum rank per key. A new key is only stored if `may_add`.
+///
+/// One pass over the run from the key's home: a slot with the key raises or keeps it; the first
+/// larger key is where a new one goes; the run ends at an empty slot, into which the coupons from
+/// that place on move up one slot (no room if the run reaches the end of the table).
 pub(crate) fn insert(bytes: &mut [u8], p: u32, coupon: u32, may_add: bool) -> Outcome {
     let (t, w) = (slots(bytes.len()), overflow_slots(bytes.len()));
-    let end = t + w;
     let wanted = key(coupon);
-    let mut l = home(register_of(coupon, p).0, p, t, w);
+    let mut l = home((wanted >> EXTRA_BITS) as usize, p, t, w);
+    // Where the new coupon goes: the first slot with a larger key, else the empty slot.
+    let mut at = usize::MAX;
     loop {
-        if l >= end {
+        if l >= t + w {
             return Outcome::Full;
         }
         let here = read(bytes, physical(l, t));
         if here == 0 {
-            if !may_add {
-                return Outcome::Full;
-            }
-            write(bytes, physical(l, t), coupon);
-            return Outcome::Added;
+            break;
         }
         if key(here) == wanted {
             if coupon & 63 > here & 63 {
@@ -192,30 +194,21 @@ pub(crate) fn insert(bytes: &mut [u8], p: u32, coupon: u32, may_add: bool) -> Ou
             return Outcome::Unchanged;
         }
         if key(here) > wanted {
-            break;
+            at = at.min(l);
         }
         l += 1;
     }
     if !may_add {
         return Outcome::Full;
     }
-    // The new coupon goes at `l`; shift the rest of the run one slot up into the next empty slot.
-    let mut empty = l + 1;
-    loop {
-        if empty >= end {
-            return Outcome::Full;
-        }
-        if read(bytes, physical(empty, t)) == 0 {
-            break;
-        }
-        empty += 1;
+    // Shift the coupons from `at` up into the empty slot `l`.
+    let at = at.min(l);
+    while l > at {
+        let moved = read(bytes, physical(l - 1, t));
+        write(bytes, physical(l, t), moved);
+        l -= 1;
     }
-    while empty > l {
-        let moved = read(bytes, physical(empty - 1, t));
-        write(bytes, physical(empty, t), moved);
-        empty -= 1;
-    }
-    write(bytes, physical(l, t), coupon);
+    write(bytes, physical(at, t), coupon);
     Outcome::Added
 }
 
@@ -263,65 +256,43 @@ impl Cursor {
     }
 }
 
-/// Folds sorted coupons into registers and writes them with a [`PackedWriter`].
-struct Rebuild {
-    writer: PackedWriter,
-    current: Option<(usize, u8)>,
-    p: u32,
-}
-
-impl Rebuild {
-    fn feed(&mut self, bytes: &mut [u8], coupon: u32) {
-        let (j, rank) = register_of(coupon, self.p);
-        match self.current {
-            Some((cj, cr)) if cj == j => self.current = Some((j, cr.max(rank))),
-            Some((cj, cr)) => {
-                self.write(bytes, cj, cr);
-                self.current = Some((j, rank));
-            }
-            None => self.current = Some((j, rank)),
-        }
-    }
-
-    /// Writes register `j` (and the zero registers before it), unless the writer is already past it.
-    fn write(&mut self, bytes: &mut [u8], j: usize, rank: u8) {
-        self.writer.zeros_until(bytes, j);
-        if self.writer.next_register() == j {
-            self.writer.push(bytes, rank);
-        }
-    }
-
-    fn finish(mut self, bytes: &mut [u8], registers: usize) {
-        if let Some((cj, cr)) = self.current {
-            self.write(bytes, cj, cr);
-        }
-        self.writer.zeros_until(bytes, registers);
-    }
-}
-
 /// Rewrites the sparse form in `bytes` as packed dense registers at precision `p`, in place.
+///
+/// The coupons are read in logical order (sorted by key, so by register). Before a coupon's
+/// register is raised to its rank, every register up to it is cleared: those writes lie below the
+/// end of its image, which lies in or before its home slot (see the module docs), so in or before
+/// the slot just read. The overflow slots, physically first, are copied to the stack beforehand. A
+/// last step past the end clears the registers after the last coupon's. Registers are cleared one
+/// at a time (no `memset` routine linked for a byte fill), and raised by the insert's
+/// [`registers::raise`].
 pub(crate) fn to_dense(bytes: &mut [u8], p: u32) {
     let (t, w) = (slots(bytes.len()), overflow_slots(bytes.len()));
     let mut overflow = [0u32; MAX_OVERFLOW];
     for (slot, o) in overflow.iter_mut().enumerate().take(w) {
         *o = read(bytes, slot);
     }
-    let mut rebuild = Rebuild {
-        writer: PackedWriter::new(),
-        current: None,
-        p,
-    };
-    for slot in w..t {
-        // Everything written so far lies below byte 4·slot (see the module docs).
-        let c = read(bytes, slot);
-        if c != 0 {
-            rebuild.feed(bytes, c);
+    // The registers below `next` are cleared.
+    let mut next = 0;
+    for l in w..=t + w {
+        let (j, rank) = if l == t + w {
+            (1 << p, 0) // past the last register: clears the rest
+        } else {
+            let c = if l < t {
+                read(bytes, l)
+            } else {
+                overflow.get(l - t).copied().unwrap_or(0)
+            };
+            if c == 0 {
+                continue;
+            }
+            register_of(c, p)
+        };
+        while next <= j {
+            registers::clear(bytes, next);
+            next += 1;
         }
+        registers::raise(bytes, j, rank);
     }
-    for &c in overflow.iter().take(w).filter(|&&c| c != 0) {
-        rebuild.feed(bytes, c);
-    }
-    rebuild.finish(bytes, 1 << p);
 }
 
 #[cfg(test)]
@@ -391,7 +362,7 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             let (j, r) = dense_register(x, p);
-            super::super::registers::raise(&mut reference, j, r);
+            registers::raise(&mut reference, j, r);
             match insert(&mut bytes, p, coupon(x, p), true) {
                 Outcome::Added => added += 1,
                 Outcome::Full => panic!("full at {added}"),
@@ -427,7 +398,7 @@ mod tests {
             let h = (0x3ff << 54) | (i << 47) | (1 << (i % 30));
             let (j, r) = dense_register(h, p);
             assert_eq!(j, 1023);
-            super::super::registers::raise(&mut reference, j, r);
+            registers::raise(&mut reference, j, r);
             match insert(&mut bytes, p, coupon(h, p), true) {
                 Outcome::Added => stored += 1,
                 Outcome::Full => break,
@@ -443,7 +414,7 @@ mod tests {
             .map(|i| dense_register((0x3ff << 54) | (i << 47) | (1 << (i % 30)), p).1)
             .max()
             .unwrap_or(0);
-        super::super::registers::raise(&mut expected, 1023, top);
+        registers::raise(&mut expected, 1023, top);
         assert_eq!(bytes, expected);
         assert!(reference.iter().zip(&expected).all(|(r, e)| r >= e));
     }

@@ -652,25 +652,23 @@ impl<const P: u8, const BYTES: usize> Codec for DeviceHll<P, BYTES> {
             } else {
                 None
             };
-            let (packed, _) = self.parts_mut();
+            let packed = self.parts_mut();
             read_registers_into(r, packed, Self::REGISTERS, Self::MAX_RANK)?;
             HyperLogLog::<P, BYTES>::check_dense(packed, martingale).map_err(parts_error)
         })();
-        let (packed, own_seed) = self.parts_mut();
         match result {
-            Ok(()) => *own_seed = seed,
+            Ok(()) => self.set_seed(seed),
             Err(_) => {
-                packed.fill(0);
-                *own_seed = own;
+                self.parts_mut().fill(0);
+                self.set_seed(own);
             }
         }
         result
     }
 
     fn clear_with_seed(&mut self, seed: u64) {
-        let (packed, own) = self.parts_mut();
-        packed.fill(0);
-        *own = seed;
+        self.parts_mut().fill(0);
+        self.set_seed(seed);
     }
 }
 

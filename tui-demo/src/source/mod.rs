@@ -20,7 +20,8 @@ use std::thread::JoinHandle;
 /// Messages a source may have in flight before it blocks: at most this many batches of at most
 /// [`lines::CHUNK`] bytes each are held between a source and ingest. Two keep ingest fed (a source
 /// is faster than ingest, so the queue stays full) while holding the least memory: with 8, the
-/// headless report's peak resident memory on 100 MB of Rust sources was 10.1 MiB, with 2 it is 7.9.
+/// headless report's peak resident memory on 100 MB of Rust sources was 10.1 MiB and with 2 7.9 MiB
+/// when this was chosen (later changes lowered both; docs/demo.md has the current figures).
 pub const CHANNEL_DEPTH: usize = 2;
 
 /// Bytes of a line kept for display when the line is too long to hold (it is still hashed whole).

@@ -5,7 +5,8 @@
 //!   (a split-block filter that picks AVX2 at run time), both fed the same xxh3-64 hashes of the
 //!   same keys, so the rows compare the filters, not their hashing. Run it once per build:
 //!   default (x86-64 baseline, SSE2) and `RUSTFLAGS="-C target-cpu=x86-64-v3"` (AVX2, BMI2, FMA).
-//! * `prefilter/{n} u64/fuse …`: lookups of our binary fuse filters against `xorf`'s, both given the
+//! * `prefilter/{n} u64/fuse …`: lookups of our binary fuse filters (the owned filter and its view)
+//!   against `xorf`'s, both given the
 //!   key as its 64-bit hash (xorf's API takes `u64` keys; ours is `contains_hash`), so both do the
 //!   same mix and three fingerprint reads.
 //!
@@ -118,6 +119,13 @@ fn fuse(c: &mut Criterion, label: &str, n: usize) {
                     .count()
             })
         });
+        g.bench_function("sketch-nostd BinaryFuse8", |b| {
+            b.iter(|| {
+                keys.iter()
+                    .filter(|&&k| ours8.contains_hash(black_box(k)))
+                    .count()
+            })
+        });
         g.bench_function("xorf BinaryFuse8", |b| {
             b.iter(|| {
                 keys.iter()
@@ -129,6 +137,13 @@ fn fuse(c: &mut Criterion, label: &str, n: usize) {
             b.iter(|| {
                 keys.iter()
                     .filter(|&&k| view16.contains_hash(black_box(k)))
+                    .count()
+            })
+        });
+        g.bench_function("sketch-nostd BinaryFuse16", |b| {
+            b.iter(|| {
+                keys.iter()
+                    .filter(|&&k| ours16.contains_hash(black_box(k)))
                     .count()
             })
         });

@@ -170,17 +170,19 @@ const HAS_WIDE: bool = cfg!(any(
 fn dispatch<S, R>(state: S, wide: impl FnOnce(S) -> R, narrow: impl FnOnce(S) -> R) -> R {
     #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
     {
-        if let Some(Some(v3)) = V3_TOKEN.get() {
+        if let Some(v3) = V3_TOKEN.get() {
             return v3.vectorize(move || wide(state));
         }
         // Out of line, so that the lookup's straight path (one load, one compare, a tail call into
         // the AVX2 function) keeps to scratch registers: with the CPU check's first call or the
         // narrow form inlined here, every lookup saved and restored three callee-saved registers.
-        outline(state, move |state| {
-            match *V3_TOKEN.get_or_init(pulp::x86::V3::try_new) {
-                Some(v3) => v3.vectorize(move || wide(state)),
-                None => narrow(state),
+        outline(state, move |state| match pulp::x86::V3::try_new() {
+            Some(v3) => {
+                // Another thread may have set it first: the same token.
+                let _ = V3_TOKEN.set(v3);
+                v3.vectorize(move || wide(state))
             }
+            None => narrow(state),
         })
     }
     #[cfg(not(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2"))))]
@@ -191,9 +193,13 @@ fn dispatch<S, R>(state: S, wide: impl FnOnce(S) -> R, narrow: impl FnOnce(S) ->
     }
 }
 
-/// Whether the CPU has x86-64-v3's features (AVX2, BMI2, FMA, …): `pulp`'s token, checked once.
+/// `pulp`'s token for x86-64-v3's features (AVX2, BMI2, FMA, …), set once the CPU is found to have
+/// them. The token is a zero-sized proof, so a lookup's check is one load and one compare of the
+/// cell's state; an `OnceLock<Option<V3>>` (also caching "no AVX2") cost a second load and
+/// compare per lookup. A CPU without AVX2 leaves it empty and asks `V3::try_new` (the standard
+/// library's cached feature bits) on each call of the narrow form.
 #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
-static V3_TOKEN: std::sync::OnceLock<Option<pulp::x86::V3>> = std::sync::OnceLock::new();
+static V3_TOKEN: std::sync::OnceLock<pulp::x86::V3> = std::sync::OnceLock::new();
 
 /// `f(state)` as a call of its own (see [`dispatch`]).
 #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]

@@ -8,9 +8,9 @@ use crate::error::{check_seeds, MergeError, PartsError};
 use crate::hash::Key;
 
 /// The items both HyperLogLog types share, written once: the register count and largest value,
-/// `new` and `insert` (hash with the sketch's seed, then `insert_hash`; the caller imports
-/// `Key` and `hash64`). `$path` names an alias of the type for the doc examples; `new` and `insert`
-/// take their own.
+/// `new` and `insert` (hash with the sketch's seed through `hll::hash_key`, then `insert_hash`;
+/// the caller imports `Key` and defines `seed`). `$path` names an alias of the type for the doc
+/// examples; `new` and `insert` take their own.
 macro_rules! shared_items {
     (
         $path:literal,

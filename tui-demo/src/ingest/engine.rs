@@ -526,16 +526,6 @@ impl Engine {
         }
     }
 
-    /// Counts one key: `shown` is its bytes (or a prefix of them), `hash` the hash of all of it.
-    pub fn line(&mut self, shown: &[u8], hash: u64, len: u64) {
-        self.counters.totals.lines += 1;
-        let seen = self.exact.observe(hash, len);
-        // Into the open interval only: since start is the merge of the intervals.
-        self.windows.lock().line(shown, hash);
-        self.dedupe(shown, hash, seen);
-        self.micro(hash);
-    }
-
     /// `--value-field`: counts the field of one line (after the timestamp strip); the value goes
     /// to the windows with the batch's keys.
     fn value(&mut self, text: &[u8], keys: &mut super::worker::Keys) {

@@ -232,13 +232,33 @@ const fn shr(x: u64, s: i32) -> (u64, bool) {
 /// below them is not 0 (the quotient's bits 6 to 0 or the remainder), for `n < 2d` and `d` with its
 /// top bit set (so the quotient fits in 64 bits). Every caller needs no more: `q ≥ 2^62`, and a
 /// [`Num`] truncates it to 56 bits from bit 62 or 63 down, the martingale update rounds it to 53
-/// bits with a sticky bit. Restoring long division, one quotient bit per step, 57 steps of a
-/// compare, a subtraction or a shift in 64-bit registers: no division instruction or routine.
-/// (Long division in base 2^16 with 32-by-16-bit divisions took 4 steps, but 200 more bytes of
-/// Cortex-M0 code. Before, 64 steps that kept a carry out of the doubled remainder and a counter
-/// took some 2,100 Cortex-M0 instructions a division, spilling to the stack; these, about 1,150.)
-#[inline(never)]
+/// bits with a sticky bit.
+///
+/// Two bodies with the same results, chosen by whether the target divides in hardware (the
+/// `sketch_soft_divide` cfg, set by the crate's build script for ARMv4–v6 cores such as the
+/// Cortex-M0, and RISC-V without the M extension): [`div_bits_restoring`] where a division is a
+/// library routine (the smallest code), [`div_bits_digits`] where it is an instruction (about half
+/// the instructions of a martingale update on a Cortex-M3 or an RV32IMAC).
 const fn div_bits(n: u64, d: u64) -> (u64, bool) {
+    #[cfg(sketch_soft_divide)]
+    {
+        div_bits_restoring(n, d)
+    }
+    #[cfg(not(sketch_soft_divide))]
+    {
+        div_bits_digits(n, d)
+    }
+}
+
+/// [`div_bits`] by restoring long division, one quotient bit per step, 57 steps of a
+/// compare, a subtraction or a shift in 64-bit registers: no division instruction or routine.
+/// (Long division in base 2^16 with 32-by-16-bit divisions, [`div_bits_digits`], takes 4 steps, but
+/// 200 more bytes of Cortex-M0 code, where each 32-bit division is a call of `__aeabi_uidiv`. Before,
+/// 64 steps that kept a carry out of the doubled remainder and a counter took some 2,100 Cortex-M0
+/// instructions a division, spilling to the stack; these, about 1,150.)
+#[cfg_attr(not(any(sketch_soft_divide, test)), allow(dead_code))]
+#[inline(never)]
+const fn div_bits_restoring(n: u64, d: u64) -> (u64, bool) {
     // The first quotient bit, under a marker bit that ends the loop when it reaches bit 57.
     let (mut q, mut r) = if n >= d { (3u64, n - d) } else { (2, n) };
     // The remainder r stays below d after each step: the next step compares 2r (which may not
@@ -254,6 +274,58 @@ const fn div_bits(n: u64, d: u64) -> (u64, bool) {
         }
     }
     ((q ^ 1 << 57) << 7, r != 0)
+}
+
+/// [`div_bits`] by long division in base 2^16 (Knuth, TAOCP vol. 2, 4.3.1, Algorithm D): four
+/// quotient digits, each estimated by a 32-by-16-bit division (one instruction on a Cortex-M3 or an
+/// RV32IMAC) and corrected at most twice, never a 64-bit division routine.
+#[cfg_attr(all(sketch_soft_divide, not(test)), allow(dead_code))]
+#[inline(never)]
+const fn div_bits_digits(n: u64, d: u64) -> (u64, bool) {
+    const DIGIT: u64 = 0xffff;
+    // The dividend n·2^63 is (r, low) = r·2^64 + low, with r < d.
+    let (mut r, low) = (n >> 1, (n & 1) << 63);
+    let top = (d >> 48) as u32 | 1 << 15; // the divisor's leading digit (the bit is set already)
+    let mut q = 0u64;
+    let mut i = 0;
+    while i < 4 {
+        // Bring down the next digit: the window r·2^16 + digit has 80 bits, (r >> 48, w).
+        let w = r << 16 | (low >> (48 - 16 * i)) & DIGIT;
+        // The estimate from the window's two leading digits is never too small and, as the
+        // divisor is normalized, at most 2 too large (Theorem B).
+        let mut digit = (r >> 32) as u32 / top;
+        if digit > DIGIT as u32 {
+            digit = DIGIT as u32;
+        }
+        // Subtract digit·d (80 bits: two 32×16-bit products) from the window.
+        let (p_lo, p_hi) = (
+            mul_32_16(d as u32, digit),
+            mul_32_16((d >> 32) as u32, digit),
+        );
+        let (product, carry) = p_lo.overflowing_add(p_hi << 32);
+        let (mut rest, borrow) = w.overflowing_sub(product);
+        let mut high = (r >> 48)
+            .wrapping_sub((p_hi >> 32) + carry as u64)
+            .wrapping_sub(borrow as u64);
+        // Add d back while the remainder is negative (at most twice).
+        while high >> 63 != 0 {
+            digit -= 1;
+            let (sum, carry) = rest.overflowing_add(d);
+            rest = sum;
+            high = high.wrapping_add(carry as u64);
+        }
+        r = rest;
+        q = q << 16 | digit as u64;
+        i += 1;
+    }
+    (q & !0x7f, q & 0x7f != 0 || r != 0)
+}
+
+/// `x·y` for `y < 2^16`, from two 16×16-bit products (32-bit multiplies: ARMv6-M and v7-M have no
+/// widening one that the compiler uses for a `u64` product).
+#[cfg_attr(all(sketch_soft_divide, not(test)), allow(dead_code))]
+const fn mul_32_16(x: u32, y: u32) -> u64 {
+    ((((x >> 16) * y) as u64) << 16) + ((x & 0xffff) * y) as u64
 }
 
 /// `m·2^e` (`m` normalized), plus less than one unit of `m` if `sticky`, rounded to 53 significant
@@ -434,6 +506,13 @@ mod tests {
 
     #[test]
     fn long_division_is_exact() {
+        // Both bodies, whichever `div_bits` uses on this target.
+        for div_bits in [div_bits_restoring, div_bits_digits] {
+            long_division_is_exact_with(div_bits);
+        }
+    }
+
+    fn long_division_is_exact_with(div_bits: fn(u64, u64) -> (u64, bool)) {
         let mut rng = Rng(3);
         for i in 0..300_000 {
             let d = rng.next_u64() | 1 << 63;

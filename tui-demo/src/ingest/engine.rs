@@ -487,8 +487,8 @@ impl Engine {
     /// line, or made into the keys' buffer) with its hash and length, the totals and the values.
     fn keys_of(&mut self, batch: &Batch, keys: &mut super::worker::Keys) {
         let options = std::sync::Arc::clone(&self.options);
-        // A key of one field is a slice of the line: no copy, and when it is all of the line
-        // (`--field 1-` on a line without surrounding space) the reader's hash serves.
+        // A key of one field is a slice of the line: no copy. Each key is hashed once, here (the
+        // reader hashes only a streamed long line, which it does not keep whole).
         let sliced = options.strip.is_none() && options.rule.is_line();
         for (bytes, line) in batch.iter() {
             let totals = &mut self.counters.totals;
@@ -504,17 +504,24 @@ impl Engine {
             let single = sliced.then(|| options.key.range(bytes)).flatten();
             if let Some((range, complete)) = single {
                 self.counters.totals.missing_field += u64::from(!complete);
-                let whole = range.start == 0 && range.end == bytes.len() && line.long.is_none();
                 let k = bytes.get(range.clone()).unwrap_or_default();
-                let hash = if whole { line.hash } else { hash64(k, SEED) };
+                // A streamed long line whose key is all of it: the hash made while it streamed.
+                let whole = range.start == 0 && range.end == bytes.len();
+                let hash = match line.long {
+                    Some(l) if whole => l.hash,
+                    _ => hash64(k, SEED),
+                };
                 keys.of_line(line, range, hash, k.len() as u64);
                 continue;
             }
             // Keys come from the bytes kept: for a streamed long line, its first 256.
             match options.key_of(bytes, keys.scratch()) {
                 KeyFound::Whole => {
-                    let len = line.long.map_or(bytes.len() as u64, |l| l.len);
-                    keys.of_line(line, 0..bytes.len(), line.hash, len);
+                    let (hash, len) = line.long.map_or_else(
+                        || (hash64(bytes, SEED), bytes.len() as u64),
+                        |l| (l.hash, l.len),
+                    );
+                    keys.of_line(line, 0..bytes.len(), hash, len);
                 }
                 KeyFound::Made(complete) => {
                     self.counters.totals.missing_field += u64::from(!complete);

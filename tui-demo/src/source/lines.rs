@@ -75,7 +75,6 @@ impl Streaming {
         batch.data = self.shown;
         let hash = self.hasher.finish();
         let mut line = Line::new(&batch.data, 0, batch.data.len(), crlf);
-        line.hash = hash;
         line.long = Some(LongLine { hash, len });
         batch.lines.push(line);
         batch

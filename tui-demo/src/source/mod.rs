@@ -39,15 +39,13 @@ pub struct Line {
     /// Set for a line too long to hold: `data[start..end]` is only its first [`SHOWN_MAX`] bytes and
     /// the hash of the whole line was computed while it streamed past.
     pub long: Option<LongLine>,
-    /// `hash64(line, ingest::SEED)` of the whole line, computed on the source's thread so that
-    /// ingest only updates sketches.
-    pub hash: u64,
     /// The bytes kept are valid UTF-8.
     pub utf8: bool,
 }
 
 impl Line {
-    /// A line of `data[start..end]`, with its hash and UTF-8 check.
+    /// A line of `data[start..end]`, with its UTF-8 check. It is not hashed here: ingest hashes
+    /// the key it makes of the line (with `--field 1-`, the line trimmed), once.
     #[must_use]
     pub fn new(data: &[u8], start: usize, end: usize, crlf: bool) -> Self {
         let bytes = data.get(start..end).unwrap_or_default();
@@ -56,7 +54,6 @@ impl Line {
             end: end as u32,
             crlf,
             long: None,
-            hash: sketch_nostd::hash::hash64(bytes, crate::seed::SEED),
             // Most log lines are ASCII, which is checked a word at a time.
             utf8: bytes.is_ascii() || std::str::from_utf8(bytes).is_ok(),
         }

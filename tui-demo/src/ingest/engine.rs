@@ -493,7 +493,7 @@ impl Engine {
         for (bytes, line) in batch.iter() {
             let totals = &mut self.counters.totals;
             totals.crlf += u64::from(line.crlf);
-            totals.long += u64::from(line.long.is_some());
+            totals.long += u64::from(batch.long.is_some());
             totals.non_utf8 += u64::from(!line.utf8);
             if self.values.is_some() {
                 self.value(
@@ -507,7 +507,7 @@ impl Engine {
                 let k = bytes.get(range.clone()).unwrap_or_default();
                 // A streamed long line whose key is all of it: the hash made while it streamed.
                 let whole = range.start == 0 && range.end == bytes.len();
-                let hash = match line.long {
+                let hash = match batch.long {
                     Some(l) if whole => l.hash,
                     _ => hash64(k, SEED),
                 };
@@ -517,7 +517,7 @@ impl Engine {
             // Keys come from the bytes kept: for a streamed long line, its first 256.
             match options.key_of(bytes, keys.scratch()) {
                 KeyFound::Whole => {
-                    let (hash, len) = line.long.map_or_else(
+                    let (hash, len) = batch.long.map_or_else(
                         || (hash64(bytes, SEED), bytes.len() as u64),
                         |l| (l.hash, l.len),
                     );

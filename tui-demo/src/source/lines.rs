@@ -74,9 +74,10 @@ impl Streaming {
         };
         batch.data = self.shown;
         let hash = self.hasher.finish();
-        let mut line = Line::new(&batch.data, 0, batch.data.len(), crlf);
-        line.long = Some(LongLine { hash, len });
-        batch.lines.push(line);
+        batch
+            .lines
+            .push(Line::new(&batch.data, 0, batch.data.len(), crlf));
+        batch.long = Some(LongLine { hash, len });
         batch
     }
 }
@@ -103,6 +104,7 @@ fn split(data: Vec<u8>, input_bytes: u64) -> Batch {
         data,
         lines,
         input_bytes,
+        long: None,
     }
 }
 
@@ -212,7 +214,11 @@ mod tests {
     use sketch_nostd::hash::hash64;
 
     /// Reads `input` through a reader that returns at most `step` bytes per call.
-    fn lines_of(input: &[u8], step: usize, limit: Option<u64>) -> Vec<(Vec<u8>, Line)> {
+    fn lines_of(
+        input: &[u8],
+        step: usize,
+        limit: Option<u64>,
+    ) -> Vec<(Vec<u8>, Line, Option<LongLine>)> {
         struct Trickle<'a>(&'a [u8], usize);
         impl Read for Trickle<'_> {
             fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
@@ -226,7 +232,8 @@ mod tests {
         let mut out = Vec::new();
         read(Trickle(input, step), limit, &control, &mut |msg| {
             if let SourceMsg::Lines(b) = msg {
-                out.extend(b.iter().map(|(bytes, l)| (bytes.to_vec(), *l)));
+                assert!(b.long.is_none() || b.lines.len() == 1, "a long line alone");
+                out.extend(b.iter().map(|(bytes, l)| (bytes.to_vec(), *l, b.long)));
             }
             true
         })
@@ -238,15 +245,15 @@ mod tests {
     fn splits_lines_crlf_and_a_last_line_without_newline() {
         for step in [1, 3, 1 << 20] {
             let got = lines_of(b"a\r\nbb\n\n\xff\xfe\nlast\r", step, None);
-            let texts: Vec<&[u8]> = got.iter().map(|(b, _)| b.as_slice()).collect();
+            let texts: Vec<&[u8]> = got.iter().map(|(b, _, _)| b.as_slice()).collect();
             assert_eq!(
                 texts,
                 [&b"a"[..], b"bb", b"", b"\xff\xfe", b"last\r"],
                 "step {step}"
             );
-            let crlf: Vec<bool> = got.iter().map(|(_, l)| l.crlf).collect();
+            let crlf: Vec<bool> = got.iter().map(|(_, l, _)| l.crlf).collect();
             assert_eq!(crlf, [true, false, false, false, false]);
-            assert!(got.iter().all(|(_, l)| l.long.is_none()));
+            assert!(got.iter().all(|(_, _, long)| long.is_none()));
         }
     }
 
@@ -263,10 +270,10 @@ mod tests {
                 assert_eq!(got.len(), 3, "step {step}");
                 assert_eq!(got[0].0, b"before");
                 assert_eq!(got[2].0, b"after");
-                let (shown, line) = &got[1];
+                let (shown, line, streamed) = &got[1];
                 assert_eq!(shown.as_slice(), &long[..SHOWN_MAX]);
                 assert_eq!(line.crlf, crlf);
-                let l = line.long.expect("streamed");
+                let l = streamed.expect("streamed");
                 assert_eq!(l.len, long.len() as u64);
                 assert_eq!(l.hash, hash64(&long[..], SEED), "hashed whole, step {step}");
             }
@@ -276,7 +283,7 @@ mod tests {
         input.push(b'\r');
         let got = lines_of(&input, CHUNK, None);
         assert_eq!(got.len(), 1);
-        let l = got[0].1.long.unwrap();
+        let l = got[0].2.unwrap();
         assert_eq!(l.hash, hash64(&input[..], SEED));
         assert!(!got[0].1.crlf);
     }

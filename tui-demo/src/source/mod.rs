@@ -36,9 +36,6 @@ pub struct Line {
     pub end: u32,
     /// The line ended with CR LF (the CR is not part of the key).
     pub crlf: bool,
-    /// Set for a line too long to hold: `data[start..end]` is only its first [`SHOWN_MAX`] bytes and
-    /// the hash of the whole line was computed while it streamed past.
-    pub long: Option<LongLine>,
     /// The bytes kept are valid UTF-8.
     pub utf8: bool,
 }
@@ -53,7 +50,6 @@ impl Line {
             start: start as u32,
             end: end as u32,
             crlf,
-            long: None,
             // Most log lines are ASCII, which is checked a word at a time.
             utf8: bytes.is_ascii() || std::str::from_utf8(bytes).is_ok(),
         }
@@ -79,6 +75,11 @@ pub struct Batch {
     pub lines: Vec<Line>,
     /// Input bytes this batch stands for, newlines included.
     pub input_bytes: u64,
+    /// Set for a batch of one line too long to hold: `data` is only its first [`SHOWN_MAX`] bytes
+    /// and the hash of the whole line was computed while it streamed past. (Kept here rather than
+    /// in every [`Line`], which stays 12 bytes: a batch of short lines has more bytes of `Line`s
+    /// than of text otherwise.)
+    pub long: Option<LongLine>,
 }
 
 impl Batch {
@@ -277,6 +278,7 @@ impl Out {
                 data: batch.data.clone(),
                 lines: chunk.to_vec(),
                 input_bytes: bytes,
+                long: batch.long,
             };
             if self.tx.send(SourceMsg::Lines(slice)).is_err() {
                 return false;

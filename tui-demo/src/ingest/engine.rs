@@ -475,7 +475,7 @@ impl Engine {
         self.keys_of(batch, &mut keys);
         let keys = self.windows.count(batch, keys);
         for k in keys.iter() {
-            let seen = self.exact.observe(k.hash, k.len);
+            let seen = self.exact.observe(k.hash, keys.key_len(k));
             self.dedupe(keys.shown(batch, k), k.hash, seen);
             self.micro(k.hash);
         }

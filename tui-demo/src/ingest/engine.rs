@@ -82,7 +82,8 @@ pub struct EngineOptions {
 }
 
 impl EngineOptions {
-    /// Whether the key is the whole line as read (the hash made while reading serves).
+    /// Whether the key is the whole line as read (hashed as it is; a streamed long line by the
+    /// hash made while it streamed).
     #[must_use]
     pub fn whole_line(&self) -> bool {
         self.key.is_whole_line() && self.rule.is_line() && self.strip.is_none()

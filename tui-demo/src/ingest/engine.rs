@@ -228,7 +228,21 @@ impl KeyFields {
         if want == 0 && self.rest {
             // `--field 1-`: the line with its surrounding space trimmed, found by two short scans
             // from the ends instead of a walk over the first field (the loop's answer).
-            return Some(match line.iter().position(|b| !b.is_ascii_whitespace()) {
+            // Indentation is mostly runs of spaces: skipped eight bytes at a time first.
+            let mut skip = 0;
+            while let Some(word) = line.get(skip..skip + 8) {
+                if word != b"        " {
+                    break;
+                }
+                skip += 8;
+            }
+            let first = line
+                .get(skip..)
+                .unwrap_or_default()
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .map(|p| p + skip);
+            return Some(match first {
                 None => (0..0, false),
                 Some(start) => {
                     let end = line
@@ -952,7 +966,7 @@ mod tests {
     /// field is reported the same way, over fields, rests, and every kind of surrounding space.
     #[test]
     fn a_single_fields_range_is_the_extracted_key() {
-        let lines: [&[u8]; 10] = [
+        let lines: [&[u8]; 16] = [
             b"",
             b"   ",
             b"a",
@@ -963,6 +977,13 @@ mod tests {
             b"x  ",
             b"  lead",
             b"\xff\xfe b",
+            // Indentation of eight spaces and more (skipped a word at a time), mixed with tabs.
+            b"        ",
+            b"                ",
+            b"        }",
+            b"                 let x = 1;  ",
+            b"       \t        y",
+            b"        \t",
         ];
         let mut out = Vec::new();
         for spec in ["1", "2", "3", "5", "1-", "2-", "3-", "6-"] {

@@ -61,6 +61,11 @@ impl Exact {
 
     /// Counts one occurrence of the line with this hash and length.
     pub fn observe(&mut self, hash: u64, len: u64) -> Seen {
+        if self.cap == 0 {
+            // Off (`--exact-cap 0`): nothing to look up.
+            self.capped = true;
+            return Seen::Unknown;
+        }
         if let Some(c) = self.counts.get_mut(&hash) {
             *c += 1;
             return Seen::Again;

@@ -82,7 +82,8 @@ pub struct EngineOptions {
 }
 
 impl EngineOptions {
-    /// Whether the key is the whole line as read (the hash made while reading serves).
+    /// Whether the key is the whole line as read (hashed as it is; a streamed long line by the
+    /// hash made while it streamed).
     #[must_use]
     pub fn whole_line(&self) -> bool {
         self.key.is_whole_line() && self.rule.is_line() && self.strip.is_none()
@@ -227,7 +228,21 @@ impl KeyFields {
         if want == 0 && self.rest {
             // `--field 1-`: the line with its surrounding space trimmed, found by two short scans
             // from the ends instead of a walk over the first field (the loop's answer).
-            return Some(match line.iter().position(|b| !b.is_ascii_whitespace()) {
+            // Indentation is mostly runs of spaces: skipped eight bytes at a time first.
+            let mut skip = 0;
+            while let Some(word) = line.get(skip..skip + 8) {
+                if word != b"        " {
+                    break;
+                }
+                skip += 8;
+            }
+            let first = line
+                .get(skip..)
+                .unwrap_or_default()
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .map(|p| p + skip);
+            return Some(match first {
                 None => (0..0, false),
                 Some(start) => {
                     let end = line
@@ -475,7 +490,7 @@ impl Engine {
         self.keys_of(batch, &mut keys);
         let keys = self.windows.count(batch, keys);
         for k in keys.iter() {
-            let seen = self.exact.observe(k.hash, k.len);
+            let seen = self.exact.observe(k.hash, keys.key_len(k));
             self.dedupe(keys.shown(batch, k), k.hash, seen);
             self.micro(k.hash);
         }
@@ -487,13 +502,13 @@ impl Engine {
     /// line, or made into the keys' buffer) with its hash and length, the totals and the values.
     fn keys_of(&mut self, batch: &Batch, keys: &mut super::worker::Keys) {
         let options = std::sync::Arc::clone(&self.options);
-        // A key of one field is a slice of the line: no copy, and when it is all of the line
-        // (`--field 1-` on a line without surrounding space) the reader's hash serves.
+        // A key of one field is a slice of the line: no copy. Each key is hashed once, here (the
+        // reader hashes only a streamed long line, which it does not keep whole).
         let sliced = options.strip.is_none() && options.rule.is_line();
         for (bytes, line) in batch.iter() {
             let totals = &mut self.counters.totals;
             totals.crlf += u64::from(line.crlf);
-            totals.long += u64::from(line.long.is_some());
+            totals.long += u64::from(batch.long.is_some());
             totals.non_utf8 += u64::from(!line.utf8);
             if self.values.is_some() {
                 self.value(
@@ -504,17 +519,24 @@ impl Engine {
             let single = sliced.then(|| options.key.range(bytes)).flatten();
             if let Some((range, complete)) = single {
                 self.counters.totals.missing_field += u64::from(!complete);
-                let whole = range.start == 0 && range.end == bytes.len() && line.long.is_none();
                 let k = bytes.get(range.clone()).unwrap_or_default();
-                let hash = if whole { line.hash } else { hash64(k, SEED) };
+                // A streamed long line whose key is all of it: the hash made while it streamed.
+                let whole = range.start == 0 && range.end == bytes.len();
+                let hash = match batch.long {
+                    Some(l) if whole => l.hash,
+                    _ => hash64(k, SEED),
+                };
                 keys.of_line(line, range, hash, k.len() as u64);
                 continue;
             }
             // Keys come from the bytes kept: for a streamed long line, its first 256.
             match options.key_of(bytes, keys.scratch()) {
                 KeyFound::Whole => {
-                    let len = line.long.map_or(bytes.len() as u64, |l| l.len);
-                    keys.of_line(line, 0..bytes.len(), line.hash, len);
+                    let (hash, len) = batch.long.map_or_else(
+                        || (hash64(bytes, SEED), bytes.len() as u64),
+                        |l| (l.hash, l.len),
+                    );
+                    keys.of_line(line, 0..bytes.len(), hash, len);
                 }
                 KeyFound::Made(complete) => {
                     self.counters.totals.missing_field += u64::from(!complete);
@@ -944,7 +966,7 @@ mod tests {
     /// field is reported the same way, over fields, rests, and every kind of surrounding space.
     #[test]
     fn a_single_fields_range_is_the_extracted_key() {
-        let lines: [&[u8]; 10] = [
+        let lines: [&[u8]; 16] = [
             b"",
             b"   ",
             b"a",
@@ -955,6 +977,13 @@ mod tests {
             b"x  ",
             b"  lead",
             b"\xff\xfe b",
+            // Indentation of eight spaces and more (skipped a word at a time), mixed with tabs.
+            b"        ",
+            b"                ",
+            b"        }",
+            b"                 let x = 1;  ",
+            b"       \t        y",
+            b"        \t",
         ];
         let mut out = Vec::new();
         for spec in ["1", "2", "3", "5", "1-", "2-", "3-", "6-"] {

@@ -128,17 +128,29 @@ impl fmt::Debug for Windows {
     }
 }
 
-/// One key of a batch: where its bytes are, its hash and its length.
+/// One key of a batch: where its bytes are and its hash (16 bytes: a batch holds one per line).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key {
-    /// Its bytes: `start..end` of the batch's data, or of the keys' own buffer if `made`.
+    /// Its bytes: `start..end` of the batch's data, or of the keys' own buffer if [`MADE`] is set
+    /// in `start`.
     start: u32,
     end: u32,
-    made: bool,
     /// `hash64(key, SEED)` of all of the key.
     pub hash: u64,
-    /// Its length in bytes (of all of it, for a streamed long line).
-    pub len: u64,
+}
+
+/// The flag of `Key::start` for a key in the keys' own buffer (offsets stay far below 2^31: a
+/// batch holds at most a read buffer's worth of text).
+const MADE: u32 = 1 << 31;
+
+impl Key {
+    fn made(&self) -> bool {
+        self.start & MADE != 0
+    }
+
+    fn range(&self) -> Range<usize> {
+        (self.start & !MADE) as usize..self.end as usize
+    }
 }
 
 /// The keys of a batch, in input order, and the `--value-field` values to count with them.
@@ -150,6 +162,9 @@ pub struct Keys {
     /// Where a key is made before it is kept.
     scratch: Vec<u8>,
     values: Vec<f64>,
+    /// The length of all of a streamed long line's key (its batch's only key), of which the
+    /// batch holds only the start.
+    long: Option<u64>,
 }
 
 impl Keys {
@@ -158,18 +173,27 @@ impl Keys {
         self.keys.clear();
         self.made.clear();
         self.values.clear();
+        self.long = None;
     }
 
-    /// A key that is `range` of `line`'s bytes.
+    /// A key that is `range` of `line`'s bytes, `len` bytes long in all (more than the range for
+    /// a streamed long line).
     pub fn of_line(&mut self, line: &Line, range: Range<usize>, hash: u64, len: u64) {
         let at = line.start as usize;
+        if len != range.len() as u64 {
+            self.long = Some(len);
+        }
         self.keys.push(Key {
             start: (at + range.start) as u32,
             end: (at + range.end) as u32,
-            made: false,
             hash,
-            len,
         });
+    }
+
+    /// The length in bytes of all of `key` (for a streamed long line, more than it shows).
+    #[must_use]
+    pub fn key_len(&self, key: &Key) -> u64 {
+        self.long.unwrap_or(key.range().len() as u64)
     }
 
     /// The buffer a key is made in before [`made`](Self::made) keeps it.
@@ -182,11 +206,9 @@ impl Keys {
         let start = self.made.len();
         self.made.extend_from_slice(&self.scratch);
         self.keys.push(Key {
-            start: start as u32,
+            start: start as u32 | MADE,
             end: self.made.len() as u32,
-            made: true,
             hash: hash64(self.scratch.as_slice(), SEED),
-            len: self.scratch.len() as u64,
         });
     }
 
@@ -215,9 +237,8 @@ impl Keys {
     /// The bytes of `key`, a key of these keys made from `batch`.
     #[must_use]
     pub fn shown<'a>(&'a self, batch: &'a Batch, key: &Key) -> &'a [u8] {
-        let from = if key.made { &self.made } else { &batch.data };
-        from.get(key.start as usize..key.end as usize)
-            .unwrap_or_default()
+        let from = if key.made() { &self.made } else { &batch.data };
+        from.get(key.range()).unwrap_or_default()
     }
 
     /// Counts the keys and values in the ring's open interval.
@@ -343,4 +364,47 @@ fn spawn(ring: &Arc<Mutex<Ring>>) -> Option<Thread> {
         })
         .ok()?;
     Some(Thread { jobs, done })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_show_their_bytes_and_know_their_whole_length() {
+        let mut batch = Batch::default();
+        batch.push(b"  alpha ");
+        batch.push(b"beta");
+        let mut keys = Keys::default();
+        let lines = batch.lines.clone();
+        keys.of_line(&lines[0], 2..7, 1, 5);
+        keys.scratch().extend_from_slice(b"made key");
+        keys.made();
+        keys.of_line(&lines[1], 0..4, 2, 4);
+        let got: Vec<(&[u8], u64, u64)> = keys
+            .iter()
+            .map(|k| (keys.shown(&batch, k), k.hash, keys.key_len(k)))
+            .collect();
+        let made_hash = hash64(&b"made key"[..], SEED);
+        assert_eq!(
+            got,
+            [
+                (&b"alpha"[..], 1, 5),
+                (b"made key", made_hash, 8),
+                (b"beta", 2, 4)
+            ]
+        );
+        // A streamed long line (its batch's only key): the bytes kept, the length of all of it.
+        keys.clear();
+        keys.of_line(&lines[1], 0..4, 3, 1 << 40);
+        let k = keys.iter().next().copied().unwrap();
+        assert_eq!(
+            (keys.shown(&batch, &k), keys.key_len(&k)),
+            (&b"beta"[..], 1 << 40)
+        );
+        keys.clear();
+        keys.of_line(&lines[1], 0..4, 3, 4);
+        let k = keys.iter().next().copied().unwrap();
+        assert_eq!(keys.key_len(&k), 4, "cleared");
+    }
 }

@@ -36,18 +36,13 @@ pub struct Line {
     pub end: u32,
     /// The line ended with CR LF (the CR is not part of the key).
     pub crlf: bool,
-    /// Set for a line too long to hold: `data[start..end]` is only its first [`SHOWN_MAX`] bytes and
-    /// the hash of the whole line was computed while it streamed past.
-    pub long: Option<LongLine>,
-    /// `hash64(line, ingest::SEED)` of the whole line, computed on the source's thread so that
-    /// ingest only updates sketches.
-    pub hash: u64,
     /// The bytes kept are valid UTF-8.
     pub utf8: bool,
 }
 
 impl Line {
-    /// A line of `data[start..end]`, with its hash and UTF-8 check.
+    /// A line of `data[start..end]`, with its UTF-8 check. It is not hashed here: ingest hashes
+    /// the key it makes of the line (with `--field 1-`, the line trimmed), once.
     #[must_use]
     pub fn new(data: &[u8], start: usize, end: usize, crlf: bool) -> Self {
         let bytes = data.get(start..end).unwrap_or_default();
@@ -55,8 +50,6 @@ impl Line {
             start: start as u32,
             end: end as u32,
             crlf,
-            long: None,
-            hash: sketch_nostd::hash::hash64(bytes, crate::seed::SEED),
             // Most log lines are ASCII, which is checked a word at a time.
             utf8: bytes.is_ascii() || std::str::from_utf8(bytes).is_ok(),
         }
@@ -82,6 +75,11 @@ pub struct Batch {
     pub lines: Vec<Line>,
     /// Input bytes this batch stands for, newlines included.
     pub input_bytes: u64,
+    /// Set for a batch of one line too long to hold: `data` is only its first [`SHOWN_MAX`] bytes
+    /// and the hash of the whole line was computed while it streamed past. (Kept here rather than
+    /// in every [`Line`], which stays 12 bytes: a batch of short lines has more bytes of `Line`s
+    /// than of text otherwise.)
+    pub long: Option<LongLine>,
 }
 
 impl Batch {
@@ -280,6 +278,7 @@ impl Out {
                 data: batch.data.clone(),
                 lines: chunk.to_vec(),
                 input_bytes: bytes,
+                long: batch.long,
             };
             if self.tx.send(SourceMsg::Lines(slice)).is_err() {
                 return false;

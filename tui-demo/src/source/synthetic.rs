@@ -381,7 +381,7 @@ pub fn run(seed: u64, limit: Option<u64>, control: &Control, tx: &SyncSender<Sou
         let mut batch = Batch {
             data: Vec::with_capacity(want as usize * 110),
             lines: Vec::with_capacity(want as usize),
-            input_bytes: 0,
+            ..Batch::default()
         };
         for _ in 0..want {
             // The line is written straight into the batch's buffer.

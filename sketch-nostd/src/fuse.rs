@@ -105,8 +105,7 @@ impl Fingerprint for u16 {
 /// Reads fingerprint `i` (little-endian, `F::BYTES` bytes) from a fingerprint array; `None` past
 /// the end, which a validated view never reads.
 #[inline(always)]
-fn read_fp<F: Fingerprint>(fps: &[u8], i: u32) -> Option<u32> {
-    let i = i as usize;
+fn read_fp<F: Fingerprint>(fps: &[u8], i: usize) -> Option<u32> {
     if F::BYTES == 1 {
         fps.get(i).map(|&b| u32::from(b))
     } else {
@@ -125,6 +124,67 @@ fn read_fp<F: Fingerprint>(fps: &[u8], i: u32) -> Option<u32> {
 #[inline(never)]
 fn past_the_end() -> bool {
     false
+}
+
+/// What a lookup reads: on 64-bit targets the fingerprint array as three windows, elsewhere
+/// the array itself. The windows save the lookup two additions on its critical path (see
+/// [`Layout::offsets`]) but take three slices where the array takes one; on a 32-bit MCU the
+/// registers they need cost more code than the additions (Cortex-M0 router firmware: +364 B), so
+/// 32-bit targets keep the one array and the positions.
+#[cfg(target_pointer_width = "64")]
+type Array<'a> = [&'a [u8]; 3];
+/// What a lookup reads: on 64-bit targets the fingerprint array as three windows, elsewhere (here)
+/// the array itself.
+#[cfg(not(target_pointer_width = "64"))]
+type Array<'a> = &'a [u8];
+
+/// The fingerprint array (`(SEGMENT_COUNT + 2)·L` fingerprints of `F::BYTES` bytes) as three
+/// windows of `SEGMENT_COUNT·L` fingerprints each, starting at positions 0, `L` and `2·L`: a key's
+/// `k`-th fingerprint is at its `k`-th [offset](Layout::offsets) in window `k`, so the `+ k·L` is in
+/// the window's start, computed once, not in every lookup. `None` if `fps` is too short (a
+/// validated array never is).
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn array<'a, F: Fingerprint>(fps: &'a [u8], layout: &Layout) -> Option<Array<'a>> {
+    // No overflow where it matters: a window that fits in `fps` ends below `fps.len()`.
+    let n = (layout.segment_count_length as usize).checked_mul(F::BYTES)?;
+    let l = layout.segment_length as usize * F::BYTES;
+    Some([
+        fps.get(..n)?,
+        fps.get(l..l.checked_add(n)?)?,
+        fps.get(2 * l..(2 * l).checked_add(n)?)?,
+    ])
+}
+
+/// The fingerprint array as it is (32-bit targets; see [`Array`]).
+#[cfg(not(target_pointer_width = "64"))]
+#[inline(always)]
+#[allow(clippy::unnecessary_wraps, clippy::extra_unused_type_parameters)] // the 64-bit form's signature
+fn array<'a, F: Fingerprint>(fps: &'a [u8], _layout: &Layout) -> Option<Array<'a>> {
+    Some(fps)
+}
+
+/// The lookup of a key hash in a filter's [`array()`].
+#[inline(always)]
+fn lookup<F: Fingerprint>(layout: &Layout, array: Array<'_>, hash: u64) -> bool {
+    let h = layout.mix(hash);
+    let fp = F::truncate(Layout::fingerprint(h));
+    // 64-bit: offsets into the three windows, each one XOR after the multiply.
+    #[cfg(target_pointer_width = "64")]
+    let ([a, b, c], [w0, w1, w2]) = (layout.offsets(h), array);
+    // 32-bit: the positions in the one array.
+    #[cfg(not(target_pointer_width = "64"))]
+    let ([a, b, c], [w0, w1, w2]) = (layout.positions(h).map(|p| p as usize), [array; 3]);
+    let Some(x) = read_fp::<F>(w0, a) else {
+        return past_the_end();
+    };
+    let Some(y) = read_fp::<F>(w1, b) else {
+        return past_the_end();
+    };
+    let Some(z) = read_fp::<F>(w2, c) else {
+        return past_the_end();
+    };
+    fp == x ^ y ^ z
 }
 
 /// ⌊h·c / 2^64⌋ with 64-bit products only, for 32-bit targets (no 128-bit multiply helper on an
@@ -163,22 +223,49 @@ impl Layout {
         mix64(hash.wrapping_add(self.mix_seed))
     }
 
-    /// The three positions of a mixed hash: one in each of three consecutive segments.
+    /// The first position of a mixed hash, `⌊h·SEGMENT_COUNT_LENGTH / 2^64⌋`: one widening multiply
+    /// on a 64-bit CPU, [`high_word`] (three 64-bit multiplies) elsewhere; the same number.
     #[inline(always)]
-    fn positions(&self, h: u64) -> [u32; 3] {
-        // ⌊h·SEGMENT_COUNT_LENGTH / 2^64⌋: one widening multiply on a 64-bit CPU, [`high_word`]
-        // (three 64-bit multiplies) elsewhere; the same number.
+    fn first(&self, h: u64) -> u32 {
         let c = self.segment_count_length;
         #[cfg(target_pointer_width = "64")]
         let h0 = ((u128::from(h) * u128::from(c)) >> 64) as u32;
         #[cfg(not(target_pointer_width = "64"))]
         let h0 = high_word(h, c);
+        h0
+    }
+
+    /// The three positions of a mixed hash: one in each of three consecutive segments (the
+    /// reference's form; construction uses it, lookups [`offsets`](Self::offsets)).
+    #[cfg(any(feature = "alloc", not(target_pointer_width = "64")))]
+    #[inline(always)]
+    fn positions(&self, h: u64) -> [u32; 3] {
+        let h0 = self.first(h);
         // `h0 + L`, then `+ L` again (as the reference does): no `2·L` to keep in a register.
         let mask = self.segment_length - 1;
         let next = h0 + self.segment_length;
         let h1 = next ^ ((h >> 18) as u32 & mask);
         let h2 = (next + self.segment_length) ^ (h as u32 & mask);
         [h0, h1, h2]
+    }
+
+    /// The three positions less `0`, `L` and `2·L`: where a lookup reads in the three windows of
+    /// the [`array()`] (64-bit targets). `L` is a power of two and the masked bits are below it,
+    /// so adding `L` (which changes no bit below it) and the XOR (which changes no bit above)
+    /// commute: `(h0 + k·L) ^ m = (h0 ^ m) + k·L`. Each offset is then one XOR after the multiply
+    /// (the positions take one or two additions more), and lies below `SEGMENT_COUNT_LENGTH` (a
+    /// multiple of `L` above `h0`).
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    fn offsets(&self, h: u64) -> [usize; 3] {
+        // In `usize`: the reads index with these as they are (the bits above 32 are 0).
+        let h0 = self.first(h) as usize;
+        let mask = (self.segment_length - 1) as usize;
+        [
+            h0,
+            h0 ^ ((h >> 18) as usize & mask),
+            h0 ^ (h as usize & mask),
+        ]
     }
 
     /// A mixed hash's fingerprint (not yet truncated).
@@ -204,7 +291,8 @@ impl Layout {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct BinaryFuseRef<'a, F: Fingerprint> {
     layout: Layout,
-    fingerprints: &'a [u8],
+    /// The fingerprint array as lookups read it.
+    array: Array<'a>,
     _f: PhantomData<F>,
 }
 
@@ -276,15 +364,18 @@ impl<'a, F: Fingerprint> BinaryFuseRef<'a, F> {
             core::cmp::Ordering::Greater => return Err(WireError::TrailingBytes),
             core::cmp::Ordering::Equal => {}
         }
+        let layout = Layout {
+            seed: header.seed,
+            mix_seed: u64::from_le_bytes(*seed_bytes),
+            segment_length: segment_length as u32,
+            segment_count_length: (segment_count * segment_length) as u32,
+            keys: keys as u32,
+        };
+        // The array is exactly (SEGMENT_COUNT + 2)·L fingerprints: the windows fit.
+        let array = array::<F>(fingerprints, &layout).ok_or(WireError::Truncated)?;
         Ok(Self {
-            layout: Layout {
-                seed: header.seed,
-                mix_seed: u64::from_le_bytes(*seed_bytes),
-                segment_length: segment_length as u32,
-                segment_count_length: (segment_count * segment_length) as u32,
-                keys: keys as u32,
-            },
-            fingerprints,
+            layout,
+            array,
             _f: PhantomData,
         })
     }
@@ -318,20 +409,7 @@ impl<'a, F: Fingerprint> BinaryFuseRef<'a, F> {
     #[inline]
     #[must_use]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        let h = self.layout.mix(hash);
-        let [a, b, c] = self.layout.positions(h);
-        let fp = F::truncate(Layout::fingerprint(h));
-        let fps = self.fingerprints;
-        let Some(x) = read_fp::<F>(fps, a) else {
-            return past_the_end();
-        };
-        let Some(y) = read_fp::<F>(fps, b) else {
-            return past_the_end();
-        };
-        let Some(z) = read_fp::<F>(fps, c) else {
-            return past_the_end();
-        };
-        fp == x ^ y ^ z
+        lookup::<F>(&self.layout, self.array, hash)
     }
 
     /// The seed keys are hashed with.
@@ -385,7 +463,7 @@ impl<'a, F: Fingerprint> BinaryFuseRef<'a, F> {
     /// ```
     #[must_use]
     pub fn bits_per_key(&self) -> f64 {
-        (8 * self.fingerprints.len()) as f64 / f64::from(self.layout.keys)
+        f64::from(self.layout.array_len()) * (8 * F::BYTES) as f64 / f64::from(self.layout.keys)
     }
 }
 
@@ -625,9 +703,9 @@ mod build {
                 // Slot `p` is one of the three and still 0.
                 // (`fps` holds every position: the `unwrap_or` never applies.)
                 let v = F::truncate(Layout::fingerprint(h))
-                    ^ super::read_fp::<F>(fps, a).unwrap_or(0)
-                    ^ super::read_fp::<F>(fps, b).unwrap_or(0)
-                    ^ super::read_fp::<F>(fps, c).unwrap_or(0);
+                    ^ super::read_fp::<F>(fps, a as usize).unwrap_or(0)
+                    ^ super::read_fp::<F>(fps, b as usize).unwrap_or(0)
+                    ^ super::read_fp::<F>(fps, c as usize).unwrap_or(0);
                 let at = p as usize * F::BYTES;
                 for (i, byte) in fps[at..at + F::BYTES].iter_mut().enumerate() {
                     *byte = (v >> (8 * i)) as u8;
@@ -656,7 +734,7 @@ mod build {
             let view = BinaryFuseRef::<F>::new(bytes)?;
             Ok(Self {
                 bytes: bytes.to_vec(),
-                fingerprints_at: bytes.len() - view.fingerprints.len(),
+                fingerprints_at: bytes.len() - view.layout.array_len() as usize * F::BYTES,
                 layout: view.layout,
                 _f: PhantomData,
             })
@@ -683,9 +761,11 @@ mod build {
         /// ```
         #[must_use]
         pub fn view(&self) -> BinaryFuseRef<'_, F> {
+            let fps = self.bytes.get(self.fingerprints_at..).unwrap_or_default();
             BinaryFuseRef {
                 layout: self.layout,
-                fingerprints: self.bytes.get(self.fingerprints_at..).unwrap_or_default(),
+                // The array is exactly (SEGMENT_COUNT + 2)·L fingerprints: the windows fit.
+                array: super::array::<F>(fps, &self.layout).unwrap_or_default(),
                 _f: PhantomData,
             }
         }
@@ -699,7 +779,7 @@ mod build {
         #[inline]
         #[must_use]
         pub fn contains<Q: Key + ?Sized>(&self, key: &Q) -> bool {
-            self.view().contains(key)
+            self.contains_hash(hash64(key, self.layout.seed))
         }
 
         /// [`BinaryFuseRef::contains_hash`].
@@ -712,7 +792,17 @@ mod build {
         #[inline]
         #[must_use]
         pub fn contains_hash(&self, hash: u64) -> bool {
-            self.view().contains_hash(hash)
+            // Not through `view()`, whose fallback (empty windows, never taken) a lookup loop
+            // would select on every key: here the fallback is the whole answer, a branch on
+            // values the loop does not change, which the compiler takes out of the loop.
+            let Some(array) = self
+                .bytes
+                .get(self.fingerprints_at..)
+                .and_then(|fps| super::array::<F>(fps, &self.layout))
+            else {
+                return super::past_the_end();
+            };
+            super::lookup::<F>(&self.layout, array, hash)
         }
 
         /// [`BinaryFuseRef::len`].
@@ -784,6 +874,42 @@ mod build {
                     let want = ((u128::from(h) * u128::from(c)) >> 64) as u32;
                     assert_eq!(layout.positions(h)[0], want, "{h:#x} {c}");
                     assert_eq!(high_word(h, c), want, "32-bit form, {h:#x} {c}");
+                }
+            }
+        }
+
+        #[test]
+        fn offsets_are_the_positions_less_whole_segments() {
+            // Lookups read offset k in window k (which starts at position k·L); construction
+            // writes at the positions. Small, middling and the largest segment lengths, with
+            // one to 14,000 segments (3.7·10^9 slots, near the 32-bit limit); mixed hashes from
+            // SplitMix64.
+            let mut state = 1u64;
+            for (l, count) in [
+                (4u32, 1u32),
+                (4, 3),
+                (1 << 10, 7),
+                (1 << 13, 139),
+                (1 << 18, 1),
+                (1 << 18, 14_000),
+            ] {
+                let layout = Layout {
+                    seed: 0,
+                    mix_seed: 0,
+                    segment_length: l,
+                    segment_count_length: count * l,
+                    keys: 0,
+                };
+                for _ in 0..10_000 {
+                    let h = next_seed(&mut state);
+                    let [a, b, c] = layout.offsets(h);
+                    let [a, b, c] = [a, b, c].map(|o| o as u32);
+                    assert_eq!(
+                        layout.positions(h),
+                        [a, b + l, c + 2 * l],
+                        "{h:#x} {l} {count}"
+                    );
+                    assert!(a.max(b).max(c) < count * l, "{h:#x} {l} {count}");
                 }
             }
         }

@@ -8,7 +8,10 @@
 //! The kernel has two forms of the same test and update, and [`dispatch`] picks one:
 //! * the **wide** form, over whole arrays: "no mask bit missing", `OR_i (mask_i AND NOT word_i) ==
 //!   0`, which the compiler vectorises where the target has per-lane variable shifts: with AVX2 it
-//!   is two `vpmuludq`, two `vpsrlq`, two `vpsllvq`, two `vpandn`, a `vpor` and a `vptest`;
+//!   is two `vpmuludq`, two `vpsrlq`, two `vpsllvq`, two `vpandn`, a `vpor` and a `vptest`. With
+//!   `std` on x86-64 (where `pulp`'s tokens make AVX2 operations safe to call) the test is written
+//!   with those operations instead ([`avx2`]: each word shifted so that the key's bit is its sign
+//!   bit, one `vpmulld` for the eight shifts, one `vtestpd`), three vector operations fewer;
 //! * the **narrow** form, word by word: it counts the key's set bits (x86-64: `imul`, `shr`, `bt`,
 //!   `adc` per word, the carry flag being the bit, no mask built) and sets them with `bts`. Without
 //!   AVX2 (SSE2-only x86-64, aarch64, wasm with or without `simd128`, MCUs) the wide form stays
@@ -18,8 +21,9 @@
 //! [`dispatch`] runs the wide form where the build has AVX2; with the `std` feature on x86-64 built
 //! without it, the wide form compiled for x86-64-v3 when the CPU has AVX2, through
 //! [`pulp`](https://docs.rs/pulp)'s safe tokens (`V3::try_new` checks the CPU once and caches it;
-//! `V3::vectorize` calls the closure inside a function compiled with those features); the narrow
-//! form everywhere else. No `unsafe` here: the token proves the features.
+//! `V3::vectorize` runs the wide form inside a function compiled with those features); the narrow
+//! form everywhere else. No `unsafe` here: the token proves the features. (A build with AVX2 and
+//! `std` gets the tokens of AVX and AVX2 alone, whose checks are compile-time constants there.)
 
 use super::{bit_in_word, SALT};
 
@@ -47,14 +51,112 @@ fn words_le(bytes: &[u8; 64]) -> [u64; 8] {
     words
 }
 
-/// The wide test: every bit of the key's masks is set in `words`.
+/// The wide test in portable code: every bit of the key's masks is set in `words`. The compiler
+/// vectorises it where the build has AVX2; with `std` on x86-64 the wide form is [`avx2::contains`]
+/// instead (this one then serves the tests).
+#[cfg(any(test, not(all(feature = "std", target_arch = "x86_64"))))]
 #[inline(always)]
-fn contains_wide(words: &[u64; 8], low: u32, k: u32) -> bool {
+fn contains_masks(words: &[u64; 8], low: u32, k: u32) -> bool {
     words
         .iter()
         .zip(masks(low, k))
         .fold(0, |missing, (w, m)| missing | (m & !w))
         == 0
+}
+
+/// The wide test (the form [`dispatch`] runs where there is AVX2).
+#[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+#[inline(always)]
+fn contains_wide(_: Wide, words: &[u64; 8], low: u32, k: u32) -> bool {
+    contains_masks(words, low, k)
+}
+
+/// The wide test with `std` on x86-64: [`avx2::contains`].
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[inline(always)]
+fn contains_wide(simd: Wide, words: &[u64; 8], low: u32, k: u32) -> bool {
+    avx2::contains(simd, words, low, k)
+}
+
+/// The block test written with AVX2 operations, through `pulp`'s AVX and AVX2 tokens (`std` on
+/// x86-64 only: the tokens are what make the operations safe to call, and [`dispatch`] hands them
+/// over only where the CPU has the features and the code is compiled for them).
+///
+/// The portable wide form builds the key's eight masks and tests `mask AND NOT word`; here each word
+/// is instead shifted left so that the key's bit becomes its sign bit, and one `vtestpd` checks the
+/// eight sign bits at once. Word `i`'s shift is `63 − bit = (NOT (low·SALT[i] mod 2^32)) >> 26`,
+/// computed for the eight words in one `vpmulld` over 32-bit lanes (`low·SALT[i] mod 2^32` is all
+/// that [`bit_in_word`] uses), then widened to the 64-bit lanes of the two halves of the block by
+/// two unpacks against zero; the salts sit in the lanes in the order that makes the unpacks give
+/// words 0–3 and 4–7. Per lookup, after the block's two loads: `vmovd`, `vpbroadcastd`,
+/// `vpmulld`, `vpxor`, `vpsrld`, two `vpunpck*dq`, two `vpsllvq`, `vpand`, `vtestpd`, where the
+/// portable form takes two `vpmuludq`, two `vpsrlq`, two `vpand`, two `vpsllvq`, two `vpandn`,
+/// `vpor` and `vptest` (and its result lands in the carry flag, which a count takes with one `adc`).
+/// Same bits, same answers.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+mod avx2 {
+    use super::{Wide, SALT};
+    use core::arch::x86_64::__m256i;
+    use pulp::core_arch::x86::Avx;
+
+    /// The salts in the 32-bit lanes of the multiply: the unpacks take lanes 0, 1, 4, 5 (the low
+    /// pairs of each 128-bit half) to the 64-bit lanes of words 0–3, and lanes 2, 3, 6, 7 to words
+    /// 4–7.
+    const LANE_SALTS: [u32; 8] = [
+        SALT[0], SALT[1], SALT[4], SALT[5], SALT[2], SALT[3], SALT[6], SALT[7],
+    ];
+
+    /// Four words as one vector (from a block's words: the compiler makes it one unaligned load).
+    #[inline(always)]
+    fn words4(avx: Avx, [a, b, c, d]: [u64; 4]) -> __m256i {
+        avx._mm256_setr_epi64x(a as i64, b as i64, c as i64, d as i64)
+    }
+
+    /// Sign bits set in the lanes of the words a key with `k` bits does not probe (none for `k = 8`;
+    /// a constant when `k` is one).
+    #[inline(always)]
+    fn unprobed(avx: Avx, first: u32, k: u32) -> __m256i {
+        let lane = |i: u32| if first + i >= k { i64::MIN } else { 0 };
+        avx._mm256_setr_epi64x(lane(0), lane(1), lane(2), lane(3))
+    }
+
+    /// Whether the key whose low hash half is `low` may be in the block `words` (its bit set in each
+    /// of the first `k` words).
+    #[inline(always)]
+    pub(super) fn contains((avx, avx2): Wide, words: &[u64; 8], low: u32, k: u32) -> bool {
+        let salts = LANE_SALTS.map(|s| s as i32);
+        let products = avx2._mm256_mullo_epi32(
+            avx._mm256_set1_epi32(low as i32),
+            avx._mm256_setr_epi32(
+                salts[0], salts[1], salts[2], salts[3], salts[4], salts[5], salts[6], salts[7],
+            ),
+        );
+        // 63 − bit in each 32-bit lane.
+        let shifts = avx2
+            ._mm256_srli_epi32::<26>(avx2._mm256_xor_si256(products, avx._mm256_set1_epi32(-1)));
+        let zero = avx._mm256_setzero_si256();
+        let [a, b, c, d, e, f, g, h] = *words;
+        let low_half = avx2._mm256_or_si256(
+            avx2._mm256_sllv_epi64(
+                words4(avx, [a, b, c, d]),
+                avx2._mm256_unpacklo_epi32(shifts, zero),
+            ),
+            unprobed(avx, 0, k),
+        );
+        let high_half = avx2._mm256_or_si256(
+            avx2._mm256_sllv_epi64(
+                words4(avx, [e, f, g, h]),
+                avx2._mm256_unpackhi_epi32(shifts, zero),
+            ),
+            unprobed(avx, 4, k),
+        );
+        let both = avx2._mm256_and_si256(low_half, high_half);
+        // Every lane's sign bit set: `vtestpd` against all ones sets the carry flag.
+        avx._mm256_testc_pd(
+            avx._mm256_castsi256_pd(both),
+            avx._mm256_castsi256_pd(avx._mm256_set1_epi64x(-1)),
+        ) != 0
+    }
 }
 
 /// The narrow test: the key's bit is set in each of the first `k` words.
@@ -95,11 +197,7 @@ fn insert_narrow(words: &mut [u64; 8], low: u32, k: u32) -> bool {
 /// five more vector instructions per lookup).
 #[inline(always)]
 pub(crate) fn contains<const K: u32>(words: &[u64; 8], low: u32) -> bool {
-    dispatch(
-        words,
-        move |w| contains_wide(w, low, K),
-        move |w| contains_narrow(w, low, K),
-    )
+    dispatch(Contains::<K> { words, low })
 }
 
 /// [`contains`] for a block stored as 64 bytes, each word little-endian (the dense wire body, read
@@ -116,43 +214,24 @@ pub(crate) fn contains<const K: u32>(words: &[u64; 8], low: u32) -> bool {
 pub(crate) fn contains_le(bytes: &[u8; 64], low: u32, k: u32) -> bool {
     if HAS_WIDE {
         if k == 8 {
-            return dispatch(
-                bytes,
-                move |b| contains_wide(&words_le(b), low, 8),
-                move |b| contains_narrow(&words_le(b), low, 8),
-            );
+            return dispatch(ContainsLe::<8> { bytes, low });
         }
         return contains_le_any_k(bytes, low, k);
     }
-    contains_le_any_k_inline(bytes, low, k)
+    dispatch(ContainsLeAnyK { bytes, low, k })
 }
 
 /// [`contains_le`] for a `k` other than 8 where the wide form may run: out of line (see there).
 #[cfg(feature = "wire")]
 #[inline(never)]
 fn contains_le_any_k(bytes: &[u8; 64], low: u32, k: u32) -> bool {
-    contains_le_any_k_inline(bytes, low, k)
-}
-
-/// [`contains_le`] at a run-time `k`, through [`dispatch`].
-#[cfg(feature = "wire")]
-#[inline(always)]
-fn contains_le_any_k_inline(bytes: &[u8; 64], low: u32, k: u32) -> bool {
-    dispatch(
-        bytes,
-        move |b| contains_wide(&words_le(b), low, k),
-        move |b| contains_narrow(&words_le(b), low, k),
-    )
+    dispatch(ContainsLeAnyK { bytes, low, k })
 }
 
 /// Sets the key's bits in the block; `true` if one of them was clear.
 #[inline(always)]
 pub(crate) fn insert<const K: u32>(words: &mut [u64; 8], low: u32) -> bool {
-    dispatch(
-        words,
-        move |w| insert_wide(w, low, K),
-        move |w| insert_narrow(w, low, K),
-    )
+    dispatch(Insert::<K> { words, low })
 }
 
 /// Whether [`dispatch`] can run the wide form in this build.
@@ -162,34 +241,165 @@ const HAS_WIDE: bool = cfg!(any(
     all(feature = "std", target_arch = "x86_64")
 ));
 
-/// Runs `wide(state)`, compiled for x86-64-v3 if the library is built for plain x86-64 with `std`
-/// and the CPU has AVX2, or as it is if the build has AVX2; otherwise `narrow(state)` (see the
-/// [module](self) docs). Both must be `#[inline(always)]` code (the kernels above) for the
-/// features to apply to them.
+/// What the wide form is given: with `std` on x86-64, `pulp`'s tokens for AVX and AVX2, which make
+/// their operations safe to call ([`avx2`]); elsewhere nothing.
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+type Wide = (pulp::core_arch::x86::Avx, pulp::core_arch::x86::Avx2);
+/// What the wide form is given (nothing without `std` on x86-64).
+#[cfg(not(all(feature = "std", target_arch = "x86_64")))]
+type Wide = ();
+
+/// One block operation in its two forms, of which [`dispatch`] runs one. Every implementation's
+/// methods are `#[inline(always)]`, down to the kernels above, so that the wide form run inside
+/// `pulp`'s AVX2 function is compiled with its features, AVX2 operations included. (With closures
+/// here, the compiler left a large one, the view's, a function of its own outside the AVX2 function,
+/// and each of its AVX2 operations a call.)
+trait BlockOp {
+    /// The answer.
+    type Out;
+    /// The wide form, given the tokens of the CPU features.
+    fn wide(self, simd: Wide) -> Self::Out;
+    /// The narrow form.
+    fn narrow(self) -> Self::Out;
+}
+
+/// [`contains`] as a [`BlockOp`].
+struct Contains<'a, const K: u32> {
+    words: &'a [u64; 8],
+    low: u32,
+}
+
+impl<const K: u32> BlockOp for Contains<'_, K> {
+    type Out = bool;
+    #[inline(always)]
+    fn wide(self, simd: Wide) -> bool {
+        contains_wide(simd, self.words, self.low, K)
+    }
+    #[inline(always)]
+    fn narrow(self) -> bool {
+        contains_narrow(self.words, self.low, K)
+    }
+}
+
+/// [`insert`] as a [`BlockOp`].
+struct Insert<'a, const K: u32> {
+    words: &'a mut [u64; 8],
+    low: u32,
+}
+
+impl<const K: u32> BlockOp for Insert<'_, K> {
+    type Out = bool;
+    #[inline(always)]
+    fn wide(self, _: Wide) -> bool {
+        insert_wide(self.words, self.low, K)
+    }
+    #[inline(always)]
+    fn narrow(self) -> bool {
+        insert_narrow(self.words, self.low, K)
+    }
+}
+
+/// [`contains_le`] with `k = K` as a [`BlockOp`].
+#[cfg(feature = "wire")]
+struct ContainsLe<'a, const K: u32> {
+    bytes: &'a [u8; 64],
+    low: u32,
+}
+
+#[cfg(feature = "wire")]
+impl<const K: u32> BlockOp for ContainsLe<'_, K> {
+    type Out = bool;
+    #[inline(always)]
+    fn wide(self, simd: Wide) -> bool {
+        contains_wide(simd, &words_le(self.bytes), self.low, K)
+    }
+    #[inline(always)]
+    fn narrow(self) -> bool {
+        contains_narrow(&words_le(self.bytes), self.low, K)
+    }
+}
+
+/// [`contains_le`] with a run-time `k` as a [`BlockOp`].
+#[cfg(feature = "wire")]
+struct ContainsLeAnyK<'a> {
+    bytes: &'a [u8; 64],
+    low: u32,
+    k: u32,
+}
+
+#[cfg(feature = "wire")]
+impl BlockOp for ContainsLeAnyK<'_> {
+    type Out = bool;
+    #[inline(always)]
+    fn wide(self, simd: Wide) -> bool {
+        contains_wide(simd, &words_le(self.bytes), self.low, self.k)
+    }
+    #[inline(always)]
+    fn narrow(self) -> bool {
+        contains_narrow(&words_le(self.bytes), self.low, self.k)
+    }
+}
+
+/// Runs `op`'s wide form, compiled for x86-64-v3 if the library is built for plain x86-64 with
+/// `std` and the CPU has AVX2, or as it is if the build has AVX2; otherwise its narrow form (see
+/// the [module](self) docs).
 #[inline(always)]
-fn dispatch<S, R>(state: S, wide: impl FnOnce(S) -> R, narrow: impl FnOnce(S) -> R) -> R {
+fn dispatch<O: BlockOp>(op: O) -> O::Out {
     #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
     {
-        if let Some(v3) = V3_TOKEN.get() {
-            return v3.vectorize(move || wide(state));
+        if let Some(&v3) = V3_TOKEN.get() {
+            return v3.vectorize(InV3(op, v3));
         }
         // Out of line, so that the lookup's straight path (one load, one compare, a tail call into
         // the AVX2 function) keeps to scratch registers: with the CPU check's first call or the
         // narrow form inlined here, every lookup saved and restored three callee-saved registers.
-        outline(state, move |state| match pulp::x86::V3::try_new() {
-            Some(v3) => {
-                // Another thread may have set it first: the same token.
-                let _ = V3_TOKEN.set(v3);
-                v3.vectorize(move || wide(state))
-            }
-            None => narrow(state),
-        })
+        outline(op)
     }
-    #[cfg(not(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2"))))]
+    // Built with AVX2 (x86-64-v3): the tokens of AVX and AVX2 alone, whose checks are the build's
+    // own features, known at compile time (`is_x86_feature_detected!` tests them first), so no check
+    // is left. (`pulp::x86::V3::try_new` would load and test a cached flag on every lookup.)
+    #[cfg(all(feature = "std", target_arch = "x86_64", target_feature = "avx2"))]
+    match (
+        pulp::core_arch::x86::Avx::try_new(),
+        pulp::core_arch::x86::Avx2::try_new(),
+    ) {
+        (Some(avx), Some(avx2)) => op.wide((avx, avx2)),
+        _ => op.narrow(),
+    }
+    #[cfg(not(all(feature = "std", target_arch = "x86_64")))]
     if cfg!(target_feature = "avx2") {
-        wide(state)
+        op.wide(())
     } else {
-        narrow(state)
+        op.narrow()
+    }
+}
+
+/// A [`BlockOp`]'s wide form as the function that `pulp`'s `V3::vectorize` compiles with the
+/// features of x86-64-v3 (its `call` inlined into that function, and everything below it).
+#[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+struct InV3<O>(O, pulp::x86::V3);
+
+#[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+impl<O: BlockOp> pulp::NullaryFnOnce for InV3<O> {
+    type Output = O::Out;
+    #[inline(always)]
+    fn call(self) -> O::Out {
+        let Self(op, v3) = self;
+        op.wide((v3.avx, v3.avx2))
+    }
+}
+
+/// The first call's CPU check, and the narrow form on a CPU without AVX2 (see [`dispatch`]).
+#[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+#[inline(never)]
+fn outline<O: BlockOp>(op: O) -> O::Out {
+    match pulp::x86::V3::try_new() {
+        Some(v3) => {
+            // Another thread may have set it first: the same token.
+            let _ = V3_TOKEN.set(v3);
+            v3.vectorize(InV3(op, v3))
+        }
+        None => op.narrow(),
     }
 }
 
@@ -200,13 +410,6 @@ fn dispatch<S, R>(state: S, wide: impl FnOnce(S) -> R, narrow: impl FnOnce(S) ->
 /// library's cached feature bits) on each call of the narrow form.
 #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
 static V3_TOKEN: std::sync::OnceLock<pulp::x86::V3> = std::sync::OnceLock::new();
-
-/// `f(state)` as a call of its own (see [`dispatch`]).
-#[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
-#[inline(never)]
-fn outline<S, R>(state: S, f: impl FnOnce(S) -> R) -> R {
-    f(state)
-}
 
 #[cfg(test)]
 mod tests {
@@ -245,10 +448,11 @@ mod tests {
         with_k!(k, contains(words, low))
     }
 
-    /// The wide and the narrow form called directly (here, without AVX2 unless the build has it)
-    /// and the dispatched entry points (with `std` on an AVX2 CPU: the wide form compiled for it).
+    /// The portable wide form and the narrow form called directly (here, without AVX2 unless the
+    /// build has it) and the dispatched entry points (with `std` on an AVX2 CPU: the wide form
+    /// compiled for it, the AVX2 test with `std` on x86-64).
     const FORMS: [(&str, Insert, Contains); 3] = [
-        ("wide", insert_wide, contains_wide),
+        ("masks", insert_wide, contains_masks),
         ("narrow", insert_narrow, contains_narrow),
         ("dispatched", insert_any, contains_any),
     ];
@@ -307,6 +511,43 @@ mod tests {
         }
         // Both answers occur, so the comparison tested something.
         assert!(yes > 100 && yes < 1_900, "{yes}");
+    }
+
+    /// The AVX2 test itself, run inside `pulp`'s AVX2 function as `dispatch` runs it, answers as the
+    /// portable test for every `k` (its own `k` run-time here, as in the view's general path), on
+    /// empty, single-key and fuller blocks (so both answers occur). Needs an AVX2 CPU: without one it
+    /// says so and checks nothing (the dispatched form then is the narrow one, tested above).
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    #[test]
+    fn the_avx2_test_answers_as_the_portable_one() {
+        let Some(v3) = pulp::x86::V3::try_new() else {
+            eprintln!("no AVX2 on this CPU: the AVX2 test is not run");
+            return;
+        };
+        let mut blocks = [[0u64; 8]; 2];
+        let (mut yes, mut no) = (0, 0);
+        for (n, low) in lows().enumerate() {
+            if n % 64 == 0 {
+                blocks = [[0; 8], [0; 8]];
+            }
+            insert_wide(&mut blocks[1], low, 8);
+            for block in &blocks {
+                for probe in [low, low.rotate_left(9)] {
+                    for k in 1..=8 {
+                        let want = contains_masks(block, probe, k);
+                        let got =
+                            v3.vectorize(|| avx2::contains((v3.avx, v3.avx2), block, probe, k));
+                        assert_eq!(got, want, "k {k} low {probe:#x} block {block:x?}");
+                        if want {
+                            yes += 1
+                        } else {
+                            no += 1
+                        }
+                    }
+                }
+            }
+        }
+        assert!(yes > 1_000 && no > 1_000, "{yes} {no}");
     }
 
     #[cfg(feature = "wire")]

@@ -10,7 +10,7 @@
 //!   0`, which the compiler vectorises where the target has per-lane variable shifts: with AVX2 it
 //!   is two `vpmuludq`, two `vpsrlq`, two `vpsllvq`, two `vpandn`, a `vpor` and a `vptest`. With
 //!   `std` on x86-64 (where `pulp`'s tokens make AVX2 operations safe to call) the test is written
-//!   with those operations instead ([`avx2`]: each word shifted so that the key's bit is its sign
+//!   with those operations instead (`avx2`: each word shifted so that the key's bit is its sign
 //!   bit, one `vpmulld` for the eight shifts, one `vtestpd`), three vector operations fewer;
 //! * the **narrow** form, word by word: it counts the key's set bits (x86-64: `imul`, `shr`, `bt`,
 //!   `adc` per word, the carry flag being the bit, no mask built) and sets them with `bts`. Without
@@ -52,7 +52,7 @@ fn words_le(bytes: &[u8; 64]) -> [u64; 8] {
 }
 
 /// The wide test in portable code: every bit of the key's masks is set in `words`. The compiler
-/// vectorises it where the build has AVX2; with `std` on x86-64 the wide form is [`avx2::contains`]
+/// vectorises it where the build has AVX2; with `std` on x86-64 the wide form is `avx2::contains`
 /// instead (this one then serves the tests).
 #[cfg(any(test, not(all(feature = "std", target_arch = "x86_64"))))]
 #[inline(always)]

@@ -292,7 +292,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
     }
 
     /// Raises a dense register, keeping the estimators' state up to date.
-    #[inline(never)]
+    #[cfg_attr(target_pointer_width = "64", inline)]
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn raise(&mut self, index: usize, rank: u8) -> bool {
         let Some(old) = registers::raise(&mut self.data, index, rank) else {
             return false;
@@ -550,7 +551,8 @@ impl<const P: u8, const BYTES: usize> HyperLogLog<P, BYTES> {
 
 /// [`hash64`], one out-of-line copy per key type for both HyperLogLog types' inserts (inlined, the
 /// hash of a `u32` is ~100 B of Cortex-M0 code, one per call site).
-#[inline(never)]
+#[cfg_attr(target_pointer_width = "64", inline)]
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 pub(crate) fn hash_key<Q: Key + ?Sized>(key: &Q, seed: u64) -> u64 {
     hash64(key, seed)
 }

@@ -84,7 +84,8 @@ pub(crate) fn get(bytes: &[u8], i: usize) -> u8 {
 ///
 /// `value` must be below 64 (callers pass a rank ρ ≤ 61). A register at or past the end is ignored.
 /// Out of line: one copy for the full and the device insert and the conversion from sparse.
-#[inline(never)]
+#[cfg_attr(target_pointer_width = "64", inline)]
+#[cfg_attr(not(target_pointer_width = "64"), inline(never))]
 pub(crate) fn raise(bytes: &mut [u8], i: usize, value: u8) -> Option<u8> {
     let (at, shift) = locate(i);
     let lo = u16::from(*bytes.get(at)?);

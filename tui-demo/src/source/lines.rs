@@ -101,12 +101,7 @@ fn split(data: Vec<u8>, input_bytes: u64, hint: &mut usize) -> Batch {
     let valid = std::str::from_utf8(&data).is_ok();
     let line = |start: usize, end: usize, crlf: bool| {
         if valid {
-            Line {
-                start: start as u32,
-                end: end as u32,
-                crlf,
-                utf8: true,
-            }
+            Line::of_valid(start, end, crlf)
         } else {
             Line::new(&data, start, end, crlf)
         }

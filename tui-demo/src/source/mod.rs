@@ -54,6 +54,18 @@ impl Line {
             utf8: bytes.is_ascii() || std::str::from_utf8(bytes).is_ok(),
         }
     }
+
+    /// A line of a batch whose bytes were checked valid UTF-8 as a whole (no check of its own: a
+    /// valid text cut at `\n`s, a `\r` dropped, leaves valid lines).
+    #[must_use]
+    pub fn of_valid(start: usize, end: usize, crlf: bool) -> Self {
+        Self {
+            start: start as u32,
+            end: end as u32,
+            crlf,
+            utf8: true,
+        }
+    }
 }
 
 /// The whole-line hash and length of a line whose bytes were not kept.

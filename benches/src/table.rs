@@ -296,7 +296,7 @@ pub fn render_family(family: &Family, timings: &[Timing], cells: &[Cell]) -> Str
         .collect();
 
     let mut out = format!(
-        "#### {}\n\n| | {} | ours ÷ fastest peer | ours ÷ xxh3 floor |\n|:--|",
+        "## {}\n\n| | {} | ours ÷ fastest peer | ours ÷ xxh3 floor |\n|:--|",
         family.title,
         columns.join(" | ")
     );
@@ -403,7 +403,7 @@ mod tests {
             table.contains("| 10k · bytes |  | 12,000 |  |  |  |  |  |"),
             "{table}"
         );
-        assert!(!table.contains("#### HyperLogLog"));
+        assert!(!table.contains("## HyperLogLog"));
     }
 
     #[test]

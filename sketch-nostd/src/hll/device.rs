@@ -110,6 +110,11 @@ pub struct DeviceHll<const P: u8, const BYTES: usize> {
     seed_high: u32,
 }
 
+/// A seed's low and high halves, as [`DeviceHll`] keeps them (the inverse of [`DeviceHll::seed`]).
+const fn seed_halves(seed: u64) -> (u32, u32) {
+    (seed as u32, (seed >> 32) as u32)
+}
+
 aliases!(
     DeviceHll,
     dense_registers,
@@ -164,10 +169,11 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     #[must_use]
     pub const fn with_seed(seed: u64) -> Self {
         let _ = Self::PRECISION; // parameters that do not fit fail to compile
+        let (seed_low, seed_high) = seed_halves(seed);
         Self {
-            seed_low: seed as u32,
+            seed_low,
             data: [0; BYTES],
-            seed_high: (seed >> 32) as u32,
+            seed_high,
         }
     }
 
@@ -184,7 +190,7 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     /// Sets the seed (for the wire decoder).
     #[cfg(feature = "wire")]
     pub(crate) fn set_seed(&mut self, seed: u64) {
-        (self.seed_low, self.seed_high) = (seed as u32, (seed >> 32) as u32);
+        (self.seed_low, self.seed_high) = seed_halves(seed);
     }
 
     /// Counts a key by its 64-bit hash ([`hash64`](crate::hash::hash64) with this sketch's seed
@@ -301,10 +307,11 @@ impl<const P: u8, const BYTES: usize> DeviceHll<P, BYTES> {
     /// ```
     pub fn from_parts(registers: &[u8; BYTES], seed: u64) -> Result<Self, PartsError> {
         HyperLogLog::<P, BYTES>::check_dense(registers, None)?;
+        let (seed_low, seed_high) = seed_halves(seed);
         Ok(Self {
-            seed_low: seed as u32,
+            seed_low,
             data: *registers,
-            seed_high: (seed >> 32) as u32,
+            seed_high,
         })
     }
 

@@ -412,12 +412,13 @@ pub struct Engine {
     counters: Counters,
     exact: Exact,
     until_check: u32,
-    /// The dedupe filter's bits set when they were last counted, and lines inserted since: a line
-    /// sets at most `HASHES` bits, so while even the bound their sum gives puts the filter's
-    /// false-positive estimate under `clear_at`, the check skips the estimate (a count over all
-    /// of the filter's words): the filter is cleared after the same lines as if it always made it.
+    /// The dedupe filter's bits set when they were last counted, and lines it passed since: a
+    /// line sets at most `HASHES` bits, and one it suppresses none (no bit changed), so while even
+    /// the bound their sum gives puts the filter's false-positive estimate under `clear_at`, the
+    /// check skips the estimate (a count over all of the filter's words): the filter is cleared
+    /// after the same lines as if it always made it.
     ones_counted: u64,
-    inserted_since: u64,
+    passed_since: u64,
     /// The windows: per-interval sketches; since start is their merge. Shared with the sketch
     /// worker, which counts a batch's lines in them while this thread runs the filters.
     windows: super::worker::Windows,
@@ -453,7 +454,7 @@ impl Engine {
             exact: Exact::new(exact_cap),
             until_check: CHECK_EVERY,
             ones_counted: 0,
-            inserted_since: 0,
+            passed_since: 0,
             windows: super::worker::Windows::new(windows),
             values,
         }
@@ -593,6 +594,7 @@ impl Engine {
         }
         if new_here {
             n.passed += 1;
+            self.passed_since += 1;
         } else {
             n.suppressed += 1;
         }
@@ -606,9 +608,8 @@ impl Engine {
 
     /// Clears the dedupe filter if its false-positive estimate passed `clear_at`.
     fn check_fill(&mut self) {
-        self.inserted_since += u64::from(CHECK_EVERY);
         let bits = DedupeFilter::BITS as u64;
-        let bound = (self.ones_counted + u64::from(DedupeFilter::HASHES) * self.inserted_since)
+        let bound = (self.ones_counted + u64::from(DedupeFilter::HASHES) * self.passed_since)
             .min(bits) as f64
             / bits as f64;
         // The estimate is (bits set / bits)^HASHES (the library's `pow`, within an ulp or two of
@@ -617,7 +618,7 @@ impl Engine {
             return;
         }
         self.ones_counted = u64::from(self.dedupe.count_ones());
-        self.inserted_since = 0;
+        self.passed_since = 0;
         if self.dedupe.estimated_fp_rate() > self.options.clear_at {
             // Anti-spam filters are cleared, not grown: a line seen before the clear may pass
             // once more, which is the point of clearing.
@@ -669,8 +670,9 @@ impl Engine {
             }
             self.ring_next = (self.ring_next + 1) % RING;
             self.ring_len = (self.ring_len + 1).min(RING);
-            let masks = self.ring_masks.get(..self.ring_len).unwrap_or_default();
-            self.micro = Micro::from_parts(masks.iter().fold(0, |bits, m| bits | m));
+            // The masks of slots not filled yet are 0: the whole array's OR (unrolled, no
+            // bounds) is the filled slots'.
+            self.micro = Micro::from_parts(self.ring_masks.iter().fold(0, |bits, m| bits | m));
         }
     }
 

@@ -412,6 +412,13 @@ pub struct Engine {
     counters: Counters,
     exact: Exact,
     until_check: u32,
+    /// The dedupe filter's bits set when they were last counted, and lines it passed since: a
+    /// line sets at most `HASHES` bits, and one it suppresses none (no bit changed), so while even
+    /// the bound their sum gives puts the filter's false-positive estimate under `clear_at`, the
+    /// check skips the estimate (a count over all of the filter's words): the filter is cleared
+    /// after the same lines as if it always made it.
+    ones_counted: u64,
+    passed_since: u64,
     /// The windows: per-interval sketches; since start is their merge. Shared with the sketch
     /// worker, which counts a batch's lines in them while this thread runs the filters.
     windows: super::worker::Windows,
@@ -446,6 +453,8 @@ impl Engine {
             counters: Counters::default(),
             exact: Exact::new(exact_cap),
             until_check: CHECK_EVERY,
+            ones_counted: 0,
+            passed_since: 0,
             windows: super::worker::Windows::new(windows),
             values,
         }
@@ -489,10 +498,25 @@ impl Engine {
         let mut keys = self.windows.take_keys();
         self.keys_of(batch, &mut keys);
         let keys = self.windows.count(batch, keys);
+        // The keys the dedupe filter passes, of which only the last `RECENT` are kept for the
+        // panel: copied once the batch is through, rather than each as it passes.
+        let mut passed = [None; RECENT];
+        let mut n_passed = 0;
         for k in keys.iter() {
             let seen = self.exact.observe(k.hash, keys.key_len(k));
-            self.dedupe(keys.shown(batch, k), k.hash, seen);
+            if self.dedupe(k.hash, seen) {
+                if let Some(slot) = passed.get_mut(n_passed % RECENT) {
+                    *slot = Some(k);
+                }
+                n_passed += 1;
+            }
             self.micro(k.hash);
+        }
+        // In the order they passed: the oldest kept is the one after the last written.
+        for i in 0..RECENT {
+            if let Some(Some(k)) = passed.get((n_passed + i) % RECENT) {
+                self.remember(keys.shown(batch, k));
+            }
         }
         self.counters.totals.lines += keys.len() as u64;
         self.counters.totals.bytes += batch.input_bytes;
@@ -560,7 +584,8 @@ impl Engine {
         }
     }
 
-    fn dedupe(&mut self, shown: &[u8], hash: u64, seen: Seen) {
+    /// Counts one key in the dedupe filter; `true` if it passed (the filter had not seen it).
+    fn dedupe(&mut self, hash: u64, seen: Seen) -> bool {
         let new_here = self.dedupe.insert_hash(hash);
         let n = &mut self.counters.dedupe;
         if seen == Seen::New && !self.exact.capped() {
@@ -569,27 +594,50 @@ impl Engine {
         }
         if new_here {
             n.passed += 1;
-            let mut slot = if self.recent.len() == RECENT {
-                self.recent.pop_front().unwrap_or_default()
-            } else {
-                Vec::with_capacity(RECENT_BYTES)
-            };
-            slot.clear();
-            slot.extend_from_slice(shown.get(..RECENT_BYTES).unwrap_or(shown));
-            self.recent.push_back(slot);
+            self.passed_since += 1;
         } else {
             n.suppressed += 1;
         }
         self.until_check -= 1;
         if self.until_check == 0 {
             self.until_check = CHECK_EVERY;
-            if self.dedupe.estimated_fp_rate() > self.options.clear_at {
-                // Anti-spam filters are cleared, not grown: a line seen before the clear may pass
-                // once more, which is the point of clearing.
-                self.dedupe.clear();
-                self.counters.dedupe.clears += 1;
-            }
+            self.check_fill();
         }
+        new_here
+    }
+
+    /// Clears the dedupe filter if its false-positive estimate passed `clear_at`.
+    fn check_fill(&mut self) {
+        let bits = DedupeFilter::BITS as u64;
+        let bound = (self.ones_counted + u64::from(DedupeFilter::HASHES) * self.passed_since)
+            .min(bits) as f64
+            / bits as f64;
+        // The estimate is (bits set / bits)^HASHES (the library's `pow`, within an ulp or two of
+        // `powi`'s): at most the bound's, so a margin far above their rounding errors suffices.
+        if bound.powi(DedupeFilter::HASHES as i32) < self.options.clear_at * (1.0 - 1e-9) {
+            return;
+        }
+        self.ones_counted = u64::from(self.dedupe.count_ones());
+        self.passed_since = 0;
+        if self.dedupe.estimated_fp_rate() > self.options.clear_at {
+            // Anti-spam filters are cleared, not grown: a line seen before the clear may pass
+            // once more, which is the point of clearing.
+            self.dedupe.clear();
+            self.ones_counted = 0;
+            self.counters.dedupe.clears += 1;
+        }
+    }
+
+    /// Keeps the text of a line the dedupe filter passed for the panel (the last `RECENT`).
+    fn remember(&mut self, shown: &[u8]) {
+        let mut slot = if self.recent.len() == RECENT {
+            self.recent.pop_front().unwrap_or_default()
+        } else {
+            Vec::with_capacity(RECENT_BYTES)
+        };
+        slot.clear();
+        slot.extend_from_slice(shown.get(..RECENT_BYTES).unwrap_or(shown));
+        self.recent.push_back(slot);
     }
 
     fn micro(&mut self, hash: u64) {
@@ -622,8 +670,9 @@ impl Engine {
             }
             self.ring_next = (self.ring_next + 1) % RING;
             self.ring_len = (self.ring_len + 1).min(RING);
-            let masks = self.ring_masks.get(..self.ring_len).unwrap_or_default();
-            self.micro = Micro::from_parts(masks.iter().fold(0, |bits, m| bits | m));
+            // The masks of slots not filled yet are 0: the whole array's OR (unrolled, no
+            // bounds) is the filled slots'.
+            self.micro = Micro::from_parts(self.ring_masks.iter().fold(0, |bits, m| bits | m));
         }
     }
 
@@ -1062,6 +1111,80 @@ mod tests {
         assert!(measured < 0.01, "{measured}");
         assert_eq!(s.dedupe.passed + s.dedupe.suppressed, 300_000);
         assert_eq!(s.dedupe.suppressed, s.dedupe.false_suppressed);
+    }
+
+    /// The check of the filter's fill skips the count while a bound rules a clear out: the clears
+    /// come after exactly the lines they come after when the estimate is made at every check, as a
+    /// filter fed the same hashes and checked every `CHECK_EVERY` lines shows, at thresholds from
+    /// 10⁻⁴ (a clear every ten checks) to 0.2 (one clear) and inputs that repeat more or less.
+    #[test]
+    fn the_filter_clears_after_the_lines_an_every_check_estimate_says() {
+        for (clear_at, distinct) in [
+            (1e-4, 50_000u32),
+            (1e-3, 100_000),
+            (0.01, 1_000_000),
+            (0.2, 10_000_000),
+        ] {
+            let mut e = Engine::new(EngineOptions {
+                exact_cap: 0,
+                clear_at,
+                ..EngineOptions::default()
+            });
+            let mut reference = DedupeFilter::with_seed(SEED);
+            let (mut clears, mut passed) = (0u64, 0u64);
+            let mut rng = sketch_rng::SplitMix64(u64::from(distinct));
+            let mut b = Batch::default();
+            for i in 1..=400_000u32 {
+                let line = format!("line {}", rng.below(u64::from(distinct)));
+                passed += u64::from(reference.insert_hash(hash64(line.as_bytes(), SEED)));
+                if i % CHECK_EVERY == 0 && reference.estimated_fp_rate() > clear_at {
+                    reference.clear();
+                    clears += 1;
+                }
+                b.push(line.as_bytes());
+                if b.lines.len() == 10_000 {
+                    e.apply(&b);
+                    b = Batch::default();
+                }
+            }
+            e.apply(&b);
+            let mut s = Snapshot::default();
+            e.fill(&mut s);
+            assert!(clears > 0, "{clear_at} {distinct}: the test needs clears");
+            assert_eq!(
+                (s.dedupe.clears, s.dedupe.passed),
+                (clears, passed),
+                "{clear_at} {distinct}"
+            );
+            assert_eq!(s.dedupe.fp_estimate, reference.estimated_fp_rate());
+        }
+    }
+
+    /// The panel's recent lines are the last eight the filter passed, oldest first, across
+    /// batches of fewer and of more than eight passes.
+    #[test]
+    fn the_recent_lines_are_the_last_eight_passed() {
+        let mut e = Engine::new(EngineOptions::default());
+        let recent = |e: &Engine| {
+            let mut s = Snapshot::default();
+            e.fill(&mut s);
+            s.dedupe.recent
+        };
+        feed(&mut e, &["a", "b", "a"]);
+        assert_eq!(recent(&e), ["a", "b"]);
+        let many: Vec<String> = (0..11).map(|i| format!("n{i}")).collect();
+        let mut batch: Vec<&str> = many.iter().map(String::as_str).collect();
+        batch.insert(3, "a");
+        batch.push("n10");
+        feed(&mut e, &batch);
+        assert_eq!(recent(&e), &many[3..]);
+        feed(&mut e, &["c", "n4", "d"]);
+        let want: Vec<&str> = many[5..]
+            .iter()
+            .map(String::as_str)
+            .chain(["c", "d"])
+            .collect();
+        assert_eq!(recent(&e), want);
     }
 
     /// Checks the heavy-hitter list's guarantee against the exact counts of every line fed:

@@ -345,9 +345,12 @@ impl Ingest {
         control: &Control,
     ) {
         let mut next_publish = Instant::now();
+        // A command that came while ingest waited for one (paused, or the input over).
+        let mut waited = None;
         loop {
             loop {
-                match commands.try_recv() {
+                let command = waited.take().map_or_else(|| commands.try_recv(), Ok);
+                match command {
                     Ok(Command::Quit) | Err(std::sync::mpsc::TryRecvError::Disconnected) => {
                         control.stop.store(true, Ordering::Relaxed);
                         // REDIS HOOK: write the final state (bounded wait).
@@ -388,7 +391,13 @@ impl Ingest {
                 }
             }
             if self.paused_since.is_some() || self.finished.is_some() {
-                std::thread::sleep(Duration::from_millis(10));
+                // Nothing to read: wait for a command (the report's quit once the input is over)
+                // until the next snapshot is due, rather than sleeping through it.
+                let wait = next_publish.saturating_duration_since(Instant::now());
+                // A closed channel is seen (and handled) by the next `try_recv`.
+                if let Ok(command) = commands.recv_timeout(wait.max(Duration::from_millis(1))) {
+                    waited = Some(command);
+                }
             } else {
                 // Drain what is there, but come back to publish and to read commands in time.
                 let until = Instant::now() + Duration::from_millis(10);
@@ -415,6 +424,8 @@ impl Ingest {
                         }
                         Ok(SourceMsg::End(e)) => {
                             self.finished = Some(e);
+                            // Published at once: a report waits for this snapshot to finish.
+                            next_publish = Instant::now();
                             break;
                         }
                         Err(RecvTimeoutError::Timeout) => break,
@@ -427,6 +438,7 @@ impl Ingest {
                                 .and_then(|t| joined(t).err())
                                 .map(|m| format!("the source thread panicked: {m}"));
                             self.finished.get_or_insert(panicked);
+                            next_publish = Instant::now();
                             break;
                         }
                     }

@@ -27,7 +27,8 @@
 //! `least + 1`. Eviction, the order and so every result are the same as with the heap alone (the
 //! tests run both layouts against a plain model); a tracker that is not full keeps the heap alone.
 //! Measured on the `ours/heavy/lines u64` benchmark (`SpaceSaving<u64, 1000>`, 85% new keys): about
-//! 1.4x the events per second. On 32-bit targets (small `K`, code size counted) the heap does it all.
+//! 1.3-1.4x the events per second. On 32-bit targets (small `K`, code size counted) the heap does it
+//! all.
 //!
 //! The index is a chained hash table with `K` buckets (load factor at most 1):
 //! `heads[bucket]` is the first slot of a bucket and each slot links to the next, so finding a key

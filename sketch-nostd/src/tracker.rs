@@ -130,9 +130,9 @@ const fn empty_low<const K: usize>() -> Low<K> {
 #[derive(Clone, Debug)]
 pub(crate) struct Tracker<T, C, X, const K: usize, const TIERS: bool = { TIERED }> {
     slots: heapless::Vec<Entry<T, C, X>, K>,
-    /// `heap[..heap_len]`: slot numbers in min-heap order of rank. In a tiered tracker, the heap
-    /// holds the entries above `least + 1` only; the entries at `least + 1`, unordered, fill
-    /// `heap[K - next_len..]`.
+    /// The heap, `heap[..len]` (`heap[..heap_len]` in a tiered tracker): slot numbers in min-heap
+    /// order of rank. In a tiered tracker, the heap holds the entries above `least + 1` only; the
+    /// entries at `least + 1`, unordered, fill `heap[K - next_len..]`.
     heap: [u16; K],
     /// First slot of each bucket, or [`NIL`].
     heads: [u16; K],
@@ -266,10 +266,7 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
             let last = usize::from(self.low_len).checked_sub(1)?;
             self.low.get(last).copied()
         } else {
-            self.heap
-                .get(..usize::from(self.heap_len))?
-                .first()
-                .copied()
+            self.heap.get(..self.slots.len())?.first().copied()
         }
     }
 
@@ -364,7 +361,6 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
             return Err(entry.key);
         }
         *heap_pos = slot as u16;
-        self.heap_len = self.slots.len() as u16;
         if let Some(h) = self.heads.get_mut(bucket) {
             *h = slot as u16;
         }
@@ -678,7 +674,18 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
         self.next_len = self.next_len.saturating_sub(1);
     }
 
-    // The heap, `heap[..heap_len]`.
+    // The heap.
+
+    /// The heap's length: `heap_len` in a tiered tracker, else every slot (so a tracker without
+    /// tiers keeps no length of its own).
+    #[inline]
+    fn heap_end(&self) -> usize {
+        if self.tiered() {
+            usize::from(self.heap_len)
+        } else {
+            self.slots.len()
+        }
+    }
 
     /// Adds a slot to the heap.
     fn heap_push(&mut self, slot: u16) {
@@ -704,7 +711,7 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
 
     /// Restores the heap order of the whole heap.
     fn heapify(&mut self) {
-        let n = usize::from(self.heap_len);
+        let n = self.heap_end();
         let inner = n.saturating_sub(1) / ARITY + 1;
         for pos in (0..inner.min(n)).rev() {
             self.sift_down(pos);
@@ -714,13 +721,14 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
     /// The count of the slot at heap position `pos`.
     #[inline]
     fn count_at(&self, pos: usize) -> Option<C> {
-        let slot = *self.heap.get(..usize::from(self.heap_len))?.get(pos)?;
+        let slot = *self.heap.get(..self.heap_end())?.get(pos)?;
         Some(self.slots.get(usize::from(slot))?.count)
     }
 
     /// Moves the entry at heap position `pos` up while its parent ranks below it.
     fn sift_up(&mut self, mut pos: usize) {
-        let Some(heap) = self.heap.get_mut(..usize::from(self.heap_len)) else {
+        let end = self.heap_end();
+        let Some(heap) = self.heap.get_mut(..end) else {
             return;
         };
         let slots = &mut self.slots;
@@ -789,7 +797,8 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
     /// Moves the entry at heap position `pos` down while a child ranks below it (an entry whose
     /// count was raised, which usually moves little).
     fn sift_down(&mut self, mut pos: usize) {
-        let Some(heap) = self.heap.get_mut(..usize::from(self.heap_len)) else {
+        let end = self.heap_end();
+        let Some(heap) = self.heap.get_mut(..end) else {
             return;
         };
         let slots = &mut self.slots;
@@ -823,7 +832,8 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
     /// Bottom-up (Floyd): the hole first runs down to a leaf along the lowest-ranked children, then
     /// the entry climbs back to its place ([`sift_up`](Self::sift_up)).
     fn sift_in_from_top(&mut self, moving: u16) {
-        let Some(heap) = self.heap.get_mut(..usize::from(self.heap_len)) else {
+        let end = self.heap_end();
+        let Some(heap) = self.heap.get_mut(..end) else {
             return;
         };
         let slots = &mut self.slots;
@@ -864,7 +874,7 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
     #[cfg(test)]
     pub(crate) fn check(&self) {
         let n = self.slots.len();
-        let h = usize::from(self.heap_len);
+        let h = self.heap_end();
         for pos in 1..h {
             let (parent, child) = (self.heap[(pos - 1) / ARITY], self.heap[pos]);
             assert!(Self::lower(&self.slots, parent, child));

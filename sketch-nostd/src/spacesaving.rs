@@ -26,13 +26,18 @@ const INDEX_SEED: u64 = 0x5353_5353_5353_5353;
 /// Space-Saving with `K` counters of type `C` (saturating) over owned keys `T` ([`OwnedKey`]).
 ///
 /// * [`add`](Self::add) costs one hash, an O(1) expected index lookup and an O(log K) heap step.
+///   On 64-bit targets a full summary keeps the counters at the smallest count apart, sorted by
+///   key, and those one above it in a list: a new key takes over a counter in O(1), plus its share
+///   of one sort of that list when the smallest count goes up (amortized O(log K) per event).
 /// * Every listed count is at or above the true count and at most [`error_bound`](Self::error_bound)
 ///   (the smallest listed count, never more than `N/K`) above it; each entry also carries its own,
 ///   usually much smaller, error. Any key whose true count exceeds `error_bound()` is listed.
 ///   [`halve`](Self::halve) ages all of this consistently (an entry's own error may then exceed
 ///   `error_bound()` by one).
-/// * Memory: per counter the key, a `C` count and error, a 32-bit fingerprint and four `u16` links
-///   (24 bytes for `u32` keys and counts), plus 32 bytes. `SpaceSaving<u32, 128>` is 3,104 bytes.
+/// * Memory: per counter the key, a `C` count and error, a 32-bit fingerprint and five `u16` links
+///   (26 bytes for `u32` keys and counts), plus 48 bytes. `SpaceSaving<u32, 128>` is 3,376 bytes.
+///   On 32-bit targets, which keep the smallest counts in the heap rather than in a tier of their
+///   own, four `u16` links (24 bytes).
 ///
 /// Compared with [`TopK`](crate::TopK), which keeps a count-min sketch beside its list, Space-Saving
 /// has no per-key estimates for keys it does not list, and a key longer than its slot cannot be
@@ -489,14 +494,16 @@ impl<T: OwnedKey, const K: usize, C: Counter> fmt::Debug for SpaceSaving<T, K, C
 mod tests {
     use super::*;
     use core::mem::size_of;
+    use sketch_rng::SplitMix64;
 
     #[test]
     fn size_is_counters_plus_totals() {
-        // Per counter: u32 key, count, error and fingerprint, two u16 links; a u16 in the heap and a
-        // u16 bucket head. Plus the entries' length, N and the overlong counter.
-        assert_eq!(size_of::<SpaceSaving<u32, 128>>(), 128 * 24 + 32);
-        assert_eq!(size_of::<SpaceSaving<u32, 128>>(), 3_104);
-        assert_eq!(size_of::<SpaceSaving<u64, 16, u64>>(), 16 * (32 + 4) + 32);
+        // Per counter: u32 key, count, error and fingerprint, two u16 links; a u16 in the heap, a
+        // u16 bucket head and a u16 in the lowest tier. Plus the entries' length, the tiers' four
+        // u16 lengths and smallest count (padded to 16 bytes), N and the overlong counter.
+        assert_eq!(size_of::<SpaceSaving<u32, 128>>(), 128 * 26 + 48);
+        assert_eq!(size_of::<SpaceSaving<u32, 128>>(), 3_376);
+        assert_eq!(size_of::<SpaceSaving<u64, 16, u64>>(), 16 * (32 + 6) + 48);
     }
 
     #[test]
@@ -525,5 +532,186 @@ mod tests {
                 assert!(ss.sorted().iter().any(|c| *c.key == k as u32), "key {k}");
             }
         }
+    }
+
+    /// Space-Saving as the paper states it, over a list in slot order (a new key takes the slot of
+    /// the entry it evicts, found by scanning: the smallest count, the largest key among equal
+    /// counts), with the merge and the halving documented on [`SpaceSaving`].
+    #[derive(Clone)]
+    struct Plain {
+        k: usize,
+        list: std::vec::Vec<(u64, u32, u32)>,
+        total: u64,
+    }
+
+    impl Plain {
+        fn lowest(&self) -> usize {
+            (0..self.list.len())
+                .reduce(|a, b| {
+                    let (x, y) = (self.list[a], self.list[b]);
+                    if (y.1, core::cmp::Reverse(y.0)) < (x.1, core::cmp::Reverse(x.0)) {
+                        b
+                    } else {
+                        a
+                    }
+                })
+                .unwrap()
+        }
+
+        fn error_bound(&self) -> u32 {
+            if self.list.len() == self.k {
+                self.list.iter().map(|e| e.1).min().unwrap()
+            } else {
+                0
+            }
+        }
+
+        fn add(&mut self, key: u64, c: u32) {
+            self.total += u64::from(c);
+            if let Some(e) = self.list.iter_mut().find(|e| e.0 == key) {
+                e.1 = e.1.saturating_add(c);
+            } else if self.list.len() < self.k {
+                self.list.push((key, c, 0));
+            } else {
+                let i = self.lowest();
+                let min = self.list[i].1;
+                self.list[i] = (key, min.saturating_add(c), min);
+            }
+        }
+
+        fn merge(&mut self, other: &Self) {
+            let (ours, theirs) = (self.error_bound(), other.error_bound());
+            for e in &mut self.list {
+                let (c, err) = match other.list.iter().find(|o| o.0 == e.0) {
+                    Some(o) => (o.1, o.2),
+                    None => (theirs, theirs),
+                };
+                (e.1, e.2) = (e.1.saturating_add(c), e.2.saturating_add(err));
+            }
+            for o in &other.list {
+                if self.list.iter().any(|e| e.0 == o.0) {
+                    continue;
+                }
+                let e = (o.0, o.1.saturating_add(ours), o.2.saturating_add(ours));
+                if self.list.len() < self.k {
+                    self.list.push(e);
+                } else {
+                    let i = self.lowest();
+                    let low = self.list[i];
+                    if (low.1, core::cmp::Reverse(low.0)) < (e.1, core::cmp::Reverse(e.0)) {
+                        self.list[i] = e;
+                    }
+                }
+            }
+            self.total += other.total;
+        }
+
+        fn halve(&mut self) {
+            for e in &mut self.list {
+                let guaranteed = (e.1 - e.2) >> 1;
+                e.1 >>= 1;
+                e.2 = e.1 - guaranteed;
+            }
+            self.total >>= 1;
+        }
+    }
+
+    fn same<const K: usize>(ss: &SpaceSaving<u64, K>, plain: &Plain, key: u64) {
+        let listed: std::vec::Vec<_> = ss
+            .entries()
+            .map(|c| (*c.key, c.count as u32, c.error as u32))
+            .collect();
+        assert_eq!(listed, plain.list, "entries in storage order");
+        let mut by_rank = plain.list.clone();
+        by_rank.sort_by_key(|e| (core::cmp::Reverse(e.1), e.0));
+        let sorted: std::vec::Vec<_> = ss
+            .sorted()
+            .iter()
+            .map(|c| (*c.key, c.count as u32, c.error as u32))
+            .collect();
+        assert_eq!(sorted, by_rank, "sorted");
+        assert_eq!(ss.total(), plain.total);
+        assert_eq!(ss.error_bound(), u64::from(plain.error_bound()));
+        let bounds = match plain.list.iter().find(|e| e.0 == key) {
+            Some(e) => (u64::from(e.1 - e.2), u64::from(e.1)),
+            None => (0, u64::from(plain.error_bound())),
+        };
+        assert_eq!(ss.bounds(&key), bounds);
+        ss.top.check();
+    }
+
+    /// Two summaries fed random events, each checked against [`Plain`] after every event, with
+    /// now and then a merge of one into the other, a halving, or a decoded copy (rebuilt from its
+    /// entries in storage order) taking the place of a summary.
+    fn against_plain<const K: usize>(seed: u64, steps: usize, new_keys: f64, max_weight: u64) {
+        let mut rng = SplitMix64(seed);
+        let mut sides = [
+            (
+                SpaceSaving::<u64, K>::new(),
+                Plain {
+                    k: K,
+                    list: std::vec::Vec::new(),
+                    total: 0,
+                },
+            ),
+            (
+                SpaceSaving::<u64, K>::new(),
+                Plain {
+                    k: K,
+                    list: std::vec::Vec::new(),
+                    total: 0,
+                },
+            ),
+        ];
+        for _ in 0..steps {
+            let side = rng.below(2) as usize;
+            let key = if rng.chance(new_keys) {
+                rng.next_u64()
+            } else {
+                // Skewed: key r with weight about ln(n / r).
+                let bound = rng.below(K as u64 * 8) + 1;
+                rng.below(bound)
+            };
+            match rng.below(400) {
+                0 => {
+                    let other = sides[1 - side].clone();
+                    sides[side].0.merge(&other.0).unwrap();
+                    sides[side].1.merge(&other.1);
+                }
+                1 => {
+                    sides[side].0.halve();
+                    sides[side].1.halve();
+                }
+                2 => {
+                    let ss = &sides[side].0;
+                    let entries = ss.entries().map(|c| (*c.key, c.count, c.error));
+                    let copy = SpaceSaving::from_parts(entries, ss.seed(), ss.total(), 0).unwrap();
+                    assert!(copy == sides[side].0);
+                    sides[side].0 = copy;
+                }
+                _ => {
+                    let c = 1 + rng.below(max_weight);
+                    let ss_count = sides[side].0.add(&key, c);
+                    sides[side].1.add(key, c as u32);
+                    let listed = sides[side].1.list.iter().find(|e| e.0 == key);
+                    assert_eq!(ss_count, u64::from(listed.unwrap().1));
+                }
+            }
+            same(&sides[side].0, &sides[side].1, key);
+        }
+    }
+
+    /// Contents, storage order (what the wire writes), order, bounds and merges equal a plain
+    /// Space-Saving's on mostly-new keys (a log's whole lines: nearly every event evicts), skewed
+    /// keys and weighted adds.
+    #[test]
+    fn matches_plain_space_saving() {
+        for seed in 0..3 {
+            against_plain::<16>(seed, 20_000, 0.85, 1);
+            against_plain::<16>(seed, 20_000, 0.2, 3);
+            against_plain::<64>(seed, 20_000, 0.85, 2);
+            against_plain::<64>(seed, 20_000, 0.0, 1);
+        }
+        against_plain::<1_000>(7, 30_000, 0.85, 1);
     }
 }

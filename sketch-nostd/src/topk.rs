@@ -26,9 +26,10 @@ use crate::tracker::Tracker;
 ///   was estimated below the list's minimum when its events came, which the sketch's error makes rare
 ///   for keys well above [`min_count`](Self::min_count).
 /// * Memory: `size_of` is the sketch, plus per key the key, a `C` count, a 32-bit fingerprint and
-///   four `u16` links (20 bytes for `u32` keys and counts), plus 16 bytes of length and counter,
-///   each part rounded to its alignment. `TopK<u32, 10, 2719, 5>` is 54,616 bytes, all but 216 of
-///   them the sketch; see [`SpaceSaving`](crate::SpaceSaving) for a summary without a sketch.
+///   five `u16` links (22 bytes for `u32` keys and counts; four, 20 bytes, on 32-bit targets), plus
+///   28 bytes of lengths, smallest count and counter, each part rounded to its alignment.
+///   `TopK<u32, 10, 2719, 5>` is 54,648 bytes, all but 248 of them the sketch; see
+///   [`SpaceSaving`](crate::SpaceSaving) for a summary without a sketch.
 ///
 /// ```
 /// use sketch_nostd::{sizing::{cm_depth, cm_width}, TopK};
@@ -520,14 +521,16 @@ mod tests {
     #[test]
     fn size_is_sketch_plus_entries() {
         // Per entry: u32 key + u32 count + u32 fingerprint + two u16 links = 16 bytes, plus a u16 in
-        // the heap and a u16 bucket head; the entries' Vec length, and the overlong counter.
+        // the heap, a u16 bucket head and a u16 in the lowest tier; the entries' Vec length, the
+        // tiers' four u16 lengths and smallest count, and the overlong counter.
         type T10 = TopK<u32, 10, 2719, 5>;
         let sketch = size_of::<CountMin<2719, 5>>();
-        assert_eq!(size_of::<T10>(), sketch + 10 * 16 + 8 + 2 * 10 * 2 + 8);
-        assert_eq!(size_of::<T10>(), 54_616);
+        assert_eq!(size_of::<T10>(), sketch + 10 * 16 + 8 + 3 * 10 * 2 + 12 + 8);
+        assert_eq!(size_of::<T10>(), 54_648);
         assert_eq!(
             size_of::<TopK<u64, 4, 64, 2, u16, Standard>>(),
-            size_of::<CountMin<64, 2, u16>>() + 4 * 24 + 8 + 16 + 8
+            // The tiers' 10 bytes (four u16 and a u16 count) padded to 16.
+            size_of::<CountMin<64, 2, u16>>() + 4 * 24 + 8 + 24 + 16 + 8
         );
     }
 

@@ -70,7 +70,7 @@ fn topk_with_the_spec_sketch_lists_the_true_top_10() {
         let stream = zipf_stream(REFERENCE_KEYS, REFERENCE_EVENTS, seed);
         let truth = exact_counts(&stream, REFERENCE_KEYS);
         let (bytes, list) = top_k::<W, D, Conservative>(&stream, 1);
-        assert_eq!(bytes, 54_616);
+        assert_eq!(bytes, 54_648);
         assert_meets("TopK<u32, 10, 2719, 5>", seed, bytes, &truth, &list);
     }
 }
@@ -81,7 +81,7 @@ fn topk_with_an_8_kb_sketch_lists_the_true_top_10() {
         let stream = zipf_stream(REFERENCE_KEYS, REFERENCE_EVENTS, seed);
         let truth = exact_counts(&stream, REFERENCE_KEYS);
         let (bytes, list) = top_k::<512, 4, Conservative>(&stream, 1);
-        assert_eq!(bytes, 8_424);
+        assert_eq!(bytes, 8_456);
         assert_meets("TopK<u32, 10, 512, 4>", seed, bytes, &truth, &list);
     }
 }
@@ -109,7 +109,7 @@ fn space_saving_lists_the_true_top_10_in_3_kb() {
         for key in &stream {
             ss.increment(key);
         }
-        assert_eq!(core::mem::size_of_val(&ss), 3_104);
+        assert_eq!(core::mem::size_of_val(&ss), 3_376);
         let sorted = ss.sorted();
         for c in &sorted {
             let t = truth[*c.key as usize];
@@ -120,7 +120,7 @@ fn space_saving_lists_the_true_top_10_in_3_kb() {
             );
         }
         let list: Vec<(u32, u64)> = sorted.iter().map(|c| (*c.key, c.count)).collect();
-        assert_meets("SpaceSaving<u32, 128>", seed, 3_096, &truth, &list);
+        assert_meets("SpaceSaving<u32, 128>", seed, 3_376, &truth, &list);
         // The guarantee behind it: every key counted more than error_bound() ≤ N/K is listed.
         let bound = ss.error_bound();
         assert!(bound <= REFERENCE_EVENTS as u64 / 128);
@@ -162,7 +162,7 @@ fn merged_summaries_list_the_true_top_10() {
     assert_meets(
         "merged TopK<u32, 10, 512, 4>",
         REFERENCE_SEED,
-        8_424,
+        8_456,
         &truth,
         &list,
     );
@@ -170,7 +170,7 @@ fn merged_summaries_list_the_true_top_10() {
     assert_meets(
         "merged SpaceSaving<u32, 128>",
         REFERENCE_SEED,
-        3_096,
+        3_376,
         &truth,
         &list,
     );

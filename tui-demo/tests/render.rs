@@ -242,7 +242,7 @@ fn throughput_panel() {
                 "200,000",
                 "≤33.3k/15s",
                 "distinct ",
-                "since start · ring 236.5 KiB ≤2.3 MiB",
+                "since start · ring 248.3 KiB ≤2.5 MiB",
             ],
         );
         // The sparkline fills the rows under the text with bars.

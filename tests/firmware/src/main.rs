@@ -3,7 +3,8 @@
 //!
 //! Output lines: `SKETCH <name> <hex>`, `STACK <family> <bytes>`, then `OK` or `FAIL <reason>`; the exit
 //! code (through QEMU's semihosting exit) is 0 on success and 1 on failure. With the `cost` feature it
-//! runs only the instruction-count segments of `cost.rs` instead.
+//! runs only the instruction-count segments of `cost.rs` instead; with `sizes` it prints only
+//! `SIZE <family> <bytes>`, each family's sketch bytes on this target.
 //!
 //! Cortex-M (cortex-m-rt) and RISC-V (riscv-rt) differ only in the `arch` module: the entry point,
 //! semihosting, the panic handler and the stack pointer.
@@ -230,7 +231,16 @@ fn main() -> ! {
     // The instruction-count firmware runs only the measured segments.
     #[cfg(feature = "cost")]
     let result: Check = cost::run();
-    #[cfg(not(feature = "cost"))]
+    // The sizes firmware prints the families' sketch bytes here (kept out of every measured
+    // firmware, whose code and stack the printing would change).
+    #[cfg(all(feature = "sizes", not(feature = "cost")))]
+    let result: Check = {
+        for (family, bytes) in workload::FAMILIES {
+            hprintln!("SIZE {} {}", family, bytes as u32);
+        }
+        Ok(())
+    };
+    #[cfg(not(any(feature = "cost", feature = "sizes")))]
     let result = run_all();
     match result {
         Ok(()) => {

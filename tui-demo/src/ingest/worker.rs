@@ -55,23 +55,30 @@ impl Windows {
     /// # Panics
     /// If the worker thread panicked (the ring would miss some keys).
     pub fn lock(&self) -> MutexGuard<'_, Ring> {
-        self.worker.borrow_mut().sync();
-        self.ring.lock().unwrap_or_else(PoisonError::into_inner)
+        let mut worker = self.worker.borrow_mut();
+        worker.sync();
+        let mut ring = self.ring.lock().unwrap_or_else(PoisonError::into_inner);
+        for (now, counters) in worker.advances.drain(..) {
+            ring.advance(now, &counters);
+        }
+        ring
     }
 
     /// Empty keys for the next batch (the buffers of a batch counted before).
     pub fn take_keys(&self) -> Keys {
-        let mut keys = std::mem::take(&mut self.worker.borrow_mut().spare);
+        let mut keys = self.worker.borrow_mut().spare.pop().unwrap_or_default();
         keys.clear();
         keys
     }
 
     /// Moves the ring to the run's time `now` ([`Ring::advance`]), after the batches the worker
-    /// holds: the worker does it if it holds any.
+    /// holds: if it holds any, the move waits to go with the next batch (the worker makes it
+    /// before counting that batch) or to the next [`lock`](Self::lock), so it costs no message and
+    /// no wake-up of its own.
     pub fn advance(&self, now: Duration, counters: &Counters) {
         let mut worker = self.worker.borrow_mut();
         if worker.in_flight > 0 {
-            worker.send(Job::Advance(now, Box::new(counters.clone())));
+            worker.advances.push((now, Box::new(counters.clone())));
         } else {
             drop(worker);
             self.lock().advance(now, counters);
@@ -92,7 +99,12 @@ impl Windows {
                 while worker.in_flight >= IN_FLIGHT {
                     worker.wait_one();
                 }
-                worker.send(Job::Count(Arc::clone(batch), Arc::clone(&keys)));
+                let advances = std::mem::take(&mut worker.advances);
+                worker.send(Job {
+                    advances,
+                    batch: Arc::clone(batch),
+                    keys: Arc::clone(&keys),
+                });
                 return keys;
             }
         }
@@ -252,22 +264,24 @@ impl Keys {
     }
 }
 
-/// Batches the worker thread may hold at once (each holds its batch's memory).
+/// Batches the worker thread may hold at once (each holds its batch's memory). Only batches
+/// count: the moves of the ring's time between them ride along with them.
 const IN_FLIGHT: usize = 2;
 
-/// Work for the worker thread, done in the order sent.
-enum Job {
-    /// [`Ring::advance`] with the engine's counters of that moment.
-    Advance(Duration, Box<Counters>),
-    /// Count a batch's keys.
-    Count(Arc<Batch>, Arc<Keys>),
+/// A batch for the worker thread, done in the order sent: the ring's moves in time the engine made
+/// since the last batch it sent ([`Ring::advance`] with its counters of that moment), then the
+/// batch's keys.
+struct Job {
+    advances: Vec<(Duration, Box<Counters>)>,
+    batch: Arc<Batch>,
+    keys: Arc<Keys>,
 }
 
 /// The worker thread's end of the engine: jobs go one way, and each comes back done (with the
 /// keys, for their buffers).
 struct Thread {
     jobs: Sender<Job>,
-    done: Receiver<Option<Arc<Keys>>>,
+    done: Receiver<Arc<Keys>>,
 }
 
 /// The engine's side of the sketch worker: the thread (started with the first large batch), the
@@ -277,8 +291,10 @@ struct Worker {
     thread: Option<Thread>,
     /// Jobs sent and not yet done.
     in_flight: usize,
-    /// A batch's keys, kept for their allocations.
-    spare: Keys,
+    /// The ring's moves in time made while the thread held batches, not yet sent or made.
+    advances: Vec<(Duration, Box<Counters>)>,
+    /// Batches' keys, kept for their allocations.
+    spare: Vec<Keys>,
     /// Keys a batch needs to go to the thread (0: [`PARALLEL_KEYS`]).
     parallel_keys: usize,
 }
@@ -314,8 +330,10 @@ impl Worker {
             Some(Ok(keys)) => {
                 self.in_flight -= 1;
                 // The thread dropped the batch; the engine's pass over the keys is over.
-                if let Some(keys) = keys.and_then(|k| Arc::try_unwrap(k).ok()) {
-                    self.spare = keys;
+                if let Ok(keys) = Arc::try_unwrap(keys) {
+                    if self.spare.len() <= IN_FLIGHT {
+                        self.spare.push(keys);
+                    }
                 }
             }
             _ => {
@@ -346,18 +364,13 @@ fn spawn(ring: &Arc<Mutex<Ring>>) -> Option<Thread> {
             // Ends when the engine drops its sender (the engine is gone or was reset).
             while let Ok(job) = rx.recv() {
                 let mut ring = ring.lock().unwrap_or_else(PoisonError::into_inner);
-                let keys = match job {
-                    Job::Advance(now, counters) => {
-                        ring.advance(now, &counters);
-                        None
-                    }
-                    Job::Count(batch, keys) => {
-                        keys.count_in(&mut ring, &batch);
-                        Some(keys)
-                    }
-                };
+                for (now, counters) in &job.advances {
+                    ring.advance(*now, counters);
+                }
+                job.keys.count_in(&mut ring, &job.batch);
                 drop(ring);
-                if tx.send(keys).is_err() {
+                drop(job.batch);
+                if tx.send(job.keys).is_err() {
                     return;
                 }
             }

@@ -621,12 +621,9 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
             return;
         };
         let key = |s: &u16| slots.get(usize::from(*s)).map(|e| e.key.as_borrowed());
-        // Keys are distinct, so any sort gives the same order; core's is the fastest, and its code
-        // size matters only on small targets.
-        #[cfg(target_pointer_width = "64")]
+        // Keys are distinct, so any sort gives the same order; core's is the fastest. (Only 64-bit
+        // targets have tiers: no small target links it.)
         low.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
-        #[cfg(not(target_pointer_width = "64"))]
-        crate::sort::sort_by(low, |a, b| key(a).cmp(&key(b)));
     }
 
     /// Inserts a slot at the smallest count into the lowest tier, in key order.

@@ -13,7 +13,9 @@ use std::io::{self, ErrorKind, Read};
 use memchr::{memchr, memchr_iter, memrchr};
 use sketch_nostd::hash::StreamHasher;
 
-use super::{Batch, Control, Line, LongLine, SourceMsg, SHOWN_MAX};
+use std::sync::Arc;
+
+use super::{Batch, Control, Line, LongLine, Pool, SourceMsg, SHOWN_MAX};
 use crate::seed::SEED;
 
 /// Size of one read buffer, and so of one batch; also the length above which a line is streamed.
@@ -71,26 +73,30 @@ impl Streaming {
             self.take(b"\r");
         }
         let len = self.len;
-        let mut batch = Batch {
-            input_bytes: len + u64::from(newline) + u64::from(crlf),
-            ..Batch::default()
-        };
-        batch.data = self.shown;
-        let hash = self.hasher.finish();
-        batch
-            .lines
-            .push(Line::new(&batch.data, 0, batch.data.len(), crlf));
-        batch.long = Some(LongLine { hash, len });
+        let line = Line::new(&self.shown, 0, self.shown.len(), crlf);
+        let input_bytes = len + u64::from(newline) + u64::from(crlf);
+        let mut batch = Batch::pooled(self.shown, vec![line], input_bytes, None);
+        batch.long = Some(LongLine {
+            hash: self.hasher.finish(),
+            len,
+        });
         batch
     }
 }
 
-/// Splits `data` (which ends with a complete line, with or without its final `\n`) into a batch.
-/// `hint` is the previous batch's line count (0 at first), updated: the line vector is allocated
-/// once at about that size, where counting the lines first (a second scan) or growing the vector
-/// by doubling (freed blocks left behind) cost more.
-fn split(data: Vec<u8>, input_bytes: u64, hint: &mut usize) -> Batch {
-    let mut lines = Vec::with_capacity(if *hint == 0 {
+/// Splits `data` (which ends with a complete line, with or without its final `\n`) into a batch
+/// whose buffers go back to `pool`, the lines into `lines` (empty, perhaps a recycled vector).
+/// `hint` is the previous batch's line count (0 at first), updated: the line vector is given room
+/// for about that many at once, where counting the lines first (a second scan) or growing the
+/// vector by doubling (freed blocks left behind) cost more.
+fn split(
+    data: Vec<u8>,
+    mut lines: Vec<Line>,
+    input_bytes: u64,
+    hint: &mut usize,
+    pool: &Arc<Pool>,
+) -> Batch {
+    lines.reserve(if *hint == 0 {
         memchr_iter(b'\n', &data).count() + 1
     } else {
         *hint + *hint / 8 + 16
@@ -128,12 +134,7 @@ fn split(data: Vec<u8>, input_bytes: u64, hint: &mut usize) -> Batch {
         lines.push(line(start, data.len(), false));
     }
     *hint = lines.len();
-    Batch {
-        data,
-        lines,
-        input_bytes,
-        long: None,
-    }
+    Batch::pooled(data, lines, input_bytes, Some(Arc::clone(pool)))
 }
 
 /// Reads `reader` to the end (or until `limit` lines, or until `control` says stop), handing each
@@ -165,57 +166,59 @@ pub fn read(
         return Ok(());
     }
 
-    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
+    // The buffer read into is always `CHUNK` bytes long (written once, never zeroed again); its
+    // first `filled` are input not yet sent. The batches' buffers come back through `pool`.
+    let pool = Arc::new(Pool::default());
+    let mut buf: Vec<u8> = vec![0; CHUNK];
+    let mut filled = 0;
     let mut long: Option<Streaming> = None;
     let mut hint = 0;
     loop {
         if control.stopped() {
             return Ok(());
         }
-        if long.is_none() && buf.len() == CHUNK {
+        if long.is_none() && filled == CHUNK {
             // A whole chunk without a newline: stream this line instead of holding it.
             let mut s = Streaming::new();
             s.feed(&buf);
-            buf.clear();
+            filled = 0;
             long = Some(s);
         }
-        let filled = buf.len();
-        buf.resize(CHUNK, 0);
         let n = match reader.read(buf.get_mut(filled..).unwrap_or_default()) {
             Ok(n) => n,
-            Err(e) if e.kind() == ErrorKind::Interrupted => {
-                buf.truncate(filled);
-                continue;
-            }
-            Err(e) => {
-                buf.truncate(filled);
-                return Err(e);
-            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
         };
-        buf.truncate(filled + n);
+        filled += n;
+        let text = buf.get(..filled).unwrap_or_default();
 
         if n == 0 {
             // End of input: whatever is left is the last line, without a newline.
             if let Some(mut s) = long.take() {
-                s.feed(&buf);
+                s.feed(text);
                 send(s.finish(false), &mut left);
-            } else if !buf.is_empty() {
-                let bytes = buf.len() as u64;
-                send(split(buf, bytes, &mut hint), &mut left);
+            } else if filled > 0 {
+                buf.truncate(filled);
+                let lines = pool.take().map(|(_, lines)| lines).unwrap_or_default();
+                send(
+                    split(buf, lines, filled as u64, &mut hint, &pool),
+                    &mut left,
+                );
             }
             return Ok(());
         }
 
         if let Some(s) = long.as_mut() {
-            match memchr(b'\n', &buf) {
+            match memchr(b'\n', text) {
                 None => {
-                    s.feed(&buf);
-                    buf.clear();
+                    s.feed(text);
+                    filled = 0;
                     continue;
                 }
                 Some(nl) => {
-                    s.feed(buf.get(..nl).unwrap_or_default());
-                    buf.drain(..=nl);
+                    s.feed(text.get(..nl).unwrap_or_default());
+                    buf.copy_within(nl + 1..filled, 0);
+                    filled -= nl + 1;
                     let batch = long.take().map(|s| s.finish(true)).unwrap_or_default();
                     if !send(batch, &mut left) {
                         return Ok(());
@@ -224,13 +227,21 @@ pub fn read(
             }
         }
 
-        if let Some(last) = memrchr(b'\n', &buf) {
-            let mut rest = Vec::with_capacity(CHUNK);
-            rest.extend_from_slice(buf.get(last + 1..).unwrap_or_default());
-            let mut data = std::mem::replace(&mut buf, rest);
+        if let Some(last) = memrchr(b'\n', buf.get(..filled).unwrap_or_default()) {
+            // The complete lines go; the next buffer starts with the incomplete one after them.
+            let (mut next, lines) = pool.take().unwrap_or_default();
+            // A recycled buffer is zeroed only past the end of its last batch's data (a fresh
+            // one, all of it, once).
+            next.resize(CHUNK, 0);
+            let rest = filled - (last + 1);
+            next.get_mut(..rest)
+                .unwrap_or_default()
+                .copy_from_slice(buf.get(last + 1..filled).unwrap_or_default());
+            filled = rest;
+            let mut data = std::mem::replace(&mut buf, next);
             data.truncate(last + 1);
             let bytes = data.len() as u64;
-            if !send(split(data, bytes, &mut hint), &mut left) {
+            if !send(split(data, lines, bytes, &mut hint, &pool), &mut left) {
                 return Ok(());
             }
         }
@@ -242,21 +253,24 @@ mod tests {
     use super::*;
     use sketch_nostd::hash::hash64;
 
+    /// A reader that returns at most `.1` bytes per call.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.0.len().min(self.1).min(out.len());
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
     /// Reads `input` through a reader that returns at most `step` bytes per call.
     fn lines_of(
         input: &[u8],
         step: usize,
         limit: Option<u64>,
     ) -> Vec<(Vec<u8>, Line, Option<LongLine>)> {
-        struct Trickle<'a>(&'a [u8], usize);
-        impl Read for Trickle<'_> {
-            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-                let n = self.0.len().min(self.1).min(out.len());
-                out[..n].copy_from_slice(&self.0[..n]);
-                self.0 = &self.0[n..];
-                Ok(n)
-            }
-        }
         let control = Control::new(0);
         let mut out = Vec::new();
         read(Trickle(input, step), limit, &control, &mut |msg| {
@@ -328,6 +342,48 @@ mod tests {
         let l = got[0].2.unwrap();
         assert_eq!(l.hash, hash64(&input[..], SEED));
         assert!(!got[0].1.crlf);
+    }
+
+    #[test]
+    fn recycled_buffers_never_leak_an_earlier_batchs_bytes() {
+        // Lines of every length from 0 to 600 bytes (long ones first, so a later batch's buffer
+        // held longer lines before), over a dozen chunks, the last one without a newline: each
+        // line must come back exactly, whatever the reads' sizes.
+        let mut rng = sketch_rng::SplitMix64(15);
+        let mut want: Vec<Vec<u8>> = Vec::new();
+        let mut total = 0;
+        while total < CHUNK * 12 {
+            let long = total < CHUNK * 4;
+            let len = rng.below(if long { 600 } else { 40 }) as usize;
+            let fill = b'a' + rng.below(26) as u8;
+            let line: Vec<u8> = (0..len).map(|i| fill + (i % 3) as u8).collect();
+            total += len + 1;
+            want.push(line);
+        }
+        want.push(b"last".to_vec());
+        let input = want.join(&b"\n"[..]);
+        for step in [997, CHUNK - 1, CHUNK, 1 << 20] {
+            let mut batches = 0;
+            let mut buffers = std::collections::HashSet::new();
+            let mut got: Vec<Vec<u8>> = Vec::new();
+            read(Trickle(&input, step), None, &Control::new(0), &mut |msg| {
+                if let SourceMsg::Lines(b) = msg {
+                    batches += 1;
+                    buffers.insert(b.data.as_ptr() as usize);
+                    got.extend(b.iter().map(|(bytes, _)| bytes.to_vec()));
+                }
+                true
+            })
+            .unwrap();
+            assert_eq!(got.len(), want.len(), "step {step}");
+            assert!(got == want, "step {step}: a line differs");
+            // The batches' buffers were used again (each batch was dropped before the next).
+            assert!(
+                batches >= 12 && buffers.len() <= 3,
+                "{batches} batches, {} buffers",
+                buffers.len()
+            );
+        }
     }
 
     #[test]

@@ -78,7 +78,8 @@ pub struct LongLine {
 }
 
 /// A run of lines sharing one buffer, so the hot path moves a few large allocations instead of one
-/// per line.
+/// per line. A batch of the line reader gives its buffers back to the reader when it is dropped
+/// (by whichever thread is the last to hold it): see [`Pool`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Batch {
     /// Line bytes, back to back (with or without separators: [`Line`] offsets say where lines are).
@@ -92,9 +93,104 @@ pub struct Batch {
     /// in every [`Line`], which stays 12 bytes: a batch of short lines has more bytes of `Line`s
     /// than of text otherwise.)
     pub long: Option<LongLine>,
+    /// Where the buffers go when the batch is dropped (none: they are freed).
+    recycle: Recycle,
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        if let Some(pool) = self.recycle.0.take() {
+            pool.give(
+                std::mem::take(&mut self.data),
+                std::mem::take(&mut self.lines),
+            );
+        }
+    }
+}
+
+/// Most buffer pairs a [`Pool`] keeps: a reader's batches in flight are its own, the channel's
+/// ([`CHANNEL_DEPTH`]), ingest's and the sketch worker's (two), so a few spare pairs cover the
+/// steady state; more given back are freed, which bounds the memory held.
+const POOL_MAX: usize = 4;
+
+/// The buffers of a reader's dropped batches (their bytes and their lines), for its next batches:
+/// reading into a buffer that was written before costs no fresh pages from the system and no
+/// zeroing of them, which fresh 128 KiB buffers did for every batch. A buffer taken back holds the
+/// bytes of its last batch: the reader only ever hands on what it wrote after taking it.
+#[derive(Debug, Default)]
+pub(crate) struct Pool {
+    spare: std::sync::Mutex<Vec<(Vec<u8>, Vec<Line>)>>,
+}
+
+impl Pool {
+    /// A spare pair of buffers, if a batch gave one back: the bytes as they were (not cleared:
+    /// their length is that of the batch's data), the lines emptied.
+    pub(crate) fn take(&self) -> Option<(Vec<u8>, Vec<Line>)> {
+        self.spare
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop()
+    }
+
+    /// Keeps a pair of buffers (unless [`POOL_MAX`] are kept already).
+    fn give(&self, data: Vec<u8>, mut lines: Vec<Line>) {
+        lines.clear();
+        let mut spare = self
+            .spare
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if spare.len() < POOL_MAX {
+            spare.push((data, lines));
+        }
+    }
+}
+
+/// A batch's way back to its [`Pool`]: compares equal to any other (it is not part of the batch's
+/// value), and a clone goes back to the same pool.
+#[derive(Clone, Default)]
+struct Recycle(Option<Arc<Pool>>);
+
+impl PartialEq for Recycle {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Recycle {}
+
+impl std::fmt::Debug for Recycle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "pooled" } else { "owned" })
+    }
 }
 
 impl Batch {
+    /// An empty batch with room for `bytes` bytes of `lines` lines.
+    #[must_use]
+    pub fn with_capacity(bytes: usize, lines: usize) -> Self {
+        let mut batch = Self::default();
+        batch.data.reserve(bytes);
+        batch.lines.reserve(lines);
+        batch
+    }
+
+    /// A batch of `data` split into `lines`, whose buffers go back to `pool` when it is dropped.
+    #[must_use]
+    pub(crate) fn pooled(
+        data: Vec<u8>,
+        lines: Vec<Line>,
+        input_bytes: u64,
+        pool: Option<Arc<Pool>>,
+    ) -> Self {
+        Self {
+            data,
+            lines,
+            input_bytes,
+            long: None,
+            recycle: Recycle(pool),
+        }
+    }
+
     /// The lines with their bytes (for a long line, only the kept prefix).
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], &Line)> {
         self.lines.iter().map(|l| {
@@ -286,12 +382,8 @@ impl Out {
                     .min(total_bytes - sent_bytes)
             };
             sent_bytes += bytes;
-            let slice = Batch {
-                data: batch.data.clone(),
-                lines: chunk.to_vec(),
-                input_bytes: bytes,
-                long: batch.long,
-            };
+            let mut slice = Batch::pooled(batch.data.clone(), chunk.to_vec(), bytes, None);
+            slice.long = batch.long;
             if self.tx.send(SourceMsg::Lines(slice)).is_err() {
                 return false;
             }

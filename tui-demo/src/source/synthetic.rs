@@ -378,11 +378,7 @@ pub fn run(seed: u64, limit: Option<u64>, control: &Control, tx: &SyncSender<Sou
             continue;
         }
         let want = want.min(left);
-        let mut batch = Batch {
-            data: Vec::with_capacity(want as usize * 110),
-            lines: Vec::with_capacity(want as usize),
-            ..Batch::default()
-        };
+        let mut batch = Batch::with_capacity(want as usize * 110, want as usize);
         for _ in 0..want {
             // The line is written straight into the batch's buffer.
             let mut start = batch.data.len();
@@ -391,13 +387,8 @@ pub fn run(seed: u64, limit: Option<u64>, control: &Control, tx: &SyncSender<Sou
                 // The lines before this one go first, then the event, then this line.
                 let line = batch.data.split_off(start);
                 if !batch.lines.is_empty() {
-                    let full = std::mem::replace(
-                        &mut batch,
-                        Batch {
-                            data: Vec::with_capacity(want as usize * 110),
-                            ..Batch::default()
-                        },
-                    );
+                    let full =
+                        std::mem::replace(&mut batch, Batch::with_capacity(want as usize * 110, 0));
                     if !send(tx, SourceMsg::Lines(full)) {
                         return;
                     }

@@ -230,3 +230,80 @@ fn several_followed_files_are_read_side_by_side() {
         .store(true, std::sync::atomic::Ordering::Relaxed);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Everything a source sends until its end: the lines, and the end's error.
+fn drain(mut next: impl FnMut() -> Option<SourceMsg>) -> (Vec<String>, Option<String>) {
+    let mut got = Vec::new();
+    loop {
+        match next() {
+            Some(SourceMsg::Lines(b)) => got.extend(
+                b.iter()
+                    .map(|(l, _)| String::from_utf8_lossy(l).into_owned()),
+            ),
+            Some(SourceMsg::End(e)) => return (got, e),
+            Some(_) => {}
+            None => panic!("no end after {got:?}"),
+        }
+    }
+}
+
+#[test]
+fn plain_files_read_by_ingest_give_what_a_source_thread_sends() {
+    let dir = temp_dir("inline");
+    let (a, b) = (dir.join("a.log"), dir.join("b.log"));
+    append(&a, "a0\na1\r\n\na3\nno-newline");
+    append(&b, &"b\n".repeat(100_000));
+    let spec = SourceSpec::Lines(vec![Input::File(a.clone()), Input::File(b.clone())]);
+    for limit in [
+        None,
+        Some(0),
+        Some(3),
+        Some(5),
+        Some(6),
+        Some(70_000),
+        Some(200_000),
+    ] {
+        let control = Control::new(0);
+        let mut inline = source::inline(&spec, limit, &control)
+            .unwrap()
+            .expect("plain files are read inline");
+        let got = drain(|| inline.next_msg());
+        assert!(inline.next_msg().is_none(), "nothing after the end");
+        let control = Control::new(0);
+        let started = source::spawn(&spec, limit, Arc::clone(&control)).unwrap();
+        let want = drain(|| started.rx.recv_timeout(Duration::from_secs(60)).ok());
+        assert_eq!(got, want, "limit {limit:?}");
+        assert_eq!(
+            got.0.len(),
+            limit.map_or(100_005, |n| n.min(100_005) as usize)
+        );
+    }
+    // Not inline: a rate, stdin, a followed or a gzip file.
+    assert!(source::inline(&spec, None, &Control::new(10))
+        .unwrap()
+        .is_none());
+    for other in [
+        Input::Stdin,
+        Input::Follow(a.clone()),
+        Input::File(dir.join("c.gz")),
+    ] {
+        if let Input::File(p) = &other {
+            std::fs::write(p, [0x1f, 0x8b]).unwrap();
+        }
+        let spec = SourceSpec::Lines(vec![Input::File(a.clone()), other]);
+        assert!(source::inline(&spec, None, &Control::new(0))
+            .unwrap()
+            .is_none());
+    }
+    // A missing file is the same error as a source thread's.
+    let spec = SourceSpec::Lines(vec![Input::File(dir.join("missing"))]);
+    assert_eq!(
+        source::inline(&spec, None, &Control::new(0))
+            .unwrap_err()
+            .to_string(),
+        source::spawn(&spec, None, Control::new(0))
+            .unwrap_err()
+            .to_string()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

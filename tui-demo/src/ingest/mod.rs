@@ -268,8 +268,15 @@ fn spawn_full(
     clock: Box<dyn crate::clock::Clock>,
 ) -> std::io::Result<Handle> {
     let control = Control::new(rate);
-    let started = source::spawn(spec, limit, Arc::clone(&control))?;
-    let (source_rx, spec, source_thread) = (started.rx, &started.spec, started.thread);
+    // Plain files are read on the ingest thread; other sources on their own.
+    let (mut feed, spec, source_thread) = match source::inline(spec, limit, &control)? {
+        Some(inline) => (Feed::Inline(Box::new(inline)), spec.clone(), None),
+        None => {
+            let started = source::spawn(spec, limit, Arc::clone(&control))?;
+            (Feed::Thread(started.rx), started.spec, Some(started.thread))
+        }
+    };
+    let spec = &spec;
     let (tx, rx) = channel();
     let latest: Latest = Arc::default();
     let mut ingest = Ingest {
@@ -292,18 +299,35 @@ fn spawn_full(
         epoch: clock.now(),
         clock,
         window: crate::window::Window::All,
-        source_thread: Some(source_thread),
+        source_thread,
     };
     let control2 = Arc::clone(&control);
     let thread = std::thread::Builder::new()
         .name("ingest".into())
-        .spawn(move || ingest.run(&source_rx, &rx, &control2))?;
+        .spawn(move || ingest.run(&mut feed, &rx, &control2))?;
     Ok(Handle {
         commands: tx,
         latest,
         control,
         thread,
     })
+}
+
+/// Where ingest takes the source's messages from: a source thread's channel, or plain files it
+/// reads itself ([`source::Inline`]).
+enum Feed {
+    Thread(Receiver<SourceMsg>),
+    Inline(Box<source::Inline>),
+}
+
+impl Feed {
+    /// The next message: from a thread, waiting at most `wait`; read now from a file.
+    fn recv_timeout(&mut self, wait: Duration) -> Result<SourceMsg, RecvTimeoutError> {
+        match self {
+            Self::Thread(rx) => rx.recv_timeout(wait),
+            Self::Inline(files) => files.next_msg().ok_or(RecvTimeoutError::Disconnected),
+        }
+    }
 }
 
 struct Ingest {
@@ -338,12 +362,7 @@ struct Ingest {
 }
 
 impl Ingest {
-    fn run(
-        &mut self,
-        source: &Receiver<SourceMsg>,
-        commands: &Receiver<Command>,
-        control: &Control,
-    ) {
+    fn run(&mut self, source: &mut Feed, commands: &Receiver<Command>, control: &Control) {
         let mut next_publish = Instant::now();
         // A command that came while ingest waited for one (paused, or the input over).
         let mut waited = None;

@@ -140,15 +140,28 @@ pub fn is_gzip(path: &std::path::Path, head: &[u8]) -> bool {
 /// # Errors
 /// When the file cannot be opened or read, or is a directory (the message names it).
 pub fn open_lines(path: &std::path::Path) -> io::Result<Box<dyn Read + Send>> {
+    Ok(open_lines_plain(path)?.0)
+}
+
+/// [`open_lines`], and whether the file is a regular file read as it is (not decompressed, not a
+/// pipe or a device): one whose reads never wait for a writer nor cost much beyond the copy.
+///
+/// # Errors
+/// As [`open_lines`].
+pub fn open_lines_plain(path: &std::path::Path) -> io::Result<(Box<dyn Read + Send>, bool)> {
     let mut file = open_file(path)?;
+    let regular = file.metadata()?.is_file();
     let mut head = [0u8; 2];
     let n = file.read(&mut head)?;
     file.seek(SeekFrom::Start(0))?;
     if is_gzip(path, head.get(..n).unwrap_or_default()) {
-        Ok(Box::new(flate2::read::MultiGzDecoder::new(
-            io::BufReader::with_capacity(1 << 16, file),
-        )))
+        Ok((
+            Box::new(flate2::read::MultiGzDecoder::new(
+                io::BufReader::with_capacity(1 << 16, file),
+            )),
+            false,
+        ))
     } else {
-        Ok(Box::new(file))
+        Ok((Box::new(file), regular))
     }
 }

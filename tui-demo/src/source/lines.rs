@@ -137,99 +137,118 @@ fn split(
     Batch::pooled(data, lines, input_bytes, Some(Arc::clone(pool)))
 }
 
-/// Reads `reader` to the end (or until `limit` lines, or until `control` says stop), handing each
-/// batch to `emit`; stops early when `emit` returns `false`.
-///
-/// # Errors
-/// Read errors other than `Interrupted`.
-pub fn read(
-    mut reader: impl Read,
-    limit: Option<u64>,
-    control: &Control,
-    emit: &mut dyn FnMut(SourceMsg) -> bool,
-) -> io::Result<()> {
-    let mut left = limit.unwrap_or(u64::MAX);
-    // Sends a batch, honouring the line limit; returns whether to keep reading.
-    let mut send = |mut batch: Batch, left: &mut u64| -> bool {
-        if batch.lines.len() as u64 >= *left {
-            batch.truncate(*left as usize);
-            *left = 0;
-            if !batch.lines.is_empty() {
-                emit(SourceMsg::Lines(batch));
-            }
-            return false;
+/// Lines of a byte stream, a batch at a time: what [`read`] runs on its own thread, and what a
+/// plain file's lines come through when ingest reads it itself ([`super::Inline`]).
+pub struct LineReader<R> {
+    reader: R,
+    /// Always `CHUNK` bytes long (written once, never zeroed again); its first `filled` are input
+    /// not yet made into batches.
+    buf: Vec<u8>,
+    filled: usize,
+    /// The line being streamed, if one is longer than a chunk.
+    long: Option<Streaming>,
+    /// The last batch's line count ([`split`]'s hint).
+    hint: usize,
+    /// Where the batches' buffers come back to.
+    pool: Arc<Pool>,
+    /// Batches made and not yet taken (a read can end a long line and complete others).
+    ready: std::collections::VecDeque<Batch>,
+    /// The input is over.
+    done: bool,
+}
+
+impl<R: Read> LineReader<R> {
+    /// Lines of `reader`, from where it is.
+    pub fn new(reader: R) -> Self {
+        Self {
+            reader,
+            buf: vec![0; CHUNK],
+            filled: 0,
+            long: None,
+            hint: 0,
+            pool: Arc::new(Pool::default()),
+            ready: std::collections::VecDeque::with_capacity(2),
+            done: false,
         }
-        *left -= batch.lines.len() as u64;
-        batch.lines.is_empty() || emit(SourceMsg::Lines(batch))
-    };
-    if left == 0 {
-        return Ok(());
     }
 
-    // The buffer read into is always `CHUNK` bytes long (written once, never zeroed again); its
-    // first `filled` are input not yet sent. The batches' buffers come back through `pool`.
-    let pool = Arc::new(Pool::default());
-    let mut buf: Vec<u8> = vec![0; CHUNK];
-    let mut filled = 0;
-    let mut long: Option<Streaming> = None;
-    let mut hint = 0;
-    loop {
-        if control.stopped() {
-            return Ok(());
+    /// The next batch (perhaps of no line), or `None` at the end of the input or once `control`
+    /// says stop.
+    ///
+    /// # Errors
+    /// Read errors other than `Interrupted`.
+    pub fn next_batch(&mut self, control: &Control) -> io::Result<Option<Batch>> {
+        loop {
+            if let Some(batch) = self.ready.pop_front() {
+                return Ok(Some(batch));
+            }
+            if self.done || control.stopped() {
+                return Ok(None);
+            }
+            self.step()?;
         }
-        if long.is_none() && filled == CHUNK {
+    }
+
+    /// One read, and the batches it completes.
+    fn step(&mut self) -> io::Result<()> {
+        let buf = &mut self.buf;
+        if self.long.is_none() && self.filled == CHUNK {
             // A whole chunk without a newline: stream this line instead of holding it.
             let mut s = Streaming::new();
-            s.feed(&buf);
-            filled = 0;
-            long = Some(s);
+            s.feed(buf);
+            self.filled = 0;
+            self.long = Some(s);
         }
-        let n = match reader.read(buf.get_mut(filled..).unwrap_or_default()) {
+        let n = match self
+            .reader
+            .read(buf.get_mut(self.filled..).unwrap_or_default())
+        {
             Ok(n) => n,
-            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == ErrorKind::Interrupted => return Ok(()),
             Err(e) => return Err(e),
         };
-        filled += n;
+        self.filled += n;
+        let filled = self.filled;
         let text = buf.get(..filled).unwrap_or_default();
 
         if n == 0 {
             // End of input: whatever is left is the last line, without a newline.
-            if let Some(mut s) = long.take() {
+            self.done = true;
+            if let Some(mut s) = self.long.take() {
                 s.feed(text);
-                send(s.finish(false), &mut left);
+                self.ready.push_back(s.finish(false));
             } else if filled > 0 {
-                buf.truncate(filled);
-                let lines = pool.take().map(|(_, lines)| lines).unwrap_or_default();
-                send(
-                    split(buf, lines, filled as u64, &mut hint, &pool),
-                    &mut left,
-                );
+                let mut data = std::mem::take(buf);
+                data.truncate(filled);
+                let lines = self.pool.take().map(|(_, lines)| lines).unwrap_or_default();
+                let batch = split(data, lines, filled as u64, &mut self.hint, &self.pool);
+                self.ready.push_back(batch);
             }
             return Ok(());
         }
 
-        if let Some(s) = long.as_mut() {
+        if let Some(s) = self.long.as_mut() {
             match memchr(b'\n', text) {
                 None => {
                     s.feed(text);
-                    filled = 0;
-                    continue;
+                    self.filled = 0;
+                    return Ok(());
                 }
                 Some(nl) => {
                     s.feed(text.get(..nl).unwrap_or_default());
                     buf.copy_within(nl + 1..filled, 0);
-                    filled -= nl + 1;
-                    let batch = long.take().map(|s| s.finish(true)).unwrap_or_default();
-                    if !send(batch, &mut left) {
-                        return Ok(());
+                    self.filled -= nl + 1;
+                    if let Some(s) = self.long.take() {
+                        self.ready.push_back(s.finish(true));
                     }
                 }
             }
         }
 
+        let filled = self.filled;
         if let Some(last) = memrchr(b'\n', buf.get(..filled).unwrap_or_default()) {
             // The complete lines go; the next buffer starts with the incomplete one after them.
-            let (mut next, lines) = pool.take().unwrap_or_default();
+            let (mut next, lines) = self.pool.take().unwrap_or_default();
             // A recycled buffer is zeroed only past the end of its last batch's data (a fresh
             // one, all of it, once).
             next.resize(CHUNK, 0);
@@ -237,15 +256,48 @@ pub fn read(
             next.get_mut(..rest)
                 .unwrap_or_default()
                 .copy_from_slice(buf.get(last + 1..filled).unwrap_or_default());
-            filled = rest;
-            let mut data = std::mem::replace(&mut buf, next);
+            self.filled = rest;
+            let mut data = std::mem::replace(buf, next);
             data.truncate(last + 1);
             let bytes = data.len() as u64;
-            if !send(split(data, lines, bytes, &mut hint, &pool), &mut left) {
-                return Ok(());
+            let batch = split(data, lines, bytes, &mut self.hint, &self.pool);
+            self.ready.push_back(batch);
+        }
+        Ok(())
+    }
+}
+
+/// Reads `reader` to the end (or until `limit` lines, or until `control` says stop), handing each
+/// batch to `emit`; stops early when `emit` returns `false`.
+///
+/// # Errors
+/// Read errors other than `Interrupted`.
+pub fn read(
+    reader: impl Read,
+    limit: Option<u64>,
+    control: &Control,
+    emit: &mut dyn FnMut(SourceMsg) -> bool,
+) -> io::Result<()> {
+    let mut left = limit.unwrap_or(u64::MAX);
+    if left == 0 {
+        return Ok(());
+    }
+    let mut lines = LineReader::new(reader);
+    while let Some(mut batch) = lines.next_batch(control)? {
+        // Each batch within the line limit.
+        if batch.lines.len() as u64 >= left {
+            batch.truncate(left as usize);
+            if !batch.lines.is_empty() {
+                emit(SourceMsg::Lines(batch));
             }
+            return Ok(());
+        }
+        left -= batch.lines.len() as u64;
+        if !batch.lines.is_empty() && !emit(SourceMsg::Lines(batch)) {
+            return Ok(());
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -101,17 +101,18 @@ pub(crate) const fn threshold(j: usize, sub: usize) -> u64 {
 const fn rep_bits(l: u64, u: u64) -> u64 {
     let d = l + u;
     // q = ⌊l·w/d⌋ and r its remainder, w = (u − l)·2^21 (below 2^54) taken from its top bit, moved
-    // to bit 63; r < d at every step, so r·2 + l < 3d.
-    let mut w = (u - l) << 31;
-    let (mut q, mut r) = (0u64, 0u64);
+    // to bit 63; r < d at every step, so r·2 + l < 3d. The quotient's bits come in at the bottom
+    // of the same word as w's go out at the top (one word fewer to keep): after i steps the
+    // quotient is below 2^(i−1) (l/d < 1/2) and w's bits left are at 31 + i and up.
+    let mut q = (u - l) << 31;
+    let mut r = 0u64;
     let mut i = 0;
     while i < 54 {
-        q <<= 1;
         r <<= 1;
-        if w >> 63 != 0 {
+        if q >> 63 != 0 {
             r += l;
         }
-        w <<= 1;
+        q <<= 1;
         while r >= d {
             r -= d;
             q += 1;

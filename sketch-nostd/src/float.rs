@@ -127,31 +127,29 @@ pub(crate) fn add(a: f64, b: f64) -> f64 {
 #[inline(never)]
 fn add_integer(a: f64, b: f64) -> f64 {
     let (a, b) = (a.to_bits(), b.to_bits());
-    // x the larger magnitude: its sign is the result's (unless the sum is exactly 0).
-    let (x, y) = if a & !SIGN >= b & !SIGN {
-        (a, b)
+    // x the larger magnitude, y the other: the sign of x's operand is the result's (unless the
+    // sum is exactly 0).
+    let subtract = (a ^ b) & SIGN != 0;
+    let (am, bm) = (a & !SIGN, b & !SIGN);
+    let (x, y, sign) = if am >= bm {
+        (am, bm, a & SIGN)
     } else {
-        (b, a)
+        (bm, am, b & SIGN)
     };
-    let subtract = (x ^ y) & SIGN != 0;
-    if x & !SIGN >= INFINITY {
+    if x >= INFINITY {
         // A NaN is the larger magnitude if there is one; ∞ − ∞ is NaN too.
-        return if x & !SIGN > INFINITY || (subtract && y & !SIGN == INFINITY) {
+        return if x > INFINITY || (subtract && y == INFINITY) {
             f64::NAN
         } else {
-            f64::from_bits(x)
+            f64::from_bits(sign | x)
         };
     }
     // Mantissas with the leading bit at 62 (zero and subnormals: exponent 1, no leading bit), ten
     // bits below the 53 kept for rounding.
     let unpack = |v: u64| {
-        let e = (v >> 52 & 0x7ff) as i32;
-        let m = (v & FRACTION) << 10;
-        if e == 0 {
-            (1, m)
-        } else {
-            (e, m | 1 << 62)
-        }
+        let e = (v >> 52) as i32;
+        let m = (v & FRACTION) << 10 | u64::from(e != 0) << 62;
+        (e.max(1), m)
     };
     let ((mut e, mx), (ey, mut my)) = (unpack(x), unpack(y));
     // y aligned to x's exponent, one bit at a time: the bits shifted out leave a sticky 1 (they are
@@ -165,7 +163,7 @@ fn add_integer(a: f64, b: f64) -> f64 {
     let mut m = if subtract { mx - my } else { mx + my };
     if m == 0 {
         // ±0 + ±0 is −0 only if both are; x − x is +0.
-        return f64::from_bits(x & y & SIGN);
+        return f64::from_bits(if subtract { 0 } else { sign });
     }
     if m >> 63 != 0 {
         m = m >> 1 | (m & 1);
@@ -182,7 +180,7 @@ fn add_integer(a: f64, b: f64) -> f64 {
     // field by itself.
     let mantissa = (m + 0x1ff + (m >> 10 & 1)) >> 10;
     let bits = ((e - 1) as u64 * (1 << 52)).wrapping_add(mantissa);
-    f64::from_bits(x & SIGN | bits.min(INFINITY))
+    f64::from_bits(sign | bits.min(INFINITY))
 }
 
 #[cfg(test)]

@@ -442,41 +442,19 @@ impl Layout {
             return self;
         }
         self.floor = f;
-        let mut lowered = false;
-        if self.neg_len > 0 {
-            let hi = self.neg_lo + self.neg_len - 1;
-            if f <= self.neg_lo {
-            } else if f <= hi {
-                self.neg_len = hi - f + 1;
-                self.neg_lo = f;
-            } else if f < 0 {
-                self.neg_lo = f;
-                self.neg_len = 1;
-            } else {
-                self.neg_len = 0;
-                lowered = true;
-            }
-        }
+        // From `f = 0` up the negative window is gone, its mass counted at 0 or above (an empty
+        // window starts at 0: see `relayout`).
+        let lowered = if f >= 0 {
+            let had = self.neg_len > 0;
+            self.neg_lo = 0;
+            self.neg_len = 0;
+            had
+        } else {
+            clip_window(&mut self.neg_lo, &mut self.neg_len, f, false);
+            false
+        };
         if f > 0 {
-            lowered |= zero;
-            if self.pos_len > 0 {
-                let hi = self.pos_lo + self.pos_len - 1;
-                if f < self.pos_lo {
-                    if lowered {
-                        self.pos_len += self.pos_lo - f;
-                        self.pos_lo = f;
-                    }
-                } else if f <= hi {
-                    self.pos_len = hi - f + 1;
-                    self.pos_lo = f;
-                } else {
-                    self.pos_lo = f;
-                    self.pos_len = 1;
-                }
-            } else if lowered {
-                self.pos_lo = f;
-                self.pos_len = 1;
-            }
+            clip_window(&mut self.pos_lo, &mut self.pos_len, f, lowered | zero);
         }
         self
     }
@@ -509,6 +487,29 @@ impl Layout {
         } else {
             self.pos_lo + (excess - self.neg_len)
         }
+    }
+}
+
+/// One window `lo..lo + len` after every key below `f` is counted as `f` (keys of the window's
+/// sign; `lowered`: mass from below the window moves to `f`): a window wholly below `f` becomes the
+/// one bucket `f`; one reaching above `f` starts at `f` (down to it if mass is lowered into it); an
+/// empty one holds `f` only if mass is lowered into it.
+#[inline(never)]
+fn clip_window(lo: &mut i32, len: &mut i32, f: i32, lowered: bool) {
+    if *len == 0 {
+        if lowered {
+            *lo = f;
+            *len = 1;
+        }
+        return;
+    }
+    let hi = *lo + *len - 1;
+    if f > hi {
+        *lo = f;
+        *len = 1;
+    } else if f > *lo || lowered {
+        *len = hi - f + 1;
+        *lo = f;
     }
 }
 
@@ -692,11 +693,18 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     #[cfg_attr(target_pointer_width = "64", allow(dead_code))]
     #[inline]
     fn search_index(frac: u64) -> usize {
-        // The first bound is 0, at or below every mantissa.
+        // The last bound at or below the mantissa, by halving the candidates `j..j + n`: the
+        // first bound is 0, at or below every mantissa.
         let frac = (frac >> 32) as u32;
-        Self::TABLE
-            .partition_point(|&t| t <= frac)
-            .saturating_sub(1)
+        let (mut j, mut n) = (0, SUB);
+        while n > 1 {
+            let half = n / 2;
+            if Self::TABLE.get(j + half).is_some_and(|&t| t <= frac) {
+                j += half;
+            }
+            n -= half;
+        }
+        j
     }
 
     /// The value reported for key `k`: the representative `2lu/(l+u)` of its bucket, computed for
@@ -808,10 +816,10 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
         let Some(c) = self.layout().slot(k).and_then(|s| self.counts.get_mut(s)) else {
             return 0;
         };
+        // Up to the counter's maximum.
         let now = c.to_u64();
-        // `from_u64` stops at the counter's maximum.
-        *c = C::from_u64(now.saturating_add(n));
-        let added = c.to_u64() - now;
+        let added = n.min(C::MAX.to_u64() - now);
+        *c = C::from_u64(now + added);
         self.saturated |= added < n;
         added
     }
@@ -884,10 +892,11 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
             mass = self.zero;
             self.zero = 0;
         }
-        for (i, c) in self.counts.iter().enumerate().take(old.size() as usize) {
-            if old.key_at(i) < f {
-                mass = mass.saturating_add(c.to_u64());
-            }
+        // The keys below the floor are the first slots (keys ascend with the slots).
+        let mut i = 0;
+        while i < old.size() as usize && old.key_at(i) < f {
+            mass = mass.saturating_add(self.counts.get(i).map_or(0, |c| c.to_u64()));
+            i += 1;
         }
         // One loop for both passes: down the slots moving counters right, then up the slots
         // moving the others (a source past the counters clears the slot).
@@ -902,11 +911,12 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
                 self.move_counter(s, i);
             }
         }
-        // An empty window's start is 0, so that equal contents mean equal sketches.
+        // An empty window's start is 0, so that equal contents mean equal sketches: a window
+        // `plan` leaves empty was empty (its start 0) or was emptied by `clip` (which sets it).
         self.neg_len = new.neg_len as u32;
-        self.neg_lo = if new.neg_len > 0 { new.neg_lo } else { 0 };
+        self.neg_lo = new.neg_lo;
         self.pos_len = new.pos_len as u32;
-        self.pos_lo = if new.pos_len > 0 { new.pos_lo } else { 0 };
+        self.pos_lo = new.pos_lo;
         self.floor = f;
         if mass > 0 {
             let added = self.add_in_place(f, mass);
@@ -1624,6 +1634,103 @@ mod tests {
         values.sort_by(f64::total_cmp);
         check(&q, &values);
         assert!(!q.is_collapsed());
+    }
+
+    /// `Layout::clip` as it was written before the windows shared `clip_window` (each case of each
+    /// window spelled out): the model the shared form is checked against.
+    fn clip_model(mut l: Layout, f: i32, zero: bool) -> Layout {
+        if f <= l.floor {
+            return l;
+        }
+        l.floor = f;
+        let mut lowered = false;
+        if l.neg_len > 0 {
+            let hi = l.neg_lo + l.neg_len - 1;
+            if f <= l.neg_lo {
+            } else if f <= hi {
+                l.neg_len = hi - f + 1;
+                l.neg_lo = f;
+            } else if f < 0 {
+                l.neg_lo = f;
+                l.neg_len = 1;
+            } else {
+                l.neg_len = 0;
+                lowered = true;
+            }
+        }
+        if f > 0 {
+            lowered |= zero;
+            if l.pos_len > 0 {
+                let hi = l.pos_lo + l.pos_len - 1;
+                if f < l.pos_lo {
+                    if lowered {
+                        l.pos_len += l.pos_lo - f;
+                        l.pos_lo = f;
+                    }
+                } else if f <= hi {
+                    l.pos_len = hi - f + 1;
+                    l.pos_lo = f;
+                } else {
+                    l.pos_lo = f;
+                    l.pos_len = 1;
+                }
+            } else if lowered {
+                l.pos_lo = f;
+                l.pos_len = 1;
+            }
+        }
+        l
+    }
+
+    #[test]
+    fn clip_equals_the_case_by_case_model() {
+        // Every window of up to 3 buckets among keys −6 … −1 and 1 … 6 (an empty window starts at
+        // 0), every floor from −8 to 8 over several old floors, with and without a zero count.
+        let windows = |sign: i32| {
+            let mut w = vec![(0, 0)];
+            for lo in 1..=6 {
+                for len in 1..=3 {
+                    if lo + len - 1 <= 6 {
+                        w.push(if sign < 0 {
+                            (-(lo + len - 1), len)
+                        } else {
+                            (lo, len)
+                        });
+                    }
+                }
+            }
+            w
+        };
+        let mut cases = 0;
+        for (neg_lo, neg_len) in windows(-1) {
+            for (pos_lo, pos_len) in windows(1) {
+                for floor in [NO_FLOOR, -7, -3, 0, 2, 5] {
+                    let l = Layout {
+                        neg_lo,
+                        neg_len,
+                        pos_lo,
+                        pos_len,
+                        floor,
+                    };
+                    for f in -8..=8 {
+                        for zero in [false, true] {
+                            let (got, want) = (l.clip(f, zero), clip_model(l, f, zero));
+                            // The model left the start of an emptied window as it was (`relayout`
+                            // wrote 0 there); the shared form writes 0 itself.
+                            let empty_at_0 = |w: Layout| Layout {
+                                neg_lo: if w.neg_len > 0 { w.neg_lo } else { 0 },
+                                pos_lo: if w.pos_len > 0 { w.pos_lo } else { 0 },
+                                ..w
+                            };
+                            assert_eq!(got, empty_at_0(want), "{l:?} f {f} zero {zero}");
+                            assert_eq!(got, empty_at_0(got), "{l:?} f {f} zero {zero}");
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(cases, 16 * 16 * 6 * 17 * 2);
     }
 
     #[test]

@@ -425,13 +425,14 @@ impl Layout {
         }
     }
 
-    /// The slot in layout `old` of the key in slot `i` of this layout, if both hold it.
+    /// The slot in layout `old` of the key in slot `i` of this layout if both hold it, else
+    /// `usize::MAX`.
     #[inline(never)]
-    fn source(&self, old: &Self, i: usize) -> Option<usize> {
+    fn source(&self, old: &Self, i: usize) -> usize {
         if i < self.size() as usize {
-            old.slot(self.key_at(i))
+            old.slot(self.key_at(i)).unwrap_or(usize::MAX)
         } else {
-            None
+            usize::MAX
         }
     }
 
@@ -906,7 +907,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
             } else {
                 (t - used, false)
             };
-            let s = new.source(&old, i).unwrap_or(usize::MAX);
+            let s = new.source(&old, i);
             if (s < i) == down {
                 self.move_counter(s, i);
             }
@@ -925,6 +926,7 @@ impl<const SUB: usize, const BUCKETS: usize, C: Counter> QuantileSketch<SUB, BUC
     }
 
     /// Copies counter `from` into counter `to` (0 if `from` is past the counters).
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     fn move_counter(&mut self, from: usize, to: usize) {
         let v = self.counts.get(from).copied().unwrap_or(C::ZERO);
         if let Some(d) = self.counts.get_mut(to) {

@@ -115,8 +115,15 @@ impl Named {
 
     /// Recomputes the count a line needs to be kept, and forgets the text of lines below it.
     fn recount(&mut self) {
-        let top = self.heavy.sorted();
-        self.show_at = top.get(self.keep.saturating_sub(1)).map_or(0, |c| c.count);
+        // The `keep`-th largest count, selected rather than sorted (the summary's `sorted()` orders
+        // all its rows, by count and key, and this runs every 65,536 lines).
+        let mut counts: Vec<u64> = self.heavy.entries().map(|c| c.count).collect();
+        let nth = self.keep.saturating_sub(1);
+        self.show_at = if nth < counts.len() {
+            *counts.select_nth_unstable_by(nth, |a, b| b.cmp(a)).1
+        } else {
+            0
+        };
         let show_at = self.show_at;
         let heavy = &self.heavy;
         self.names.retain(|k, _| heavy.estimate(k) >= show_at);

@@ -633,26 +633,39 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
         self.heapify();
     }
 
-    /// Sorts the lowest tier by key, ascending ([`sort_slots`](Self::sort_slots)), with two buffers
-    /// of [`PACKED_SORT`] numbers on the stack; a longer tier sorts by looking the keys up. Not
-    /// inlined: its buffers stay out of its callers' frames.
-    #[inline(never)]
+    /// Sorts the lowest tier by key, ascending ([`sort_slots`](Self::sort_slots)): a tier shorter
+    /// than [`RADIX_FROM`] with one buffer of that many numbers on the stack (2 KB; a short sort
+    /// needs no room for the radix sort), a longer one with two buffers of [`PACKED_SORT`]
+    /// numbers (32 KB); a tier longer than that sorts by looking the keys up.
     fn sort_low(&mut self) {
+        if usize::from(self.low_len) < RADIX_FROM {
+            self.sort_low_in::<RADIX_FROM, 0>();
+        } else {
+            self.sort_low_in::<PACKED_SORT, PACKED_SORT>();
+        }
+    }
+
+    /// [`sort_low`](Self::sort_low) with buffers of `P` packed prefixes and `S` numbers of room
+    /// for the radix sort. Not inlined: its buffers stay out of its callers' frames.
+    #[inline(never)]
+    fn sort_low_in<const P: usize, const S: usize>(&mut self) {
         let slots = &self.slots;
         let Some(low) = self.low.get_mut(..usize::from(self.low_len)) else {
             return;
         };
-        let mut packed = heapless::Vec::<u64, PACKED_SORT>::new();
-        let mut scratch = heapless::Vec::<u64, PACKED_SORT>::new();
-        if packed.resize(low.len(), 0).is_err() || scratch.resize(low.len(), 0).is_err() {
+        let mut packed = heapless::Vec::<u64, P>::new();
+        let mut scratch = heapless::Vec::<u64, S>::new();
+        if packed.resize(low.len(), 0).is_err() {
             Self::sort_by_key(slots, low);
             return;
         }
+        // Too short (`S` = 0) leaves the sort of the packed prefixes to core's sort alone.
+        let _ = scratch.resize(low.len(), 0);
         Self::sort_slots(slots, low, &mut packed, &mut scratch, 3);
     }
 
-    /// Sorts slot numbers by their keys, ascending, with `packed` and `scratch` (as long as `low`)
-    /// for room.
+    /// Sorts slot numbers by their keys, ascending, with `packed` (as long as `low`) and `scratch`
+    /// (as long, or the radix sort is not used) for room.
     ///
     /// By each key's [`order_prefix`](OwnedKey::order_prefix) first, packed with its slot number
     /// into one `u64` (the bits above the highest one where the prefixes differ dropped, the low
@@ -669,9 +682,8 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
         depth: u32,
     ) {
         let n = low.len();
-        let (Some(packed), Some(scratch), Some(&first)) =
-            (packed.get_mut(..n), scratch.get_mut(..n), low.first())
-        else {
+        let scratch = scratch.get_mut(..n).unwrap_or_default();
+        let (Some(packed), Some(&first)) = (packed.get_mut(..n), low.first()) else {
             Self::sort_by_key(slots, low);
             return;
         };
@@ -710,11 +722,8 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
                 run.iter().take_while(|&&q| q >> 16 == head).count()
             });
             let end = start + len.max(1);
-            if let (Some(l), Some(p), Some(s)) = (
-                low.get_mut(start..end),
-                packed.get_mut(start..end),
-                scratch.get_mut(start..end),
-            ) {
+            if let (Some(l), Some(p)) = (low.get_mut(start..end), packed.get_mut(start..end)) {
+                let s = scratch.get_mut(start..end).unwrap_or_default();
                 Self::sort_slots(slots, l, p, s, depth - 1);
             }
             at = end;
@@ -1363,6 +1372,9 @@ mod tests {
                 r.below(4) << 62 | r.below(8) << 16 | r.below(1 << 16)
             });
             layouts_agree::<u64, 200>(seed, |r| r.next_u64());
+            // Tiers of more than `RADIX_FROM` entries (the radix sort and its buffers).
+            layouts_agree::<u64, 700>(seed, |r| r.next_u64());
+            layouts_agree::<u64, 700>(seed, |r| r.below(3) << 62 | r.below(1 << 17));
             // Nothing but the dropped bits.
             layouts_agree::<u64, 32>(seed, |r| r.below(1 << 16));
             // Text: a common 8-byte prefix (every prefix ties) or a short random one.

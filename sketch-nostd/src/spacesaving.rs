@@ -29,6 +29,9 @@ const INDEX_SEED: u64 = 0x5353_5353_5353_5353;
 ///   On 64-bit targets a full summary keeps the counters at the smallest count apart, sorted by
 ///   key, and those one above it in a list: a new key takes over a counter in O(1), plus its share
 ///   of one sort of that list when the smallest count goes up (amortized O(log K) per event).
+///   The sort orders numbers made from each key's [`order_prefix`](OwnedKey::order_prefix) and
+///   takes its room on the stack: at most 2 KB when `K` is below 256, up to 32 KB from 256 (a
+///   list longer than 2,048 is sorted by comparing the keys themselves).
 /// * Every listed count is at or above the true count and at most [`error_bound`](Self::error_bound)
 ///   (the smallest listed count, never more than `N/K`) above it; each entry also carries its own,
 ///   usually much smaller, error. Any key whose true count exceeds `error_bound()` is listed.

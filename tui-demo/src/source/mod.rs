@@ -79,7 +79,7 @@ pub struct LongLine {
 
 /// A run of lines sharing one buffer, so the hot path moves a few large allocations instead of one
 /// per line. A batch of the line reader gives its buffers back to the reader when it is dropped
-/// (by whichever thread is the last to hold it): see [`Pool`].
+/// (by whichever thread is the last to hold it), to read into again.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Batch {
     /// Line bytes, back to back (with or without separators: [`Line`] offsets say where lines are).

@@ -284,16 +284,10 @@ pub fn read(
     }
     let mut lines = LineReader::new(reader);
     while let Some(mut batch) = lines.next_batch(control)? {
-        // Each batch within the line limit.
-        if batch.lines.len() as u64 >= left {
-            batch.truncate(left as usize);
-            if !batch.lines.is_empty() {
-                emit(SourceMsg::Lines(batch));
-            }
-            return Ok(());
-        }
-        left -= batch.lines.len() as u64;
-        if !batch.lines.is_empty() && !emit(SourceMsg::Lines(batch)) {
+        let n = batch.lines.len() as u64;
+        let last = batch.within_limit(left);
+        left = left.saturating_sub(n);
+        if !batch.lines.is_empty() && !emit(SourceMsg::Lines(batch)) || last {
             return Ok(());
         }
     }

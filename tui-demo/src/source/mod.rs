@@ -216,9 +216,27 @@ impl Batch {
         self.lines.push(line);
     }
 
-    /// Keeps only the first `n` lines.
-    pub fn truncate(&mut self, n: usize) {
-        self.lines.truncate(n);
+    /// Takes this batch's share of a `--lines` limit with `left` lines still to send: keeps at most
+    /// `left` lines, and says whether the limit is reached (the batch had `left` lines or more).
+    /// The one rule of every line source (a reader thread, a plain file read by ingest).
+    ///
+    /// ```
+    /// use tui_demo::source::Batch;
+    /// let mut batch = Batch::default();
+    /// for line in ["a", "b", "c"] {
+    ///     batch.push(line.as_bytes());
+    /// }
+    /// assert!(!batch.clone().within_limit(4));
+    /// assert!(batch.within_limit(2));
+    /// assert_eq!(batch.lines.len(), 2);
+    /// ```
+    pub fn within_limit(&mut self, left: u64) -> bool {
+        let last = self.lines.len() as u64 >= left;
+        if last {
+            self.lines
+                .truncate(usize::try_from(left).unwrap_or(usize::MAX));
+        }
+        last
     }
 }
 
@@ -318,17 +336,13 @@ impl Out {
         };
         // Take this batch's lines from what the limit leaves.
         let n = batch.lines.len() as u64;
-        let mut last = false;
         let took = self
             .left
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
                 Some(left.saturating_sub(n))
             })
             .unwrap_or(0);
-        if took <= n {
-            batch.truncate(took as usize);
-            last = true;
-        }
+        let last = batch.within_limit(took);
         let rate = self.control.rate.load(Ordering::Relaxed);
         let ok = if rate == 0 {
             batch.lines.is_empty() || self.tx.send(SourceMsg::Lines(batch)).is_ok()
@@ -490,14 +504,11 @@ impl Inline {
                     if n == 0 {
                         continue;
                     }
-                    if n >= self.left {
-                        // The limit is reached (as `Out::send` does for a source thread).
-                        batch.truncate(self.left as usize);
-                        self.left = 0;
+                    if batch.within_limit(self.left) {
+                        // Every reader stops, as `Out::send` makes them.
                         self.control.stop.store(true, Ordering::Relaxed);
-                    } else if self.left != u64::MAX {
-                        self.left -= n;
                     }
+                    self.left = self.left.saturating_sub(n);
                     return Some(SourceMsg::Lines(batch));
                 }
                 Ok(None) => self.current = None,

@@ -711,22 +711,14 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
         for (l, &q) in low.iter_mut().zip(packed.iter()) {
             *l = q as u16;
         }
-        // Runs of tied packed prefixes (rare: found by a quick scan for a tied neighbour).
+        // Runs of tied packed prefixes (rare).
         let mut at = 0;
-        while let Some(start) = packed.get(at..).and_then(|rest| {
-            let tied = rest.windows(2).position(|w| w[0] >> 16 == w[1] >> 16)?;
-            Some(at + tied)
-        }) {
-            let head = packed.get(start).map_or(0, |q| q >> 16);
-            let len = packed.get(start..).map_or(0, |run| {
-                run.iter().take_while(|&&q| q >> 16 == head).count()
-            });
-            let end = start + len.max(1);
-            if let (Some(l), Some(p)) = (low.get_mut(start..end), packed.get_mut(start..end)) {
-                let s = scratch.get_mut(start..end).unwrap_or_default();
+        while let Some(run) = Self::tied_run(packed, at, 16) {
+            if let (Some(l), Some(p)) = (low.get_mut(run.clone()), packed.get_mut(run.clone())) {
+                let s = scratch.get_mut(run.clone()).unwrap_or_default();
                 Self::sort_slots(slots, l, p, s, depth - 1);
             }
-            at = end;
+            at = run.end;
         }
     }
 
@@ -784,28 +776,37 @@ impl<T: OwnedKey, C: Counter, X: Copy, const K: usize, const TIERS: bool>
             core::mem::swap(&mut from, &mut to);
             moved = !moved;
         }
-        // `from` holds the numbers in order of their top bits; runs of equal top bits (rare: found
-        // by a quick scan for a tied neighbour) are sorted among themselves.
+        // `from` holds the numbers in order of their top bits; runs of equal top bits (rare) are
+        // sorted among themselves.
         let mut at = 0;
-        while let Some(start) = from.get(at..).and_then(|rest| {
-            let tied = rest.windows(2).position(|w| w[0] >> LOW == w[1] >> LOW)?;
-            Some(at + tied)
-        }) {
-            let head = from.get(start).map_or(0, |q| q >> LOW);
-            let len = from.get(start..).map_or(0, |run| {
-                run.iter().take_while(|&&q| q >> LOW == head).count()
-            });
-            let end = start + len.max(1);
-            if let Some(run) = from.get_mut(start..end) {
-                run.sort_unstable();
+        while let Some(run) = Self::tied_run(from, at, LOW as u32) {
+            if let Some(r) = from.get_mut(run.clone()) {
+                r.sort_unstable();
             }
-            at = end;
+            at = run.end;
         }
         if moved {
             for (d, &q) in to.iter_mut().zip(from.iter()) {
                 *d = q;
             }
         }
+    }
+
+    /// The first run, from `at` on, of two or more neighbours of `v` equal above bit `shift` (found by
+    /// a quick scan for a tied neighbour): where [`sort_slots`](Self::sort_slots) and
+    /// [`sort_packed`](Self::sort_packed) still have to sort.
+    fn tied_run(v: &[u64], at: usize, shift: u32) -> Option<core::ops::Range<usize>> {
+        let rest = v.get(at..)?;
+        let start = rest
+            .windows(2)
+            .position(|w| w[0] >> shift == w[1] >> shift)?;
+        let head = rest.get(start)? >> shift;
+        let len = rest
+            .get(start..)?
+            .iter()
+            .take_while(|&&q| q >> shift == head)
+            .count();
+        Some(at + start..at + start + len.max(1))
     }
 
     /// Sorts slot numbers by their keys, ascending, looking each key up.

@@ -281,7 +281,7 @@ fn plain_files_read_by_ingest_give_what_a_source_thread_sends() {
     // Not inline: a rate, stdin, a followed or a gzip file.
     assert!(source::inline(&spec, None, &Control::new(10))
         .unwrap()
-        .is_none());
+        .is_err());
     for other in [
         Input::Stdin,
         Input::Follow(a.clone()),
@@ -293,7 +293,7 @@ fn plain_files_read_by_ingest_give_what_a_source_thread_sends() {
         let spec = SourceSpec::Lines(vec![Input::File(a.clone()), other]);
         assert!(source::inline(&spec, None, &Control::new(0))
             .unwrap()
-            .is_none());
+            .is_err());
     }
     // A missing file is the same error as a source thread's.
     let spec = SourceSpec::Lines(vec![Input::File(dir.join("missing"))]);
@@ -305,5 +305,49 @@ fn plain_files_read_by_ingest_give_what_a_source_thread_sends() {
             .unwrap_err()
             .to_string()
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A pipe among the inputs (`--input <(zcat …)` gives one): read from where the writer starts,
+/// the two bytes read to tell gzip put back first (a pipe cannot seek), and opened once — the
+/// source thread reads what [`source::inline`] opened, where opening the pipe again would wait
+/// for a writer that is gone.
+#[test]
+fn a_pipe_is_read_once_from_its_start() {
+    let dir = temp_dir("pipe");
+    let (a, pipe) = (dir.join("a.log"), dir.join("pipe"));
+    append(&a, "a0\na1\n");
+    // mkfifo is coreutils': a machine without it fails here, saying so, rather than skipping.
+    let made = Command::new("mkfifo").arg(&pipe).status();
+    assert!(
+        made.as_ref().is_ok_and(|s| s.success()),
+        "mkfifo {} failed: {made:?}",
+        pipe.display()
+    );
+    let writer = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(pipe).unwrap();
+            f.write_all(b"p0\np1\np2").unwrap();
+        })
+    };
+    let spec = SourceSpec::Lines(vec![Input::File(a), Input::File(pipe)]);
+    let control = Control::new(0);
+    let opened = source::inline(&spec, None, &control)
+        .unwrap()
+        .expect_err("a pipe is not read inline");
+    let started = source::spawn_opened(&spec, None, Arc::clone(&control), opened).unwrap();
+    let got = drain(|| started.rx.recv_timeout(Duration::from_secs(60)).ok());
+    assert_eq!(
+        got,
+        (
+            vec!["a0", "a1", "p0", "p1", "p2"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+            None
+        )
+    );
+    writer.join().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

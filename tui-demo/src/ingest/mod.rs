@@ -270,9 +270,9 @@ fn spawn_full(
     let control = Control::new(rate);
     // Plain files are read on the ingest thread; other sources on their own.
     let (mut feed, spec, source_thread) = match source::inline(spec, limit, &control)? {
-        Some(inline) => (Feed::Inline(Box::new(inline)), spec.clone(), None),
-        None => {
-            let started = source::spawn(spec, limit, Arc::clone(&control))?;
+        Ok(inline) => (Feed::Inline(Box::new(inline)), spec.clone(), None),
+        Err(opened) => {
+            let started = source::spawn_opened(spec, limit, Arc::clone(&control), opened)?;
             (Feed::Thread(started.rx), started.spec, Some(started.thread))
         }
     };

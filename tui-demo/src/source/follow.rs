@@ -152,16 +152,32 @@ pub fn open_lines_plain(path: &std::path::Path) -> io::Result<(Box<dyn Read + Se
     let mut file = open_file(path)?;
     let regular = file.metadata()?.is_file();
     let mut head = [0u8; 2];
-    let n = file.read(&mut head)?;
-    file.seek(SeekFrom::Start(0))?;
-    if is_gzip(path, head.get(..n).unwrap_or_default()) {
+    let mut n = 0;
+    while n < head.len() {
+        match file.read(head.get_mut(n..).unwrap_or_default()) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let head = head.get(..n).unwrap_or_default();
+    let gzip = is_gzip(path, head);
+    // A regular file goes back to its start; a pipe cannot seek, so the bytes read come first.
+    let reader: Box<dyn Read + Send> = if regular {
+        file.seek(SeekFrom::Start(0))?;
+        Box::new(file)
+    } else {
+        Box::new(io::Cursor::new(head.to_vec()).chain(file))
+    };
+    if gzip {
         Ok((
             Box::new(flate2::read::MultiGzDecoder::new(
-                io::BufReader::with_capacity(1 << 16, file),
+                io::BufReader::with_capacity(1 << 16, reader),
             )),
             false,
         ))
     } else {
-        Ok((Box::new(file), regular))
+        Ok((reader, regular))
     }
 }

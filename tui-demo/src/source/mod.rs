@@ -529,9 +529,25 @@ impl Inline {
     }
 }
 
+/// An opened input of lines: its name, whether it is followed, and its reader.
+type Reader = (String, bool, Box<dyn std::io::Read + Send>);
+
+/// The first inputs of a [`SourceSpec::Lines`], opened by [`inline`] before it found one that is not
+/// a plain file: [`spawn_opened`] reads them as they are, rather than opening them again (a pipe
+/// opened twice would lose what the first open read).
+#[derive(Default)]
+pub struct Opened(Vec<Reader>);
+
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.0.iter().map(|r| &r.0)).finish()
+    }
+}
+
 /// The files of `spec` opened to be read by ingest itself ([`Inline`]), when they all are regular
 /// files read as they are (not stdin, not followed, not gzip, not a pipe) and no rate paces them;
-/// `None` otherwise (then [`spawn`] starts a source thread). At most `limit` lines are produced.
+/// otherwise the inputs opened so far (then [`spawn_opened`] starts a source thread that reads
+/// them). At most `limit` lines are produced.
 ///
 /// # Errors
 /// When a file cannot be opened (as [`spawn`]).
@@ -539,31 +555,37 @@ pub fn inline(
     spec: &SourceSpec,
     limit: Option<u64>,
     control: &Arc<Control>,
-) -> std::io::Result<Option<Inline>> {
+) -> std::io::Result<Result<Inline, Opened>> {
     let SourceSpec::Lines(inputs) = spec else {
-        return Ok(None);
+        return Ok(Err(Opened::default()));
     };
     if control.rate.load(Ordering::Relaxed) != 0 {
-        return Ok(None);
+        return Ok(Err(Opened::default()));
     }
     let mut files = std::collections::VecDeque::new();
     for input in inputs {
         let Input::File(path) = input else {
-            return Ok(None);
+            return Ok(Err(Opened::of(files)));
         };
         let (file, plain) = follow::open_lines_plain(path)?;
-        if !plain {
-            return Ok(None);
-        }
         files.push_back((input.name(), file));
+        if !plain {
+            return Ok(Err(Opened::of(files)));
+        }
     }
-    Ok(Some(Inline {
+    Ok(Ok(Inline {
         files,
         current: None,
         left: limit.unwrap_or(u64::MAX),
         control: Arc::clone(control),
         ended: false,
     }))
+}
+
+impl Opened {
+    fn of(files: std::collections::VecDeque<(String, Box<dyn std::io::Read + Send>)>) -> Self {
+        Self(files.into_iter().map(|(n, r)| (n, false, r)).collect())
+    }
 }
 
 /// Opens a file of lines; a directory or an unreadable file is an error that names the path.
@@ -592,6 +614,19 @@ pub fn spawn(
     limit: Option<u64>,
     control: Arc<Control>,
 ) -> std::io::Result<Started> {
+    spawn_opened(spec, limit, control, Opened::default())
+}
+
+/// [`spawn`], with the first inputs of `spec` already `opened` (by [`inline`]).
+///
+/// # Errors
+/// As [`spawn`].
+pub fn spawn_opened(
+    spec: &SourceSpec,
+    limit: Option<u64>,
+    control: Arc<Control>,
+    opened: Opened,
+) -> std::io::Result<Started> {
     let (tx, rx) = sync_channel(CHANNEL_DEPTH);
     let mut spec = spec.clone();
     let thread = match &mut spec {
@@ -603,8 +638,8 @@ pub fn spawn(
         }
         SourceSpec::Lines(inputs) => {
             // Every file is opened now, so a missing one is an error before anything runs.
-            let mut readers: Vec<(String, bool, Box<dyn std::io::Read + Send>)> = Vec::new();
-            for input in inputs.iter() {
+            let mut readers = opened.0;
+            for input in inputs.iter().skip(readers.len()) {
                 let reader: Box<dyn std::io::Read + Send> = match input {
                     Input::Stdin => Box::new(std::io::stdin()),
                     Input::File(path) => follow::open_lines(path)?,

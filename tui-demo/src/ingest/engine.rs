@@ -355,6 +355,86 @@ pub struct MicroCounters {
     false_positives: u64,
 }
 
+/// The micro filter in front of the last [`RING`] distinct keys, with its counts. It runs on the
+/// sketch worker with the windows' ring ([`super::worker::Tallies`]), over the same keys in the
+/// same order, to balance the two threads: ingest was the busier one.
+#[derive(Clone, Debug, Default)]
+pub struct MicroRing {
+    micro: Micro,
+    ring: [u64; RING],
+    /// The micro filter's bits of each key of `ring`.
+    ring_masks: [u64; RING],
+    ring_len: usize,
+    ring_next: usize,
+    counters: MicroCounters,
+}
+
+impl MicroRing {
+    /// Looks each key up, in order, and keeps it in the ring if it is not there.
+    pub fn keys(&mut self, hashes: impl Iterator<Item = u64>) {
+        for hash in hashes {
+            self.key(hash);
+        }
+    }
+
+    fn key(&mut self, hash: u64) {
+        let n = &mut self.counters;
+        n.lookups += 1;
+        let in_ring = if self.micro.contains_hash(hash) {
+            let found = self
+                .ring
+                .get(..self.ring_len)
+                .unwrap_or_default()
+                .contains(&hash);
+            if found {
+                n.hits += 1;
+            } else {
+                n.false_positives += 1;
+            }
+            found
+        } else {
+            n.skipped += 1;
+            false
+        };
+        if !in_ring {
+            // A micro filter cannot delete: when the oldest key leaves the set, rebuild it from
+            // the eight that remain (eight ORs of a precomputed mask).
+            if let Some(slot) = self.ring.get_mut(self.ring_next) {
+                *slot = hash;
+            }
+            if let Some(slot) = self.ring_masks.get_mut(self.ring_next) {
+                *slot = Micro::mask_of_hash(hash);
+            }
+            self.ring_next = (self.ring_next + 1) % RING;
+            self.ring_len = (self.ring_len + 1).min(RING);
+            // The masks of slots not filled yet are 0: the whole array's OR (unrolled, no
+            // bounds) is the filled slots'.
+            self.micro = Micro::from_parts(self.ring_masks.iter().fold(0, |bits, m| bits | m));
+        }
+    }
+
+    /// Its counts.
+    #[must_use]
+    pub fn counters(&self) -> MicroCounters {
+        self.counters
+    }
+
+    /// Its figures, with the counts `n` (since the start or in a window).
+    fn stats(&self, n: &MicroCounters) -> MicroStats {
+        MicroStats {
+            bits: self.micro.bits(),
+            hashes: Micro::HASHES,
+            set_len: self.ring_len,
+            set_bytes: (RING * 8) as u64,
+            lookups: n.lookups,
+            skipped: n.skipped,
+            hits: n.hits,
+            false_positives: n.false_positives,
+            fp_estimate: self.micro.estimated_fp_rate(),
+        }
+    }
+}
+
 /// The running counters: totals over the input and the filters' counts. A window's counts are
 /// the difference of two of these ([`Counters::since`]).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -403,12 +483,9 @@ pub struct Engine {
     options: std::sync::Arc<EngineOptions>,
     dedupe: Box<DedupeFilter>,
     recent: VecDeque<Vec<u8>>,
-    micro: Micro,
-    ring: [u64; RING],
-    /// The micro filter's bits of each key of `ring`.
-    ring_masks: [u64; RING],
-    ring_len: usize,
-    ring_next: usize,
+    /// The running counters but the micro filter's (`counters.micro` stays 0 here): the micro
+    /// filter runs with the windows, on the sketch worker ([`MicroRing`]), and its counts are
+    /// taken from there wherever the counters are read ([`Self::counters_with`]).
     counters: Counters,
     exact: Exact,
     until_check: u32,
@@ -445,11 +522,6 @@ impl Engine {
             options: std::sync::Arc::new(options),
             dedupe: Box::new(DedupeFilter::with_seed(SEED)),
             recent: VecDeque::with_capacity(RECENT),
-            micro: Micro::new(),
-            ring: [0; RING],
-            ring_masks: [0; RING],
-            ring_len: 0,
-            ring_next: 0,
             counters: Counters::default(),
             exact: Exact::new(exact_cap),
             until_check: CHECK_EVERY,
@@ -489,7 +561,8 @@ impl Engine {
 
     /// Counts every line of a batch, in two passes: the keys first (their bytes and hashes, the
     /// totals and `--value-field`), then the sketches of the windows (HyperLogLog, Space-Saving)
-    /// and the rest (exact table, dedupe and micro filters) over those keys. The two halves of the
+    /// and the micro filter (the windows' share), and the rest (exact table, dedupe filter) over
+    /// those keys. The two halves of the
     /// second pass touch nothing in common, so a large batch runs them at once, the windows' on
     /// the sketch worker's thread ([`super::worker`]), which may still be at it when this returns:
     /// every answer is the one a single thread gives (both halves see the keys in input order,
@@ -510,7 +583,6 @@ impl Engine {
                 }
                 n_passed += 1;
             }
-            self.micro(k.hash);
         }
         // In the order they passed: the oldest kept is the one after the last written.
         for i in 0..RECENT {
@@ -640,50 +712,15 @@ impl Engine {
         self.recent.push_back(slot);
     }
 
-    fn micro(&mut self, hash: u64) {
-        let n = &mut self.counters.micro;
-        n.lookups += 1;
-        let in_ring = if self.micro.contains_hash(hash) {
-            let found = self
-                .ring
-                .get(..self.ring_len)
-                .unwrap_or_default()
-                .contains(&hash);
-            if found {
-                n.hits += 1;
-            } else {
-                n.false_positives += 1;
-            }
-            found
-        } else {
-            n.skipped += 1;
-            false
-        };
-        if !in_ring {
-            // A micro filter cannot delete: when the oldest key leaves the set, rebuild it from
-            // the eight that remain (eight ORs of a precomputed mask).
-            if let Some(slot) = self.ring.get_mut(self.ring_next) {
-                *slot = hash;
-            }
-            if let Some(slot) = self.ring_masks.get_mut(self.ring_next) {
-                *slot = Micro::mask_of_hash(hash);
-            }
-            self.ring_next = (self.ring_next + 1) % RING;
-            self.ring_len = (self.ring_len + 1).min(RING);
-            // The masks of slots not filled yet are 0: the whole array's OR (unrolled, no
-            // bounds) is the filled slots'.
-            self.micro = Micro::from_parts(self.ring_masks.iter().fold(0, |bits, m| bits | m));
-        }
-    }
-
     /// Writes the engine's figures since the start into a snapshot (the caller fills in timing
     /// and the source).
     pub fn fill(&self, snap: &mut Snapshot) {
-        let ((distinct, heavy), now) = {
-            let w = self.windows.lock();
-            (w.since_start(), w.now())
+        let ((distinct, heavy), now, micro) = {
+            let t = self.windows.lock();
+            (t.ring.since_start(), t.ring.now(), t.micro.clone())
         };
-        self.fill_parts(snap, &self.counters, &distinct, &heavy, true);
+        let counters = self.counters_with(&micro);
+        self.fill_parts(snap, &counters, &distinct, &heavy, true, &micro);
         snap.window = Some(self.window_stats(Window::All, 0, now));
         snap.quantiles = self
             .values
@@ -696,13 +733,16 @@ impl Engine {
     /// state (fill, false-positive estimates, recent lines) is their state now; exact counts are
     /// kept since the start only, so a window shows none.
     pub fn fill_window(&mut self, snap: &mut Snapshot, w: Window) {
-        let merged = self.windows.lock().window(w);
+        let (merged, micro) = {
+            let mut t = self.windows.lock();
+            (t.ring.window(w), t.micro.clone())
+        };
         let Some(m) = merged else {
             self.fill(snap);
             return;
         };
-        let counters = self.counters.since(&m.at_start);
-        self.fill_parts(snap, &counters, &m.distinct, &m.heavy, false);
+        let counters = self.counters_with(&micro).since(&m.at_start);
+        self.fill_parts(snap, &counters, &m.distinct, &m.heavy, false, &micro);
         snap.window = Some(self.window_stats(w, m.intervals, m.covered));
         // Exact values are kept since the start only: a window shows none.
         snap.quantiles = self
@@ -718,7 +758,8 @@ impl Engine {
         intervals: usize,
         covered: std::time::Duration,
     ) -> WindowStats {
-        let ring = self.windows.lock();
+        let tallies = self.windows.lock();
+        let ring = &tallies.ring;
         let (lines, distinct) = ring.history(&self.counters);
         WindowStats {
             window: w,
@@ -741,6 +782,7 @@ impl Engine {
         distinct: &Distinct,
         heavy: &Named,
         exact: bool,
+        micro: &MicroRing,
     ) {
         snap.totals = counters.totals.clone();
         snap.exact = self.exact.stats();
@@ -773,25 +815,21 @@ impl Engine {
             |k| if exact { self.exact.count(k) } else { None },
             self.options.top,
         ));
-        let m = &counters.micro;
-        snap.micro = MicroStats {
-            bits: self.micro.bits(),
-            hashes: Micro::HASHES,
-            set_len: self.ring_len,
-            set_bytes: (RING * 8) as u64,
-            lookups: m.lookups,
-            skipped: m.skipped,
-            hits: m.hits,
-            false_positives: m.false_positives,
-            fp_estimate: self.micro.estimated_fp_rate(),
-        };
+        snap.micro = micro.stats(&counters.micro);
+    }
+
+    /// The running counters with the micro filter's counts (kept with it on the sketch worker).
+    fn counters_with(&self, micro: &MicroRing) -> Counters {
+        let mut counters = self.counters.clone();
+        counters.micro = micro.counters();
+        counters
     }
 
     /// The sketches worth keeping (`--save`): the distinct counter, the heavy-hitter summary, and
     /// the text of the lines it may show.
     #[must_use]
     pub fn saved(&self) -> crate::saved::Saved {
-        let (distinct, heavy) = self.windows.lock().since_start();
+        let (distinct, heavy) = self.windows.lock().ring.since_start();
         crate::saved::Saved {
             distinct,
             heavy: heavy.heavy,

@@ -1,8 +1,9 @@
 //! The sketch worker: a second thread for the windows' sketches.
 //!
 //! A batch's lines go through two kinds of state that never touch each other: the windows' ring
-//! (each interval's HyperLogLog and Space-Saving summary, more than half of a line's cost) and the
-//! rest (the exact table, the dedupe and micro filters, the counters). Once the engine has made a
+//! (each interval's HyperLogLog and Space-Saving summary, more than half of a line's cost) with the
+//! micro filter ([`Tallies`]; the micro filter rides here to balance the two threads), and the
+//! rest (the exact table, the dedupe filter, the counters). Once the engine has made a
 //! batch's keys ([`Keys`]: each key's bytes and hash, in input order), it hands them to the worker
 //! thread, which counts them in the ring, and runs the rest over the same keys itself; then it
 //! goes on to the next batch while the worker may still be at this one (at most two batches are
@@ -23,6 +24,7 @@ use std::time::Duration;
 
 use sketch_nostd::hash::hash64;
 
+use super::engine::MicroRing;
 use super::ring::{Counters, Ring};
 use super::SEED;
 use crate::source::{Batch, Line};
@@ -32,36 +34,62 @@ use crate::source::{Batch, Line};
 /// 50 µs of the ring's time.
 pub const PARALLEL_KEYS: usize = 256;
 
-/// The windows' ring, shared with the worker thread, and the engine's side of the worker. Every
-/// use of the ring ([`lock`](Self::lock)) first waits for the batches the worker holds. A clone is
-/// a copy of the ring, without a thread (it starts its own).
+/// What the sketch worker counts a batch's keys in: the windows' ring and the micro filter.
+#[derive(Clone, Debug)]
+pub struct Tallies {
+    /// The windows' ring.
+    pub ring: Ring,
+    /// The micro filter and the recent keys it stands in front of.
+    pub micro: MicroRing,
+}
+
+impl Tallies {
+    /// Moves the ring to the run's time `now` ([`Ring::advance`]), recording `counters` (the
+    /// engine's, whose micro filter counts are kept here: they are taken from here).
+    fn advance(&mut self, now: Duration, counters: &mut Counters) {
+        counters.micro = self.micro.counters();
+        self.ring.advance(now, counters);
+    }
+}
+
+/// The windows' ring and the micro filter ([`Tallies`]), shared with the worker thread, and the
+/// engine's side of the worker. Every use of them ([`lock`](Self::lock)) first waits for the
+/// batches the worker holds. A clone is a copy of them, without a thread (it starts its own).
 pub struct Windows {
-    ring: Arc<Mutex<Ring>>,
+    tallies: Arc<Mutex<Tallies>>,
     worker: RefCell<Worker>,
 }
 
 impl Windows {
-    /// Shares `ring`.
+    /// Shares `ring` (and a new micro filter).
     #[must_use]
     pub fn new(ring: Ring) -> Self {
+        Self::of(Tallies {
+            ring,
+            micro: MicroRing::default(),
+        })
+    }
+
+    fn of(tallies: Tallies) -> Self {
         Self {
-            ring: Arc::new(Mutex::new(ring)),
+            tallies: Arc::new(Mutex::new(tallies)),
             worker: RefCell::default(),
         }
     }
 
-    /// The ring, once the worker thread has counted every batch it was given.
+    /// The ring and the micro filter, once the worker thread has counted every batch it was
+    /// given.
     ///
     /// # Panics
     /// If the worker thread panicked (the ring would miss some keys).
-    pub fn lock(&self) -> MutexGuard<'_, Ring> {
+    pub fn lock(&self) -> MutexGuard<'_, Tallies> {
         let mut worker = self.worker.borrow_mut();
         worker.sync();
-        let mut ring = self.ring.lock().unwrap_or_else(PoisonError::into_inner);
-        for (now, counters) in worker.advances.drain(..) {
-            ring.advance(now, &counters);
+        let mut tallies = self.tallies.lock().unwrap_or_else(PoisonError::into_inner);
+        for (now, mut counters) in worker.advances.drain(..) {
+            tallies.advance(now, &mut counters);
         }
-        ring
+        tallies
     }
 
     /// Empty keys for the next batch (the buffers of a batch counted before).
@@ -81,7 +109,7 @@ impl Windows {
             worker.advances.push((now, Box::new(counters.clone())));
         } else {
             drop(worker);
-            self.lock().advance(now, counters);
+            self.lock().advance(now, &mut counters.clone());
         }
     }
 
@@ -93,7 +121,7 @@ impl Windows {
         let mut worker = self.worker.borrow_mut();
         if keys.len() >= worker.threshold() {
             if worker.thread.is_none() {
-                worker.thread = spawn(&self.ring);
+                worker.thread = spawn(&self.tallies);
             }
             if worker.thread.is_some() {
                 while worker.in_flight >= IN_FLIGHT {
@@ -128,7 +156,7 @@ impl Windows {
 
 impl Clone for Windows {
     fn clone(&self) -> Self {
-        let copy = Self::new(self.lock().clone());
+        let copy = Self::of(self.lock().clone());
         copy.set_parallel_keys(self.worker.borrow().parallel_keys);
         copy
     }
@@ -253,14 +281,16 @@ impl Keys {
         from.get(key.range()).unwrap_or_default()
     }
 
-    /// Counts the keys and values in the ring's open interval.
-    fn count_in(&self, ring: &mut Ring, batch: &Batch) {
+    /// Counts the keys and values in the ring's open interval, and the keys in the micro filter.
+    fn count_in(&self, tallies: &mut Tallies, batch: &Batch) {
+        let ring = &mut tallies.ring;
         for k in &self.keys {
             ring.line(self.shown(batch, k), k.hash);
         }
         for &x in &self.values {
             ring.value(x);
         }
+        tallies.micro.keys(self.keys.iter().map(|k| k.hash));
     }
 }
 
@@ -352,23 +382,23 @@ impl Worker {
     }
 }
 
-/// Starts the worker thread on the windows' ring; `None` if no thread can start (every batch is
-/// then counted on the engine's thread).
-fn spawn(ring: &Arc<Mutex<Ring>>) -> Option<Thread> {
+/// Starts the worker thread on the windows' ring and the micro filter; `None` if no thread can
+/// start (every batch is then counted on the engine's thread).
+fn spawn(tallies: &Arc<Mutex<Tallies>>) -> Option<Thread> {
     let (jobs, rx) = channel::<Job>();
     let (tx, done) = channel();
-    let ring = Arc::clone(ring);
+    let tallies = Arc::clone(tallies);
     std::thread::Builder::new()
         .name("sketches".into())
         .spawn(move || {
             // Ends when the engine drops its sender (the engine is gone or was reset).
-            while let Ok(job) = rx.recv() {
-                let mut ring = ring.lock().unwrap_or_else(PoisonError::into_inner);
-                for (now, counters) in &job.advances {
-                    ring.advance(*now, counters);
+            while let Ok(mut job) = rx.recv() {
+                let mut t = tallies.lock().unwrap_or_else(PoisonError::into_inner);
+                for (now, counters) in &mut job.advances {
+                    t.advance(*now, counters);
                 }
-                job.keys.count_in(&mut ring, &job.batch);
-                drop(ring);
+                job.keys.count_in(&mut t, &job.batch);
+                drop(t);
                 drop(job.batch);
                 if tx.send(job.keys).is_err() {
                     return;

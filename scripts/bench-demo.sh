@@ -46,6 +46,13 @@ command -v python3 >/dev/null || { echo "error: python3 is missing" >&2; exit 1;
 
 echo "building tui-demo (release)"
 cargo build --release -q -p tui-demo
+# The peak memory depends on the link order (tui-demo/build.rs): say how much of it still matches
+# the binary (a stale list costs memory, not a failed build; scripts/link-order.sh renews it).
+if command -v nm >/dev/null; then
+    ordered=$(nm --defined-only "$BIN" | awk '{ print $3 }' | sort -u |
+        grep -cxFf - tui-demo/link-order.txt || true)
+    echo "link order: $ordered of $(wc -l < tui-demo/link-order.txt) functions of tui-demo/link-order.txt in the binary"
+fi
 
 measure() { # measure NAME COMMAND...: runs COMMAND under /usr/bin/time -v, output to $DIR/NAME.out
     local name=$1

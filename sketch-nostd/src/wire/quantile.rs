@@ -269,5 +269,20 @@ mod tests {
         full.add(0u8, 3);
         assert!(full.is_saturated() && full.is_collapsed());
         assert!(round_trip(&full) <= QuantileSketch::<1, 8, u16>::MAX_ENCODED_LEN);
+        // Counts that reach 2^64 − 1 in all: what they could not count was turned away, so the
+        // bytes decode (the buckets once held more than the count, which the decoder refuses).
+        for counts in [[u64::MAX, 1], [u64::MAX - 5, 100], [1 << 63, 1 << 63]] {
+            let mut q = QuantileSketch::<35, 1_047, u64>::new();
+            let mut w = QuantileSketch::<35, 64, u64>::new();
+            q.add(0.0f64, counts[0]);
+            w.add(3u32, counts[0]);
+            q.insert(1.0f64);
+            q.add(2.0f64, counts[1]);
+            w.add(9u32, counts[1]);
+            round_trip(&q);
+            round_trip(&w);
+            assert_eq!((q.count(), w.count()), (u64::MAX, u64::MAX));
+            assert!(q.is_saturated() && w.is_saturated());
+        }
     }
 }

@@ -5,7 +5,7 @@ use crate::counter::{Counter, UpdatePolicy};
 use crate::error::MergeError;
 use crate::owned::OwnedKey;
 use crate::{
-    BlockedBloom, Bloom, CountMin, CountingBloom, HyperLogLog, MicroBloom, MicroBloom32,
+    BlockedBloom, Bloom, CountMin, CountingBloom, DeviceHll, HyperLogLog, MicroBloom, MicroBloom32,
     SpaceSaving, TopK,
 };
 
@@ -16,11 +16,14 @@ mod sealed {
 /// The operations every sketch has, under the same names and with the same return types as its
 /// inherent methods: [`merge`](Sketch::merge), [`seed`](Sketch::seed), [`clear`](Sketch::clear).
 /// Sealed: implemented by the crate's sketches only, so that methods can be added before 1.0. Every
-/// sketch but [`CuckooFilter`](crate::CuckooFilter) implements it: two cuckoo filters cannot be
-/// merged (their fingerprints would not fit in the buckets of one).
+/// sketch implements it, [`DeviceHll`](crate::DeviceHll) included, but three:
+/// [`CuckooFilter`](crate::CuckooFilter) (two cuckoo filters cannot be merged: their fingerprints
+/// would not fit in the buckets of one), [`QuantileSketch`](crate::QuantileSketch) (it hashes
+/// nothing, so it has no seed; it merges with its inherent `merge`) and
+/// [`RedisHll`](crate::RedisHll) (Redis's hash has one fixed seed; the same).
 ///
 /// ```
-/// use sketch_nostd::{Bloom, Hll10, MergeError, Sketch};
+/// use sketch_nostd::{hll::DeviceHll10, Bloom, Hll10, MergeError, Sketch};
 ///
 /// /// Merges every device's sketch into the first one.
 /// fn merge_fleet<S: Sketch + Clone>(sketches: &[S]) -> Result<Option<S>, MergeError> {
@@ -39,6 +42,13 @@ mod sealed {
 /// let all = merge_fleet(&[a, b])?.unwrap();
 /// assert_eq!(all.cardinality().round(), 2.0);
 /// assert!(merge_fleet(&[Bloom::<4, 2>::with_seed(1), Bloom::with_seed(2)]).is_err());
+///
+/// // Devices' registers-only HyperLogLogs merge the same way.
+/// let mut d = [DeviceHll10::with_seed(7), DeviceHll10::with_seed(7)];
+/// d[0].insert("x");
+/// d[1].insert("y");
+/// assert_eq!(merge_fleet(&d)?.unwrap().cardinality().round(), 2.0);
+/// assert!(merge_fleet(&[DeviceHll10::with_seed(7), DeviceHll10::with_seed(8)]).is_err());
 /// # Ok::<(), MergeError>(())
 /// ```
 pub trait Sketch: sealed::Sealed {
@@ -85,4 +95,5 @@ sketch! {
     [T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U: UpdatePolicy] TopK<T, K, W, D, C, U>,
     [T: OwnedKey, const K: usize, C: Counter] SpaceSaving<T, K, C>,
     [const P: u8, const BYTES: usize] HyperLogLog<P, BYTES>,
+    [const P: u8, const BYTES: usize] DeviceHll<P, BYTES>,
 }

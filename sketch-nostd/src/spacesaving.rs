@@ -32,7 +32,8 @@ const INDEX_SEED: u64 = 0x5353_5353_5353_5353;
 ///   The sort orders numbers made from each key's [`order_prefix`](OwnedKey::order_prefix) and
 ///   takes its room on the stack: at most 2 KB when `K` is below 256, up to 32 KB from 256 (a
 ///   list longer than 2,048 is sorted by comparing the keys themselves).
-/// * Every listed count is at or above the true count and at most [`error_bound`](Self::error_bound)
+/// * Every listed count (while no counter has saturated: [`is_saturated`](Self::is_saturated)) is
+///   at or above the true count and at most [`error_bound`](Self::error_bound)
 ///   (the smallest listed count, never more than `N/K`) above it; each entry also carries its own,
 ///   usually much smaller, error. Any key whose true count exceeds `error_bound()` is listed.
 ///   [`halve`](Self::halve) ages all of this consistently (an entry's own error may then exceed
@@ -320,6 +321,26 @@ impl<T: OwnedKey, const K: usize, C: Counter> SpaceSaving<T, K, C> {
         self.total
     }
 
+    /// `true` if a listed count or `N` has reached its maximum (`C::MAX`, `u64::MAX`): a count
+    /// stops there instead of wrapping, so from then on that key's count, and the upper end of its
+    /// [`bounds`](Self::bounds), can be below its true count. The brackets hold while this is
+    /// `false`; a counter type that can hold `N` (`u32` for fewer than 2^32 events) never
+    /// saturates. Costs one pass over the counters, like
+    /// [`CountMin::is_saturated`](crate::CountMin::is_saturated).
+    ///
+    /// ```
+    /// let mut ss = sketch_nostd::SpaceSaving::<u32, 4, u8>::new();
+    /// ss.add(&7, 250);
+    /// assert!(!ss.is_saturated());
+    /// ss.add(&7, 10); // 260 events: the u8 count stops at 255
+    /// assert!(ss.is_saturated());
+    /// assert_eq!((ss.bounds(&7), ss.total()), ((255, 255), 260));
+    /// ```
+    #[must_use]
+    pub fn is_saturated(&self) -> bool {
+        self.total == u64::MAX || self.top.entries().iter().any(|e| e.count == C::MAX)
+    }
+
     /// Events whose key did not fit its slot and so were not counted. Saturates at `u64::MAX`.
     ///
     /// ```
@@ -508,6 +529,34 @@ mod tests {
         assert_eq!(size_of::<SpaceSaving<u32, 128>>(), 128 * 26 + 48);
         assert_eq!(size_of::<SpaceSaving<u32, 128>>(), 3_376);
         assert_eq!(size_of::<SpaceSaving<u64, 16, u64>>(), 16 * (32 + 6) + 48);
+    }
+
+    #[test]
+    fn brackets_hold_until_is_saturated_says_otherwise() {
+        // u8 counters over a skewed stream: the loudest keys pass 255 in a few thousand events.
+        // Before that every bracket holds; from the first that fails, `is_saturated` is true.
+        let mut ss = SpaceSaving::<u32, 8, u8>::new();
+        let mut truth = [0u64; 32];
+        let mut rng = SplitMix64(7);
+        let mut saturated_at = None;
+        for i in 0..6_000 {
+            let key = (rng.next_u64() % 32).min(rng.next_u64() % 32) as u32;
+            ss.increment(&key);
+            truth[key as usize] += 1;
+            let broken = truth.iter().enumerate().any(|(k, &t)| {
+                let (lo, hi) = ss.bounds(&(k as u32));
+                t < lo || t > hi
+            });
+            if broken {
+                assert!(ss.is_saturated(), "event {i}: a bracket fails unflagged");
+            }
+            if ss.is_saturated() && saturated_at.is_none() {
+                saturated_at = Some(i);
+            }
+        }
+        // It does saturate here, and stays so.
+        assert!(saturated_at.is_some_and(|i| i > 255) && ss.is_saturated());
+        assert!(!SpaceSaving::<u32, 8, u8>::new().is_saturated());
     }
 
     #[test]

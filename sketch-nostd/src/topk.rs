@@ -319,6 +319,22 @@ impl<T: OwnedKey, const K: usize, const W: usize, const D: usize, C: Counter, U:
         }
     }
 
+    /// `true` if the sketch's counters or `N` reached their maximum
+    /// ([`CountMin::is_saturated`](crate::CountMin::is_saturated)): the listed counts are the
+    /// sketch's estimates, so from then on a count can be below its key's true count.
+    ///
+    /// ```
+    /// let mut top = sketch_nostd::TopK::<u8, 2, 64, 3, u8>::new();
+    /// top.add(&1, 250);
+    /// assert!(!top.is_saturated());
+    /// top.add(&1, 10);
+    /// assert!(top.is_saturated());
+    /// ```
+    #[must_use]
+    pub fn is_saturated(&self) -> bool {
+        self.sketch.is_saturated()
+    }
+
     /// Events whose key was too long for its slot and so could not be listed (they are counted in
     /// the sketch). Saturates at `u64::MAX`.
     ///

@@ -212,6 +212,18 @@ impl Drop for Restore {
 /// The live view, then the summary of what it counted printed on the restored terminal (as the
 /// report's table). Returns the number of the signal that ended it (SIGINT for Ctrl-C), or 0.
 fn live(opts: &Options) -> io::Result<usize> {
+    // The view reads its keys from the terminal on stdin when there is one: lines typed there
+    // would be split between the keys and the log, and `q` would not reach the view.
+    if let SourceSpec::Lines(inputs) = &opts.source {
+        if inputs.contains(&tui_demo::source::Input::Stdin) && io::stdin().is_terminal() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "--input -: stdin is this terminal, which the live view reads its keys from; \
+                 pipe the log in (`command | tui-demo --input -`), give a file, or type lines \
+                 into `tui-demo report --input -` (Ctrl-D ends them)",
+            ));
+        }
+    }
     let (result, last) = live_view(opts);
     // The view's guard has restored the terminal: what was counted stays on the screen.
     if let Some(snap) = last {

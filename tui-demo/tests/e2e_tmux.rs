@@ -208,6 +208,25 @@ fn stdin_mode_reads_keys_from_the_terminal() {
 }
 
 #[test]
+fn stdin_as_the_terminal_is_refused_by_the_live_view() {
+    // Found by a user test: `--input -` with stdin the terminal froze the view (the line reader
+    // and the key reader took turns at the keystrokes, so `q` seldom arrived).
+    let t = Tmux::start("stdin-tty", 100, 30);
+    t.type_line(&format!("{BIN} --input -; echo exit=$?"));
+    t.wait_for("the refusal", |s| s.contains("stdin is this terminal"));
+    t.assert_shell_is_back("exit=1");
+    // Typed into the headless report, the lines are read until Ctrl-D.
+    t.type_line("clear");
+    t.type_line(&format!("{BIN} report --input -; echo report-exit=$?"));
+    t.type_line("a");
+    t.type_line("a");
+    t.keys(&["C-d"]);
+    let s = t.wait_for("the report", |s| s.contains("report-exit=0"));
+    assert!(s.contains("lines  2 "), "{s}");
+    t.assert_shell_is_back("report-exit=0");
+}
+
+#[test]
 fn ctrl_c_sigterm_and_a_panic_restore_the_terminal() {
     let t = Tmux::start("signals", 100, 30);
     t.type_line(&format!("{BIN}; echo exit=$?"));

@@ -351,3 +351,37 @@ fn a_pipe_is_read_once_from_its_start() {
     writer.join().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A pipe to follow (`--follow <(tail -f …)`): read as it comes, until its writer closes; a
+/// character device cannot be followed, and the error names it (both were "Illegal seek").
+#[test]
+fn a_followed_pipe_is_read_as_it_comes() {
+    let dir = temp_dir("follow-pipe");
+    let pipe = dir.join("pipe");
+    let made = Command::new("mkfifo").arg(&pipe).status();
+    assert!(
+        made.as_ref().is_ok_and(|s| s.success()),
+        "mkfifo {} failed: {made:?}",
+        pipe.display()
+    );
+    let writer = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(pipe).unwrap();
+            f.write_all(b"f0\nf1\n").unwrap();
+            std::thread::sleep(Duration::from_millis(300));
+            f.write_all(b"f2\n").unwrap();
+        })
+    };
+    let spec = SourceSpec::Lines(vec![Input::Follow(pipe)]);
+    let started = source::spawn(&spec, None, Control::new(0)).unwrap();
+    let got = drain(|| started.rx.recv_timeout(Duration::from_secs(60)).ok());
+    assert_eq!(got.0, ["f0", "f1", "f2"]);
+    assert_eq!(got.1, None);
+    writer.join().unwrap();
+
+    let spec = SourceSpec::Lines(vec![Input::Follow("/dev/null".into())]);
+    let err = source::spawn(&spec, None, Control::new(0)).unwrap_err();
+    assert!(err.to_string().contains("/dev/null"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -46,6 +46,16 @@ impl Follow {
     /// When the file cannot be opened, is a directory or is gzip (the message names it).
     pub fn open(path: PathBuf, control: Arc<Control>) -> io::Result<Self> {
         let mut file = open_file(&path)?;
+        if !file.metadata()?.is_file() {
+            // A device or a socket: no size, no truncation, no rotation to watch for.
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: not a regular file, so it cannot be followed (read it without --follow)",
+                    path.display()
+                ),
+            ));
+        }
         let mut head = [0u8; 2];
         let n = file.read(&mut head)?;
         file.seek(SeekFrom::Start(0))?;

@@ -11,6 +11,7 @@ pub mod synthetic;
 pub mod zipf;
 
 use std::net::SocketAddr;
+use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -643,6 +644,13 @@ pub fn spawn_opened(
                 let reader: Box<dyn std::io::Read + Send> = match input {
                     Input::Stdin => Box::new(std::io::stdin()),
                     Input::File(path) => follow::open_lines(path)?,
+                    // A pipe (`--follow <(tail -f …)`, a FIFO) has no end to wait at, nor a size
+                    // to see a truncation by: it is read as it comes, until its writer closes.
+                    Input::Follow(path)
+                        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) =>
+                    {
+                        follow::open_lines(path)?
+                    }
                     Input::Follow(path) => {
                         Box::new(follow::Follow::open(path.clone(), Arc::clone(&control))?)
                     }

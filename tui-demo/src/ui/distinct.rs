@@ -141,8 +141,11 @@ impl Widget for &DistinctPanel<'_> {
                 t.dim(),
             ));
             v.push(Span::styled(bytes(exact_bytes), t.cost()));
-            if let Some(ratio) = exact_bytes.checked_div(s.bytes) {
-                v.push(Span::styled(format!(": {}× less", count(ratio)), t.good()));
+            if let Some((text, smaller)) = against_exact(s.bytes, exact_bytes) {
+                v.push(Span::styled(
+                    text,
+                    if smaller { t.good() } else { t.warn() },
+                ));
             }
             lines.push(Line::from(v));
         }
@@ -162,9 +165,42 @@ impl Widget for &DistinctPanel<'_> {
     }
 }
 
+/// How the sketch's bytes compare with an exact set's: `": N× less"` (and `true`) when the sketch
+/// is smaller, `": N× more"` when it is larger (few distinct lines: the sketch's fixed size is the
+/// larger then), rounded down but never to 0; `None` for an empty side.
+fn against_exact(sketch: u64, exact: u64) -> Option<(String, bool)> {
+    if sketch == 0 || exact == 0 {
+        return None;
+    }
+    Some(if exact >= sketch {
+        (format!(": {}× less", count(exact / sketch)), true)
+    } else {
+        (format!(": {}× more", count(sketch / exact)), false)
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::band;
+    use super::{against_exact, band};
+
+    #[test]
+    fn the_sketch_against_an_exact_set_never_reads_0x() {
+        // Found by a user test: 12.0 KiB against 427 B read "0× less", in the good colour.
+        assert_eq!(
+            against_exact(12_336, 427),
+            Some((": 28× more".into(), false))
+        );
+        assert_eq!(
+            against_exact(12_336, 12_336),
+            Some((": 1× less".into(), true))
+        );
+        assert_eq!(
+            against_exact(12_336, 4_000_000),
+            Some((": 324× less".into(), true))
+        );
+        assert_eq!(against_exact(0, 5), None);
+        assert_eq!(against_exact(5, 0), None);
+    }
 
     #[test]
     fn the_band_places_estimate_and_exact() {

@@ -146,8 +146,10 @@ pub fn duration(d: std::time::Duration) -> String {
 }
 
 /// Turns raw log bytes into text that is safe to draw: invalid UTF-8 becomes U+FFFD, control
-/// characters (escape sequences, tabs, NUL) become visible symbols, and the result is cut to at most
-/// `max_chars` characters with a trailing `…` when something was cut.
+/// characters (escape sequences, tabs, NUL) and the bidirectional-text controls (which reorder
+/// what follows them on a terminal: U+202E shows the rest of a row backwards) become visible
+/// symbols, and the result is cut to at most `max_chars` characters with a trailing `…` when
+/// something was cut.
 #[must_use]
 pub fn printable(raw: &[u8], max_chars: usize) -> String {
     if max_chars == 0 {
@@ -164,11 +166,19 @@ pub fn printable(raw: &[u8], max_chars: usize) -> String {
         out.push(match c {
             '\t' => '→',
             '\u{1b}' => '␛',
-            c if c.is_control() => '·',
+            c if c.is_control() || is_bidi_control(c) => '·',
             c => c,
         });
     }
     out
+}
+
+/// The Unicode bidirectional formatting characters (marks, embeddings, overrides, isolates).
+const fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+    )
 }
 
 #[cfg(test)]
@@ -202,5 +212,11 @@ mod tests {
         assert_eq!(printable(b"abcd", 4), "abcd");
         assert_eq!(printable(b"", 0), "");
         assert_eq!(printable(b"a", 0), "");
+        // Found by a user test: the text report printed a right-to-left override as it was.
+        assert_eq!(
+            printable("user \u{202e}gnp.exe\u{2066}x\u{200f}".as_bytes(), 40),
+            "user ·gnp.exe·x·"
+        );
+        assert_eq!(printable("שלום".as_bytes(), 40), "שלום");
     }
 }

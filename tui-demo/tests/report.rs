@@ -177,6 +177,23 @@ fn line_limit_and_exact_cap() {
     assert_eq!(v["lines"], 500);
     assert_eq!(v["exact"]["distinct"], 100);
     assert_eq!(v["exact"]["capped"], true);
+    // The bytes are those of the lines counted, not of the chunk read (found by a user test:
+    // `--lines 3` reported 128 KiB), from stdin and from a file read by ingest itself.
+    let first_500: usize = (0..500).map(|i| format!("line {i}\n").len()).sum();
+    assert_eq!(v["bytes"], first_500 as u64);
+    let path = std::env::temp_dir().join(format!("tui-demo-lines-{}.log", std::process::id()));
+    std::fs::write(&path, &input).unwrap();
+    let (status, out, _) = run(
+        &["--input", path.to_str().unwrap(), "--json", "--lines", "3"],
+        &[],
+    );
+    let _ = std::fs::remove_file(&path);
+    assert!(status.success());
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["lines"].as_u64(), v["bytes"].as_u64()),
+        (Some(3), Some(21))
+    );
 }
 
 #[test]

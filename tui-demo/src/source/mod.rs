@@ -218,24 +218,31 @@ impl Batch {
     }
 
     /// Takes this batch's share of a `--lines` limit with `left` lines still to send: keeps at most
-    /// `left` lines, and says whether the limit is reached (the batch had `left` lines or more).
-    /// The one rule of every line source (a reader thread, a plain file read by ingest).
+    /// `left` lines, and the input bytes of those (each with its newline and CR), and says whether
+    /// the limit is reached (the batch had `left` lines or more). The one rule of every line source
+    /// (a reader thread, a plain file read by ingest).
     ///
     /// ```
     /// use tui_demo::source::Batch;
     /// let mut batch = Batch::default();
-    /// for line in ["a", "b", "c"] {
+    /// for line in ["a", "bb", "c"] {
     ///     batch.push(line.as_bytes());
     /// }
     /// assert!(!batch.clone().within_limit(4));
     /// assert!(batch.within_limit(2));
-    /// assert_eq!(batch.lines.len(), 2);
+    /// assert_eq!((batch.lines.len(), batch.input_bytes), (2, 5)); // "a\nbb\n"
     /// ```
     pub fn within_limit(&mut self, left: u64) -> bool {
         let last = self.lines.len() as u64 >= left;
-        if last {
-            self.lines
-                .truncate(usize::try_from(left).unwrap_or(usize::MAX));
+        let keep = usize::try_from(left).unwrap_or(usize::MAX);
+        if last && self.lines.len() > keep {
+            self.lines.truncate(keep);
+            // Every line kept had a line after it, so its newline: as the reader counts bytes.
+            self.input_bytes = self
+                .lines
+                .iter()
+                .map(|l| u64::from(l.end - l.start) + 1 + u64::from(l.crlf))
+                .sum();
         }
         last
     }

@@ -91,10 +91,11 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     Ok(snap)
 }
 
-/// Makes the snapshot's rates the run's averages (its lines and bytes over its elapsed time)
-/// rather than the last quarter-second's, as a summary states them.
+/// Makes the snapshot's rates the run's averages (its lines and bytes over the time they were
+/// counted in: the run's, or a window's) rather than the last quarter-second's, as a summary
+/// states them.
 pub fn averaged(snap: &mut Snapshot) {
-    let secs = snap.elapsed.as_secs_f64().max(1e-9);
+    let secs = counted_over(snap).as_secs_f64().max(1e-9);
     snap.throughput.lines_per_sec = snap.totals.lines as f64 / secs;
     snap.throughput.bytes_per_sec = snap.totals.bytes as f64 / secs;
 }
@@ -317,6 +318,15 @@ fn write_fleet(
     w.flush()
 }
 
+/// The time the snapshot's lines were counted in: a window's (the intervals it merges) when it
+/// answers for one, else the run's.
+fn counted_over(s: &Snapshot) -> std::time::Duration {
+    match &s.window {
+        Some(win) if win.intervals > 0 => win.covered,
+        _ => s.elapsed,
+    }
+}
+
 /// The lines about the input: how much, how fast, what was odd in it.
 fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     let t = &s.totals;
@@ -325,7 +335,7 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         "lines  {} ({} in {:.2} s: {} lines/s, {}/s)",
         count(t.lines),
         bytes(t.bytes),
-        s.elapsed.as_secs_f64(),
+        counted_over(s).as_secs_f64(),
         short(s.throughput.lines_per_sec),
         bytes(s.throughput.bytes_per_sec as u64)
     )?;

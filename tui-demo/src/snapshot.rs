@@ -15,7 +15,7 @@ fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 /// Totals over the input.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Totals {
-    /// Lines ingested.
+    /// Lines read, with a key or not (as `wc -l` counts them; the sketches' totals count keys).
     pub lines: u64,
     /// Input bytes, newlines included.
     pub bytes: u64,
@@ -25,7 +25,8 @@ pub struct Totals {
     pub crlf: u64,
     /// Lines too long to hold, hashed while streaming.
     pub long: u64,
-    /// Lines lacking a field the key is made of (`--field`).
+    /// Lines lacking a field the key is made of (`--field`: counted by the fields they have), or
+    /// without a key at all (`--key-regex`, `--json-key`: not counted).
     pub missing_field: u64,
 }
 

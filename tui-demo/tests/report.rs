@@ -696,7 +696,7 @@ fn a_window_reports_only_its_last_minute() {
 }
 
 /// `--json-key`, `--key-regex` and `--strip-timestamp` headless: the keys counted, and lines without
-/// a key left out (and counted as such).
+/// a key left out of the sketches (and counted as such; `lines` is every line read, as `wc -l`).
 #[test]
 fn regex_json_and_timestamp_keys() {
     let json: String = (0..300)
@@ -709,8 +709,9 @@ fn regex_json_and_timestamp_keys() {
     );
     assert!(status.success(), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["lines"], 300);
+    assert_eq!(v["lines"], 302);
     assert_eq!(v["missing_field"], 2);
+    assert_eq!(v["heavy"]["total"], 300);
     assert_eq!(v["exact"]["distinct"], 3);
     assert_eq!(v["heavy"]["rows"][0]["exact"], 100);
     assert!(
@@ -749,6 +750,26 @@ fn regex_json_and_timestamp_keys() {
         (Some(200), Some(4))
     );
     assert_eq!(v["heavy"]["rows"][0]["exact"], 50);
+    // Found by a user test: with no line matching, `--lines 10` read 10 lines and said 0.
+    let (status, out, err) = run(
+        &[
+            "report",
+            "--input",
+            "-",
+            "--key-regex",
+            r"nobody=(\w+)",
+            "--lines",
+            "10",
+            "--json",
+        ],
+        log.as_bytes(),
+    );
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["lines"].as_u64(), v["missing_field"].as_u64()),
+        (Some(10), Some(10))
+    );
     // Whole lines differ by their timestamps; stripped, they are four lines.
     let (_, out, _) = run(&["report", "--input", "-", "--json"], log.as_bytes());
     let v: Value = serde_json::from_str(&out).unwrap();

@@ -590,7 +590,9 @@ impl Engine {
                 self.remember(keys.shown(batch, k));
             }
         }
-        self.counters.totals.lines += keys.len() as u64;
+        // Every line read, with a key or not (as `wc -l` counts): the lines without one are
+        // counted apart (`missing_field`), and the sketches' own totals are of keys.
+        self.counters.totals.lines += batch.lines.len() as u64;
         self.counters.totals.bytes += batch.input_bytes;
     }
 

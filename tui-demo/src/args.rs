@@ -125,11 +125,13 @@ pub enum Cmd {
         /// The summary as JSON.
         #[arg(long)]
         json: bool,
-        /// Heavy-hitter rows reported.
+        /// Heavy-hitter rows reported (1 to 200; the saved files hold the text of the rows their
+        /// run showed, `--top` there).
         #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
         top: usize,
     },
-    /// Write SIZE bytes of synthetic access log to stdout (e.g. 1G).
+    /// Write SIZE bytes of synthetic access log to stdout (e.g. 1G), to the end of the line that
+    /// reaches SIZE.
     Generate {
         /// Bytes to write: 4096, 64k, 500M, 1G.
         #[arg(value_parser = parse_size)]
@@ -180,8 +182,8 @@ pub struct RunArgs {
     /// under the name) and truncation; several files are followed side by side.
     #[arg(long, requires = "input")]
     pub follow: bool,
-    /// The synthetic log's seed.
-    #[arg(long, default_value_t = 1)]
+    /// The synthetic log's seed (with no --input).
+    #[arg(long, default_value_t = 1, conflicts_with = "input")]
     pub seed: u64,
     /// Stop after this many seconds.
     #[arg(long, value_parser = seconds)]
@@ -195,7 +197,7 @@ pub struct RunArgs {
     /// The dedupe filter clears itself when its false-positive estimate passes this.
     #[arg(long, default_value_t = 0.01, value_parser = open_fraction)]
     pub clear_at: f64,
-    /// Heavy-hitter rows shown and reported.
+    /// Heavy-hitter rows shown and reported (1 to 200).
     #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
     pub top: usize,
     /// The time window every figure answers for: all (since start), 1m, 5m or 15m (the live view

@@ -153,6 +153,20 @@ fn bad_arguments_exit_2_with_a_message() {
     let (status, out, _) = run(&["--help"], b"");
     assert!(status.success());
     assert!(out.contains("Usage") && out.contains("--input"));
+    // The synthetic log's seed with a file to read was accepted and ignored (a user test).
+    let (status, _, err) = run(&["report", "--input", "-", "--seed", "5"], b"");
+    assert_eq!(status.code(), Some(2));
+    assert!(err.contains("--seed") && err.contains("--input"), "{err}");
+    // A file named .gz that is not gzip: said so, by name (it was "unexpected end of file").
+    let path = std::env::temp_dir().join(format!("tui-demo-notgz-{}.log.gz", std::process::id()));
+    std::fs::write(&path, "plain text\n").unwrap();
+    let (status, _, err) = run(&["report", "--input", path.to_str().unwrap()], b"");
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(status.code(), Some(1));
+    assert!(
+        err.contains(path.to_str().unwrap()) && err.contains("not gzip"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -141,8 +141,11 @@ impl Read for Follow {
 /// Whether a file is gzip-compressed: its name ends in `.gz`, or it starts with gzip's magic bytes.
 #[must_use]
 pub fn is_gzip(path: &std::path::Path, head: &[u8]) -> bool {
-    path.extension().is_some_and(|e| e == "gz") || head.starts_with(&[0x1f, 0x8b])
+    path.extension().is_some_and(|e| e == "gz") || head.starts_with(&GZIP_MAGIC)
 }
+
+/// The first two bytes of every gzip member.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Opens a file of lines to read to its end, decompressing it if it is gzip (several members, as
 /// `cat a.gz b.gz` makes, are read one after the other).
@@ -173,6 +176,16 @@ pub fn open_lines_plain(path: &std::path::Path) -> io::Result<(Box<dyn Read + Se
     }
     let head = head.get(..n).unwrap_or_default();
     let gzip = is_gzip(path, head);
+    if gzip && !head.starts_with(&GZIP_MAGIC) {
+        // Decompressing would fail with only "unexpected end of file" or "invalid gzip header".
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: named .gz but not gzip (it does not start with gzip's header)",
+                path.display()
+            ),
+        ));
+    }
     // A regular file goes back to its start; a pipe cannot seek, so the bytes read come first.
     let reader: Box<dyn Read + Send> = if regular {
         file.seek(SeekFrom::Start(0))?;

@@ -415,10 +415,18 @@ fn heavy_hitter_rejections_are_typed() {
     let with_tail = |tail: &[u8]| [&bytes[..12], tail].concat();
     assert!(wire::decode::<SpaceSaving<u32, 2, u8>>(&with_tail(&[3, 0, 1, 7, 3, 0])).is_ok());
     // Another key type, another counter width, a nonzero seed.
-    assert!(matches!(
-        wire::decode::<SpaceSaving<u64, 2, u8>>(&bytes),
-        Err(WireError::WrongParameter { name: "KEY", .. })
-    ));
+    let err = wire::decode::<SpaceSaving<u64, 2, u8>>(&bytes).unwrap_err();
+    assert!(matches!(err, WireError::WrongParameter { name: "KEY", .. }));
+    // Said as the key types, not their codes (a user test read "expected: 4294967304").
+    assert_eq!(
+        err.to_string(),
+        "key type differs: this type has u64 (or usize) keys, the bytes have u32 keys"
+    );
+    let err = wire::decode::<SpaceSaving<HString<8>, 2, u8>>(&bytes).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "key type differs: this type has heapless::String<8> keys, the bytes have u32 keys"
+    );
     assert!(matches!(
         wire::decode::<SpaceSaving<u32, 2, u16>>(&bytes),
         Err(WireError::WrongParameter {

@@ -108,6 +108,17 @@ impl fmt::Display for WireError {
                 expected as u8
             ),
             Self::WrongParameter {
+                name: "KEY",
+                expected,
+                found,
+            } => {
+                f.write_str("key type differs: this type has ")?;
+                key_type(expected, f)?;
+                f.write_str(" keys, the bytes have ")?;
+                key_type(found, f)?;
+                f.write_str(" keys")
+            }
+            Self::WrongParameter {
                 name,
                 expected,
                 found,
@@ -132,3 +143,23 @@ impl fmt::Display for WireError {
 }
 
 impl core::error::Error for WireError {}
+
+/// Writes a key type's code in the envelope (the `KEY` parameter, [`WireKey::KEY_TYPE`]) as the
+/// Rust type, where a bare number would say nothing.
+///
+/// [`WireKey::KEY_TYPE`]: super::WireKey::KEY_TYPE
+fn key_type(code: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let n = code & 0xFFFF_FFFF;
+    match (code >> 32, n) {
+        (1, 8) => f.write_str("u64 (or usize)"),
+        (2, 8) => f.write_str("i64 (or isize)"),
+        (1, _) => write!(f, "u{}", n * 8),
+        (2, _) => write!(f, "i{}", n * 8),
+        (3, 1) => f.write_str("bool"),
+        (4, 4) => f.write_str("char"),
+        (5, _) => write!(f, "[u8; {n}]"),
+        (6, _) => write!(f, "heapless::String<{n}>"),
+        (7, _) => write!(f, "heapless::Vec<u8, {n}>"),
+        _ => write!(f, "an unknown ({code:#x})"),
+    }
+}

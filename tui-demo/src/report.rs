@@ -221,8 +221,10 @@ fn write_quantiles(
     }
     for (label, e, exact) in rows {
         let (exact_text, error) = match exact {
-            Some(x) if x != 0.0 => (value(x), percent((e - x).abs() / x.abs())),
-            Some(x) => (value(x), "-".to_owned()),
+            Some(x) => (
+                value(x),
+                crate::human::relative_error(e, x).map_or_else(|| "-".to_owned(), percent),
+            ),
             None => ("-".to_owned(), "-".to_owned()),
         };
         writeln!(w, "{label:>8} {:>14} {exact_text:>14} {error:>9}", value(e))?;

@@ -971,3 +971,37 @@ fn value_json_on_a_json_lines_log() {
     );
     assert!(table.contains("3 lines without a number"), "{table}");
 }
+
+/// Values from -3 to 1e300 (the user test's file): every row of the quantile table fits its
+/// columns, errors beyond 1000% are capped (one was 280 digits long) and an infinite error is not
+/// shown as 0%.
+#[test]
+fn extreme_values_fit_the_quantile_table() {
+    let input = b"a 5\nb -3\nc 0\nd 1e300\ne nan\nf 12ms\ng 0.001\nh\ni 1e-300\nj inf\n";
+    let (status, out, err) = run(&["report", "--input", "-", "--value-field", "2"], input);
+    assert!(status.success(), "{err}");
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("estimate"))
+        .skip(1)
+        .collect();
+    assert_eq!(table.len(), 6, "min, p50 … p999, max:\n{out}");
+    for row in &table {
+        // label 8, estimate 14, exact 14, error 9, with a space between.
+        assert!(row.chars().count() <= 48, "too wide: {row:?}\n{out}");
+        let error = row.split_whitespace().last().unwrap_or_default();
+        assert!(error.chars().count() <= 7, "{row:?}");
+    }
+    // Wherever the estimate is 1e30 times the exact value or more, the error says so.
+    for row in &table[1..5] {
+        let cells: Vec<f64> = row
+            .split_whitespace()
+            .skip(1)
+            .take(2)
+            .map(|c| c.replace(',', "").parse().unwrap_or(f64::NAN))
+            .collect();
+        if cells.len() == 2 && cells[1] != 0.0 && (cells[0] / cells[1]).abs() > 1e30 {
+            assert!(row.ends_with(">1000%"), "{row:?}\n{out}");
+        }
+    }
+}

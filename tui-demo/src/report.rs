@@ -109,7 +109,7 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     if let Some(f) = &s.devices {
         return write_fleet(s, f, w);
     }
-    if s.dedupe.bits == 0 {
+    if s.sketches_only || s.dedupe.bits == 0 {
         writeln!(
             w,
             "lines  {} (counted by the saved sketches)",
@@ -139,7 +139,7 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         )?;
     }
     // Saved sketches (`merge`) carry no exact table and no filters: only their own rows.
-    if s.dedupe.bits > 0 {
+    if !s.sketches_only && s.dedupe.bits > 0 {
         table_lines(s, w, &row)?;
     }
     if let Some(h) = &s.heavy {

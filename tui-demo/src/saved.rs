@@ -226,6 +226,7 @@ impl Saved {
         let (distinct, registers) = hll_stats(&self.distinct);
         let mut s = Snapshot {
             source,
+            sketches_only: true,
             finished: Some(None),
             distinct: Some(distinct),
             registers: Some(registers),

@@ -1005,3 +1005,115 @@ fn extreme_values_fit_the_quantile_table() {
         }
     }
 }
+
+/// `merge --json`: what only a run over the lines knows (exact counts, the filters, bytes, time,
+/// rates, odd lines) is `null`, as the table leaves it out; they were zeros. The keys are those of
+/// a run's report, in the same order: one schema.
+#[test]
+fn merge_json_has_null_for_what_a_merge_does_not_know() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-merge-null-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    std::fs::write(p("a.log"), b"x\ny\nx\nz\r\n").unwrap();
+    let (status, run_json, err) = run(
+        &[
+            "report",
+            "--json",
+            "--input",
+            &p("a.log"),
+            "--save",
+            &p("a.sk"),
+        ],
+        b"",
+    );
+    assert!(status.success(), "{err}");
+    let (status, merged, err) = run(&["merge", &p("a.sk"), &p("a.sk"), "--json"], b"");
+    assert!(status.success(), "{err}");
+    let keys = top_level_keys(&run_json);
+    assert_eq!(
+        keys[..4],
+        ["source", "seconds", "lines", "bytes"],
+        "{keys:?}"
+    );
+    assert_eq!(
+        keys.last().map(String::as_str),
+        Some("quantiles"),
+        "{keys:?}"
+    );
+    assert_eq!(top_level_keys(&merged), keys);
+    let m: Value = serde_json::from_str(&merged).unwrap();
+    for k in [
+        "seconds",
+        "bytes",
+        "non_utf8",
+        "crlf",
+        "long",
+        "missing_field",
+        "exact",
+        "dedupe",
+        "micro",
+        "lines_per_sec",
+        "bytes_per_sec",
+    ] {
+        assert_eq!(m[k], Value::Null, "{k} in {merged}");
+    }
+    // What the sketches know is there.
+    assert_eq!(m["lines"], 8);
+    assert!(m["distinct"]["estimate"].as_f64().unwrap() > 2.5);
+    assert_eq!(m["heavy"]["rows"][0]["exact"], Value::Null);
+    // The table leaves out the same figures.
+    let (status, table, _) = run(&["merge", &p("a.sk"), &p("a.sk")], b"");
+    assert!(status.success());
+    assert!(
+        table.contains("lines  8 (counted by the saved sketches)"),
+        "{table}"
+    );
+    for absent in [
+        "exact distinct",
+        "dedupe",
+        "micro filter",
+        "lines/s",
+        "CRLF",
+    ] {
+        assert!(!table.contains(absent), "{absent}:\n{table}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The keys of a JSON object's top level, in the order written (serde_json's map sorts them).
+fn top_level_keys(json: &str) -> Vec<String> {
+    let (mut depth, mut in_string, mut escaped) = (0, false, false);
+    let (mut keys, mut current, mut expect_key) = (Vec::new(), String::new(), false);
+    for c in json.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => {
+                    in_string = false;
+                    if expect_key {
+                        keys.push(std::mem::take(&mut current));
+                        expect_key = false;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            if expect_key {
+                current.push(c);
+            }
+            continue;
+        }
+        match c {
+            '{' | '[' => {
+                depth += 1;
+                expect_key = depth == 1;
+            }
+            '}' | ']' => depth -= 1,
+            ',' => expect_key = depth == 1,
+            '"' => in_string = true,
+            _ => {}
+        }
+    }
+    keys
+}

@@ -25,8 +25,12 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
 /// [`run`], also ending (with what was counted so far) once `signal` is no longer 0: a stop
 /// signal's number, set by its handler.
 ///
+/// A save that failed does not stop the report: it is in the snapshot, for [`outcome`] once the
+/// report is printed.
+///
 /// # Errors
-/// When the source cannot be opened or fails while reading.
+/// When the save file cannot be written at the start, or the source cannot be opened or fails
+/// while reading.
 pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io::Result<Snapshot> {
     if let Some(files) = &opts.merge {
         return crate::saved::merge_files(files, opts.top);
@@ -79,9 +83,6 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     if let Some(status) = &snap.redis {
         eprintln!("tui-demo: {}", status.line());
     }
-    if let Some(e) = &snap.save_error {
-        return Err(io::Error::other(format!("--save: {e}")));
-    }
     if let Some(Some(e)) = &snap.finished {
         return Err(io::Error::other(e.clone()));
     }
@@ -89,6 +90,18 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     snap.elapsed = elapsed;
     averaged(&mut snap);
     Ok(snap)
+}
+
+/// Whether the run did all it was asked beside counting, for the exit status once its report is
+/// printed (the figures stand either way): `--save`'s last save was written.
+///
+/// # Errors
+/// The failure, naming the file.
+pub fn outcome(snap: &Snapshot) -> io::Result<()> {
+    if let Some(e) = &snap.save_error {
+        return Err(io::Error::other(format!("--save: {e}")));
+    }
+    Ok(())
 }
 
 /// Makes the snapshot's rates the run's averages (its lines and bytes over its elapsed time)

@@ -1117,3 +1117,79 @@ fn top_level_keys(json: &str) -> Vec<String> {
     }
     keys
 }
+
+/// `--save` to a path that cannot be written fails at the start, naming it, whatever the source:
+/// it used to be found only at exit (after reading all the input or the `--seconds`), with the
+/// report thrown away.
+#[test]
+fn an_unwritable_save_path_fails_at_once_naming_it() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-badsave-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("a.log");
+    std::fs::write(&log, b"x\ny\n").unwrap();
+    let missing = dir.join("no-such-dir").join("x.sk");
+    let (log, missing, as_dir) = (
+        log.to_str().unwrap(),
+        missing.to_str().unwrap(),
+        dir.to_str().unwrap(),
+    );
+    for args in [
+        vec!["report", "--input", log, "--save", missing],
+        vec!["report", "--seconds", "20", "--save", missing],
+        vec![
+            "report",
+            "--input",
+            "-",
+            "--save",
+            missing,
+            "--seconds",
+            "20",
+        ],
+        vec!["report", "--seconds", "20", "--save", as_dir],
+    ] {
+        let start = Instant::now();
+        // stdin stays open: a source that never ends (but for `--seconds`, which bounds the test).
+        let out = start_open(&args).wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{args:?}: not at once"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            err.contains("--save") && err.contains(args[4]),
+            "{args:?}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The check leaves an earlier save whole (the run saves over it only once it has counted
+/// something), and a save that fails at the end anyway still prints the report, then exits 1.
+#[test]
+fn an_earlier_save_is_kept_and_a_failed_last_save_still_reports() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-lastsave-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = dir.join("x.sk");
+    std::fs::write(&save, b"an earlier save").unwrap();
+    let save_s = save.to_str().unwrap();
+    let mut child = start_open(&["report", "--input", "-", "--save", save_s]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"a\nb\na\n").unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(std::fs::read(&save).unwrap(), b"an earlier save");
+    assert!(!dir.join("x.sk.tmp").exists());
+    // The directory goes away: the save on exit fails.
+    std::fs::remove_dir_all(&dir).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let (stdout, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(stdout.contains("lines  3 "), "the report first: {stdout}");
+    assert!(err.contains("--save") && err.contains(save_s), "{err}");
+}

@@ -93,15 +93,31 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
 }
 
 /// Whether the run did all it was asked beside counting, for the exit status once its report is
-/// printed (the figures stand either way): `--save`'s last save was written.
+/// printed (the figures stand either way): `--save`'s last save was written, and `--redis` wrote
+/// what it was handed at the end.
 ///
 /// # Errors
-/// The failure, naming the file.
+/// The failures, naming the file or the server.
 pub fn outcome(snap: &Snapshot) -> io::Result<()> {
+    let mut failed = Vec::new();
     if let Some(e) = &snap.save_error {
-        return Err(io::Error::other(format!("--save: {e}")));
+        failed.push(format!("--save: {e}"));
     }
-    Ok(())
+    if let Some(r) = snap.redis.as_ref().filter(|r| r.unwritten_at_exit) {
+        failed.push(format!(
+            "--redis {}: the last HyperLogLogs were not written ({} failed attempts{})",
+            r.server,
+            r.failures,
+            r.last_error
+                .as_ref()
+                .map_or_else(String::new, |e| format!("; last: {e}"))
+        ));
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(io::Error::other(failed.join("; ")))
+    }
 }
 
 /// Makes the snapshot's rates the run's averages (its lines and bytes over its elapsed time)

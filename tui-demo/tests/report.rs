@@ -1193,3 +1193,31 @@ fn an_earlier_save_is_kept_and_a_failed_last_save_still_reports() {
     assert!(stdout.contains("lines  3 "), "the report first: {stdout}");
     assert!(err.contains("--save") && err.contains(save_s), "{err}");
 }
+
+/// `--redis` to a server that never answers (a port bound and dropped): the run's report is
+/// printed, then it exits 1 naming the server, since what it was to write was not written (it
+/// exited 0).
+#[test]
+fn redis_writes_that_fail_to_the_end_exit_1_after_the_report() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let url = format!("redis://127.0.0.1:{port}");
+    let (status, out, err) = run(&["report", "--redis", &url, "--input", "-"], b"a\nb\na\n");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(out.contains("lines  3 "), "the report first: {out}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!("tui-demo: --redis {url}/0: ")),
+        "{err}"
+    );
+    // JSON too.
+    let (status, out, _) = run(
+        &["report", "--json", "--redis", &url, "--input", "-"],
+        b"a\n",
+    );
+    assert_eq!(status.code(), Some(1));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lines"], 1);
+}

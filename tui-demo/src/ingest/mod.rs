@@ -381,7 +381,8 @@ impl Ingest {
                         control.stop.store(true, Ordering::Relaxed);
                         // REDIS HOOK: write the final state (bounded wait).
                         if let Some(r) = self.redis.as_mut() {
-                            r.flush(self.fleet.as_ref(), Duration::from_secs(3));
+                            // Whether it was all written goes into the status.
+                            let _ = r.flush(self.fleet.as_ref(), Duration::from_secs(3));
                         }
                         if self.save.is_some() {
                             self.save_now(Instant::now());

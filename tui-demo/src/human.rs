@@ -56,16 +56,31 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
-/// A percentage with a precision that suits its size: `12.3%`, `0.81%`, `0.004%`.
+/// Past this many percent, [`percent`] says only `>1000%`: an error that large is just large, and
+/// its digits would not fit a column (an extreme value's error can have hundreds of them).
+pub const PERCENT_CAP: f64 = 1_000.0;
+
+/// A percentage with a precision that suits its size: `12.3%`, `0.81%`, `0.004%`; beyond ±1000%
+/// (infinity included) `>1000%` or `<-1000%`, so it is at most 7 characters. NaN shows as `0%`.
+///
+/// ```
+/// use tui_demo::human::percent;
+/// assert_eq!(percent(0.5), "50.0%");
+/// assert_eq!(percent(2.5e280), ">1000%");
+/// assert_eq!(percent(f64::INFINITY), ">1000%");
+/// assert_eq!(percent(-11.0), "<-1000%");
+/// ```
 #[must_use]
 pub fn percent(fraction: f64) -> String {
-    let p = if fraction.is_finite() {
-        fraction * 100.0
-    } else {
+    let p = if fraction.is_nan() {
         0.0
+    } else {
+        fraction * 100.0
     };
     let a = p.abs();
-    if a == 0.0 {
+    if a > PERCENT_CAP {
+        format!("{}{PERCENT_CAP:.0}%", if p > 0.0 { ">" } else { "<-" })
+    } else if a == 0.0 {
         "0%".to_string()
     } else if a >= 10.0 {
         format!("{p:.1}%")
@@ -109,6 +124,23 @@ pub fn value(x: f64) -> String {
         let digits = (3 - a.log10().floor() as i32).clamp(0, 6) as usize;
         format!("{x:.digits$}")
     }
+}
+
+/// The relative error of an estimate against the exact value, `|estimate − exact| / |exact|` (shown
+/// with [`percent`], which caps it): `None` when the exact value is 0 (no relative error exists) or
+/// the error is not a number. The quantiles panel and the report's table both use it.
+///
+/// ```
+/// use tui_demo::human::{percent, relative_error};
+/// assert_eq!(relative_error(1_005.0, 1_000.0).map(percent).as_deref(), Some("0.50%"));
+/// // An estimate of 2.49e282 against an exact 1e-300 is an infinite error, not 0%.
+/// assert_eq!(relative_error(2.49e282, 1e-300).map(percent).as_deref(), Some(">1000%"));
+/// assert_eq!(relative_error(3.0, 0.0), None);
+/// ```
+#[must_use]
+pub fn relative_error(estimate: f64, exact: f64) -> Option<f64> {
+    let err = (estimate - exact).abs() / exact.abs();
+    (exact != 0.0 && !err.is_nan()).then_some(err)
 }
 
 /// The name of a quantile: `p50`, `p90`, `p99`, `p999` for 0.5, 0.9, 0.99, 0.999.
@@ -202,6 +234,37 @@ mod tests {
         assert_eq!(percent(0.5), "50.0%");
         assert_eq!(percent(0.0), "0%");
         assert_eq!(percent(0.000_001), "<0.001%");
+    }
+
+    #[test]
+    fn extreme_percentages_and_values_fit_their_columns() {
+        // The quantile table's columns: 14 for a value, 9 for an error (the panel's 11 and 7).
+        for x in [
+            1e300,
+            -1e300,
+            1e-300,
+            -1e-300,
+            -3.0,
+            2.49e282,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ] {
+            assert!(value(x).chars().count() <= 11, "{x}: {}", value(x));
+            for exact in [1e300, 1e-300, -3.0, 5.0, 1e-3] {
+                let shown = relative_error(x, exact).map_or_else(|| "-".into(), percent);
+                assert!(shown.chars().count() <= 7, "{x} vs {exact}: {shown}");
+            }
+        }
+        assert_eq!(percent(9.99), "999.0%");
+        assert_eq!(percent(10.0), "1000.0%");
+        assert_eq!(percent(10.01), ">1000%");
+        assert_eq!(percent(f64::NEG_INFINITY), "<-1000%");
+        assert_eq!(percent(f64::NAN), "0%");
+        assert_eq!(
+            relative_error(2.49e282, 1e-300).map(percent),
+            Some(">1000%".into())
+        );
+        assert_eq!(relative_error(f64::INFINITY, f64::INFINITY), None);
     }
 
     #[test]

@@ -124,6 +124,8 @@ fn headless(opts: &Options) -> io::Result<usize> {
     } else {
         report::write_table(&snapshot, &mut out)?;
     }
+    // A save that failed at the end fails the run, after its report.
+    report::outcome(&snapshot)?;
     Ok(signal.load(Ordering::Relaxed))
 }
 
@@ -263,8 +265,8 @@ fn live_view(opts: &Options) -> (io::Result<usize>, Option<Arc<tui_demo::snapsho
     let latest = Arc::clone(&handle.latest);
     let _ = handle.finish();
     let last = latest.lock().map(|s| Arc::clone(&s)).unwrap_or_default();
-    if let (Ok(_), Some(e)) = (&result, &last.save_error) {
-        result = Err(io::Error::other(format!("--save: {e}")));
+    if let (Ok(_), Err(e)) = (&result, report::outcome(&last)) {
+        result = Err(e);
     }
     (result, Some(last))
 }

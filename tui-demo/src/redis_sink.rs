@@ -154,6 +154,9 @@ pub struct RedisStatus {
     pub last_error: Option<String>,
     /// The key names this host writes under (`{tui-demo}:NAME`).
     pub prefix: String,
+    /// At the end of the run ([`RedisSink::flush`]), what was handed over was not all written: the
+    /// last attempt failed or was still under way. The run then exits non-zero.
+    pub unwritten_at_exit: bool,
 }
 
 impl RedisStatus {
@@ -339,8 +342,9 @@ impl RedisSink {
     }
 
     /// Hands the current HyperLogLogs to the writer now, and waits up to `limit` for them to be
-    /// written (or to fail). For the end of a run.
-    pub fn flush(&mut self, fleet: Option<&Fleet>, limit: Duration) {
+    /// written (or to fail). For the end of a run: whether they were all written is kept in the
+    /// status ([`RedisStatus::unwritten_at_exit`]) and returned.
+    pub fn flush(&mut self, fleet: Option<&Fleet>, limit: Duration) -> bool {
         self.hand_over(fleet);
         let deadline = Instant::now() + limit;
         let mut idle = lock(&self.shared.idle);
@@ -356,6 +360,11 @@ impl RedisSink {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
+        // The writer is idle only with nothing pending; a failed write is put back as pending.
+        let idle = *idle;
+        let mut status = lock(&self.shared.status);
+        status.unwritten_at_exit = !idle || status.last_error.is_some();
+        !status.unwritten_at_exit
     }
 
     /// The writer's state, for the view.
@@ -575,7 +584,11 @@ mod tests {
         // Port 1 on loopback: nothing listens there, the connect is refused at once.
         let target = RedisTarget::parse_with("redis://127.0.0.1:1", None).unwrap();
         let mut sink = RedisSink::start(target, "t", true, EngineOptions::default()).unwrap();
-        sink.flush(None, Duration::from_secs(5));
+        assert!(
+            !sink.flush(None, Duration::from_secs(5)),
+            "nothing was written"
+        );
+        assert!(sink.status().unwritten_at_exit);
         let start = Instant::now();
         while sink.status().failures < 2 && start.elapsed() < Duration::from_secs(30) {
             std::thread::sleep(Duration::from_millis(20));

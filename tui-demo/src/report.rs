@@ -25,8 +25,12 @@ pub fn run(opts: &Options) -> io::Result<Snapshot> {
 /// [`run`], also ending (with what was counted so far) once `signal` is no longer 0: a stop
 /// signal's number, set by its handler.
 ///
+/// A save that failed does not stop the report: it is in the snapshot, for [`outcome`] once the
+/// report is printed.
+///
 /// # Errors
-/// When the source cannot be opened or fails while reading.
+/// When the save file cannot be written at the start, or the source cannot be opened or fails
+/// while reading.
 pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io::Result<Snapshot> {
     if let Some(files) = &opts.merge {
         return crate::saved::merge_files(files, opts.top);
@@ -79,9 +83,6 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     if let Some(status) = &snap.redis {
         eprintln!("tui-demo: {}", status.line());
     }
-    if let Some(e) = &snap.save_error {
-        return Err(io::Error::other(format!("--save: {e}")));
-    }
     if let Some(Some(e)) = &snap.finished {
         return Err(io::Error::other(e.clone()));
     }
@@ -89,6 +90,34 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     snap.elapsed = elapsed;
     averaged(&mut snap);
     Ok(snap)
+}
+
+/// Whether the run did all it was asked beside counting, for the exit status once its report is
+/// printed (the figures stand either way): `--save`'s last save was written, and `--redis` wrote
+/// what it was handed at the end.
+///
+/// # Errors
+/// The failures, naming the file or the server.
+pub fn outcome(snap: &Snapshot) -> io::Result<()> {
+    let mut failed = Vec::new();
+    if let Some(e) = &snap.save_error {
+        failed.push(format!("--save: {e}"));
+    }
+    if let Some(r) = snap.redis.as_ref().filter(|r| r.unwritten_at_exit) {
+        failed.push(format!(
+            "--redis {}: the last HyperLogLogs were not written ({} failed attempts{})",
+            r.server,
+            r.failures,
+            r.last_error
+                .as_ref()
+                .map_or_else(String::new, |e| format!("; last: {e}"))
+        ));
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(io::Error::other(failed.join("; ")))
+    }
 }
 
 /// Makes the snapshot's rates the run's averages (its lines and bytes over the time they were
@@ -110,7 +139,7 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     if let Some(f) = &s.devices {
         return write_fleet(s, f, w);
     }
-    if s.dedupe.bits == 0 {
+    if s.sketches_only || s.dedupe.bits == 0 {
         writeln!(
             w,
             "lines  {} (counted by the saved sketches)",
@@ -140,7 +169,7 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         )?;
     }
     // Saved sketches (`merge`) carry no exact table and no filters: only their own rows.
-    if s.dedupe.bits > 0 {
+    if !s.sketches_only && s.dedupe.bits > 0 {
         table_lines(s, w, &row)?;
     }
     if let Some(h) = &s.heavy {
@@ -222,8 +251,10 @@ fn write_quantiles(
     }
     for (label, e, exact) in rows {
         let (exact_text, error) = match exact {
-            Some(x) if x != 0.0 => (value(x), percent((e - x).abs() / x.abs())),
-            Some(x) => (value(x), "-".to_owned()),
+            Some(x) => (
+                value(x),
+                crate::human::relative_error(e, x).map_or_else(|| "-".to_owned(), percent),
+            ),
             None => ("-".to_owned(), "-".to_owned()),
         };
         writeln!(w, "{label:>8} {:>14} {exact_text:>14} {error:>9}", value(e))?;

@@ -163,8 +163,7 @@ impl Saved {
     pub fn write(&self, path: &Path) -> io::Result<()> {
         let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
         let bytes = self.encode().map_err(named)?;
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
+        let tmp = temporary(path);
         std::fs::write(&tmp, bytes).map_err(named)?;
         std::fs::rename(&tmp, path).map_err(named)
     }
@@ -226,6 +225,7 @@ impl Saved {
         let (distinct, registers) = hll_stats(&self.distinct);
         let mut s = Snapshot {
             source,
+            sketches_only: true,
             finished: Some(None),
             distinct: Some(distinct),
             registers: Some(registers),
@@ -240,6 +240,38 @@ impl Saved {
         s.totals.lines = self.heavy.total();
         s
     }
+}
+
+/// The temporary file [`Saved::write`] writes before renaming it over `path`.
+fn temporary(path: &Path) -> std::ffi::OsString {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    tmp
+}
+
+/// Checks before a run that [`Saved::write`] will be able to write `path`: it is not a directory,
+/// and its temporary file can be created beside it (the directory exists and is writable). The
+/// temporary file is removed again; `path` itself, if it exists, is not touched, so an earlier save
+/// stays whole until the run has something to write over it.
+///
+/// # Errors
+/// Why not, with the path.
+pub fn check_writable(path: &Path) -> io::Result<()> {
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    if path.is_dir() {
+        return Err(named(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        )));
+    }
+    let tmp = temporary(path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp)
+        .map_err(named)?;
+    std::fs::remove_file(&tmp).map_err(named)
 }
 
 /// How a report names the field of a quantile sketch.

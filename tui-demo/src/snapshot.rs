@@ -306,24 +306,29 @@ fn window_name<S: serde::Serializer>(w: &crate::window::Window, s: S) -> Result<
 }
 
 /// Everything the UI draws, as of one moment.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+///
+/// Its JSON (the report's `--json`) is one object: `source`, `seconds`, the [`Totals`] and the
+/// [`Throughput`] rates at the top level, then one member per figure. A figure the snapshot does not
+/// have is `null`: the sketches' options while none runs, and with [`sketches_only`](Self::sketches_only)
+/// (`merge`) everything only a run over the lines knows.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Snapshot {
     /// Where lines come from.
     pub source: String,
+    /// The figures come from saved sketches alone (`merge`): no line was read, so there are no
+    /// exact counts, filters, input bytes, time or rates. The text report leaves them out and the
+    /// JSON has `null` for them (`seconds`, `bytes`, `non_utf8`, `crlf`, `long`, `missing_field`,
+    /// `exact`, `dedupe`, `micro`, `lines_per_sec`, `bytes_per_sec`).
+    pub sketches_only: bool,
     /// The source ended (`Some(None)` at end of input, `Some(Some(e))` on an error).
-    #[serde(skip)]
     pub finished: Option<Option<String>>,
     /// A burst in progress in the synthetic log: the repeated line.
-    #[serde(skip)]
     pub burst: Option<String>,
     /// Ingest is paused.
-    #[serde(skip)]
     pub paused: bool,
     /// Time since start (or the last reset), not counting pauses (`seconds` in JSON).
-    #[serde(rename = "seconds", serialize_with = "secs")]
     pub elapsed: Duration,
     /// Totals (at the top level of the JSON).
-    #[serde(flatten)]
     pub totals: Totals,
     /// Exact reference counts.
     pub exact: ExactStats,
@@ -332,7 +337,6 @@ pub struct Snapshot {
     /// The micro filter.
     pub micro: MicroStats,
     /// Throughput (`lines_per_sec`, `bytes_per_sec` at the top level of the JSON).
-    #[serde(flatten)]
     pub throughput: Throughput,
     /// The distinct count, once a HyperLogLog is running.
     pub distinct: Option<DistinctStats>,
@@ -348,11 +352,40 @@ pub struct Snapshot {
     /// sketches merged).
     pub quantiles: Option<QuantileStats>,
     /// `--redis`: the Redis writer's state.
-    #[serde(skip)]
     pub redis: Option<crate::redis_sink::RedisStatus>,
     /// `--save`: why the last save failed, if it did.
-    #[serde(skip)]
     pub save_error: Option<String>,
+}
+
+impl Serialize for Snapshot {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        // What only a run over the lines knows: null for a merge of saved sketches.
+        let known = !self.sketches_only;
+        let run = |x: u64| known.then_some(x);
+        let (t, r) = (&self.totals, &self.throughput);
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("source", &self.source)?;
+        m.serialize_entry("seconds", &known.then_some(self.elapsed.as_secs_f64()))?;
+        m.serialize_entry("lines", &t.lines)?;
+        m.serialize_entry("bytes", &run(t.bytes))?;
+        m.serialize_entry("non_utf8", &run(t.non_utf8))?;
+        m.serialize_entry("crlf", &run(t.crlf))?;
+        m.serialize_entry("long", &run(t.long))?;
+        m.serialize_entry("missing_field", &run(t.missing_field))?;
+        m.serialize_entry("exact", &known.then_some(&self.exact))?;
+        m.serialize_entry("dedupe", &known.then_some(&self.dedupe))?;
+        m.serialize_entry("micro", &known.then_some(&self.micro))?;
+        m.serialize_entry("lines_per_sec", &known.then_some(r.lines_per_sec))?;
+        m.serialize_entry("bytes_per_sec", &known.then_some(r.bytes_per_sec))?;
+        m.serialize_entry("distinct", &self.distinct)?;
+        m.serialize_entry("registers", &self.registers)?;
+        m.serialize_entry("heavy", &self.heavy)?;
+        m.serialize_entry("window", &self.window)?;
+        m.serialize_entry("devices", &self.devices)?;
+        m.serialize_entry("quantiles", &self.quantiles)?;
+        m.end()
+    }
 }
 
 /// `--value-field N`: a numeric field's quantiles from a `QuantileSketch`, each beside the exact

@@ -711,6 +711,23 @@ fn redis_status_is_shown_in_the_footer() {
     assert!(!down.contains("q quit"), "the warning takes the footer");
 }
 
+/// `--save`: a save that failed while running is in the footer until one succeeds (it used to be
+/// seen only at exit).
+#[test]
+fn a_failed_save_is_shown_in_the_footer() {
+    let mut s = fixture();
+    s.save_error = Some("/gone/x.sk: No such file or directory (os error 2)".into());
+    let mut terminal = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let a = app(&s);
+    terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let screen = text(terminal.backend().buffer());
+    assert_has(
+        &screen,
+        &["--save failed: /gone/x.sk: No such file or directory"],
+    );
+    assert!(!screen.contains("q quit"), "the warning takes the footer");
+}
+
 /// The fixture's log counted with `--value-field 9` (the latency), over the same run's time.
 fn quantiles_fixture() -> Snapshot {
     static FIXTURE: OnceLock<Snapshot> = OnceLock::new();

@@ -1036,3 +1036,253 @@ fn value_json_on_a_json_lines_log() {
     );
     assert!(table.contains("3 lines without a number"), "{table}");
 }
+
+/// Values from -3 to 1e300 (the user test's file): every row of the quantile table fits its
+/// columns, errors beyond 1000% are capped (one was 280 digits long) and an infinite error is not
+/// shown as 0%.
+#[test]
+fn extreme_values_fit_the_quantile_table() {
+    let input = b"a 5\nb -3\nc 0\nd 1e300\ne nan\nf 12ms\ng 0.001\nh\ni 1e-300\nj inf\n";
+    let (status, out, err) = run(&["report", "--input", "-", "--value-field", "2"], input);
+    assert!(status.success(), "{err}");
+    let table: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("estimate"))
+        .skip(1)
+        .collect();
+    assert_eq!(table.len(), 6, "min, p50 … p999, max:\n{out}");
+    for row in &table {
+        // label 8, estimate 14, exact 14, error 9, with a space between.
+        assert!(row.chars().count() <= 48, "too wide: {row:?}\n{out}");
+        let error = row.split_whitespace().last().unwrap_or_default();
+        assert!(error.chars().count() <= 7, "{row:?}");
+    }
+    // Wherever the estimate is 1e30 times the exact value or more, the error says so.
+    for row in &table[1..5] {
+        let cells: Vec<f64> = row
+            .split_whitespace()
+            .skip(1)
+            .take(2)
+            .map(|c| c.replace(',', "").parse().unwrap_or(f64::NAN))
+            .collect();
+        if cells.len() == 2 && cells[1] != 0.0 && (cells[0] / cells[1]).abs() > 1e30 {
+            assert!(row.ends_with(">1000%"), "{row:?}\n{out}");
+        }
+    }
+}
+
+/// `merge --json`: what only a run over the lines knows (exact counts, the filters, bytes, time,
+/// rates, odd lines) is `null`, as the table leaves it out; they were zeros. The keys are those of
+/// a run's report, in the same order: one schema.
+#[test]
+fn merge_json_has_null_for_what_a_merge_does_not_know() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-merge-null-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    std::fs::write(p("a.log"), b"x\ny\nx\nz\r\n").unwrap();
+    let (status, run_json, err) = run(
+        &[
+            "report",
+            "--json",
+            "--input",
+            &p("a.log"),
+            "--save",
+            &p("a.sk"),
+        ],
+        b"",
+    );
+    assert!(status.success(), "{err}");
+    let (status, merged, err) = run(&["merge", &p("a.sk"), &p("a.sk"), "--json"], b"");
+    assert!(status.success(), "{err}");
+    let keys = top_level_keys(&run_json);
+    assert_eq!(
+        keys[..4],
+        ["source", "seconds", "lines", "bytes"],
+        "{keys:?}"
+    );
+    assert_eq!(
+        keys.last().map(String::as_str),
+        Some("quantiles"),
+        "{keys:?}"
+    );
+    assert_eq!(top_level_keys(&merged), keys);
+    let m: Value = serde_json::from_str(&merged).unwrap();
+    for k in [
+        "seconds",
+        "bytes",
+        "non_utf8",
+        "crlf",
+        "long",
+        "missing_field",
+        "exact",
+        "dedupe",
+        "micro",
+        "lines_per_sec",
+        "bytes_per_sec",
+    ] {
+        assert_eq!(m[k], Value::Null, "{k} in {merged}");
+    }
+    // What the sketches know is there.
+    assert_eq!(m["lines"], 8);
+    assert!(m["distinct"]["estimate"].as_f64().unwrap() > 2.5);
+    assert_eq!(m["heavy"]["rows"][0]["exact"], Value::Null);
+    // The table leaves out the same figures.
+    let (status, table, _) = run(&["merge", &p("a.sk"), &p("a.sk")], b"");
+    assert!(status.success());
+    assert!(
+        table.contains("lines  8 (counted by the saved sketches)"),
+        "{table}"
+    );
+    for absent in [
+        "exact distinct",
+        "dedupe",
+        "micro filter",
+        "lines/s",
+        "CRLF",
+    ] {
+        assert!(!table.contains(absent), "{absent}:\n{table}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The keys of a JSON object's top level, in the order written (serde_json's map sorts them).
+fn top_level_keys(json: &str) -> Vec<String> {
+    let (mut depth, mut in_string, mut escaped) = (0, false, false);
+    let (mut keys, mut current, mut expect_key) = (Vec::new(), String::new(), false);
+    for c in json.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => {
+                    in_string = false;
+                    if expect_key {
+                        keys.push(std::mem::take(&mut current));
+                        expect_key = false;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            if expect_key {
+                current.push(c);
+            }
+            continue;
+        }
+        match c {
+            '{' | '[' => {
+                depth += 1;
+                expect_key = depth == 1;
+            }
+            '}' | ']' => depth -= 1,
+            ',' => expect_key = depth == 1,
+            '"' => in_string = true,
+            _ => {}
+        }
+    }
+    keys
+}
+
+/// `--save` to a path that cannot be written fails at the start, naming it, whatever the source:
+/// it used to be found only at exit (after reading all the input or the `--seconds`), with the
+/// report thrown away.
+#[test]
+fn an_unwritable_save_path_fails_at_once_naming_it() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-badsave-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("a.log");
+    std::fs::write(&log, b"x\ny\n").unwrap();
+    let missing = dir.join("no-such-dir").join("x.sk");
+    let (log, missing, as_dir) = (
+        log.to_str().unwrap(),
+        missing.to_str().unwrap(),
+        dir.to_str().unwrap(),
+    );
+    for args in [
+        vec!["report", "--input", log, "--save", missing],
+        vec!["report", "--seconds", "20", "--save", missing],
+        vec![
+            "report",
+            "--input",
+            "-",
+            "--save",
+            missing,
+            "--seconds",
+            "20",
+        ],
+        vec!["report", "--seconds", "20", "--save", as_dir],
+    ] {
+        let start = Instant::now();
+        // stdin stays open: a source that never ends (but for `--seconds`, which bounds the test).
+        let out = start_open(&args).wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{args:?}: not at once"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            err.contains("--save") && err.contains(args[4]),
+            "{args:?}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The check leaves an earlier save whole (the run saves over it only once it has counted
+/// something), and a save that fails at the end anyway still prints the report, then exits 1.
+#[test]
+fn an_earlier_save_is_kept_and_a_failed_last_save_still_reports() {
+    let dir = std::env::temp_dir().join(format!("tui-demo-lastsave-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = dir.join("x.sk");
+    std::fs::write(&save, b"an earlier save").unwrap();
+    let save_s = save.to_str().unwrap();
+    let mut child = start_open(&["report", "--input", "-", "--save", save_s]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"a\nb\na\n").unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(std::fs::read(&save).unwrap(), b"an earlier save");
+    assert!(!dir.join("x.sk.tmp").exists());
+    // The directory goes away: the save on exit fails.
+    std::fs::remove_dir_all(&dir).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let (stdout, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(stdout.contains("lines  3 "), "the report first: {stdout}");
+    assert!(err.contains("--save") && err.contains(save_s), "{err}");
+}
+
+/// `--redis` to a server that never answers (a port bound and dropped): the run's report is
+/// printed, then it exits 1 naming the server, since what it was to write was not written (it
+/// exited 0).
+#[test]
+fn redis_writes_that_fail_to_the_end_exit_1_after_the_report() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let url = format!("redis://127.0.0.1:{port}");
+    let (status, out, err) = run(&["report", "--redis", &url, "--input", "-"], b"a\nb\na\n");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(out.contains("lines  3 "), "the report first: {out}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!("tui-demo: --redis {url}/0: ")),
+        "{err}"
+    );
+    // JSON too.
+    let (status, out, _) = run(
+        &["report", "--json", "--redis", &url, "--input", "-"],
+        b"a\n",
+    );
+    assert_eq!(status.code(), Some(1));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lines"], 1);
+}

@@ -39,7 +39,8 @@ pub enum Command {
     Reset,
     /// Finish (saving first, with a save plan).
     Quit,
-    /// Save the sketches as planned: now and then periodically, and on quit.
+    /// Save the sketches as planned: every `every` and on quit (not at once: a file saved before
+    /// stays whole until the run has counted something).
     Save(SavePlan),
     /// Publish the figures of this window.
     Window(crate::window::Window),
@@ -187,7 +188,8 @@ pub const PANIC_AFTER_VAR: &str = "TUI_DEMO_PANIC_INGEST_AFTER";
 /// counts.
 ///
 /// # Errors
-/// When the source cannot be opened or a thread cannot start.
+/// When the save file cannot be written ([`crate::saved::check_writable`], before anything
+/// starts), the source cannot be opened or a thread cannot start.
 pub fn spawn(
     spec: &SourceSpec,
     options: EngineOptions,
@@ -196,6 +198,11 @@ pub fn spawn(
     save: Option<SavePlan>,
     redis: Option<RedisSink>,
 ) -> std::io::Result<Handle> {
+    // A save file that cannot be written fails the run now, not once it has read everything.
+    if let Some(plan) = &save {
+        crate::saved::check_writable(&plan.path)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("--save: {e}")))?;
+    }
     let panic_after = std::env::var(PANIC_AFTER_VAR)
         .ok()
         .and_then(|v| v.parse().ok());
@@ -374,7 +381,8 @@ impl Ingest {
                         control.stop.store(true, Ordering::Relaxed);
                         // REDIS HOOK: write the final state (bounded wait).
                         if let Some(r) = self.redis.as_mut() {
-                            r.flush(self.fleet.as_ref(), Duration::from_secs(3));
+                            // Whether it was all written goes into the status.
+                            let _ = r.flush(self.fleet.as_ref(), Duration::from_secs(3));
                         }
                         if self.save.is_some() {
                             self.save_now(Instant::now());
@@ -384,8 +392,8 @@ impl Ingest {
                         return;
                     }
                     Ok(Command::Save(plan)) => {
+                        self.next_save = Instant::now().checked_add(plan.every);
                         self.save = Some(plan);
-                        self.next_save = Some(Instant::now());
                     }
                     Ok(Command::Pause(p)) => self.pause(p),
                     Ok(Command::Window(w)) => {

@@ -332,8 +332,54 @@ struct Out {
     /// Lines still to send (`u64::MAX`: no limit).
     left: AtomicU64,
     control: Arc<Control>,
-    /// Rate pacing: when it started, at which rate, and lines sent since.
-    pace: std::sync::Mutex<(std::time::Instant, u64, u64)>,
+    /// Rate pacing.
+    pace: std::sync::Mutex<Pacer>,
+}
+
+/// `--rate` for files: when each slice of lines is due.
+#[derive(Clone, Copy, Debug)]
+struct Pacer {
+    /// When pacing (re)started, at which rate, and lines handed out since.
+    start: std::time::Instant,
+    rate: u64,
+    lines: u64,
+}
+
+impl Pacer {
+    /// The longest a slice may be late before pacing restarts from now. A pause of ingest (or a
+    /// reader slower than the rate) leaves the source blocked on the channel; without this, every
+    /// line that was due meanwhile would be sent at once on resume.
+    const MAX_LAG: std::time::Duration = std::time::Duration::from_millis(100);
+
+    fn new(now: std::time::Instant) -> Self {
+        Self {
+            start: now,
+            rate: 0,
+            lines: 0,
+        }
+    }
+
+    /// When the next `lines` lines are due at `rate` lines per second, asked at `now`.
+    fn due(&mut self, now: std::time::Instant, rate: u64, lines: u64) -> std::time::Instant {
+        let rate = rate.max(1);
+        if self.rate != rate {
+            *self = Self {
+                start: now,
+                rate,
+                lines: 0,
+            };
+        }
+        let mut due =
+            self.start + std::time::Duration::from_secs_f64(self.lines as f64 / rate as f64);
+        if now.saturating_duration_since(due) > Self::MAX_LAG {
+            // Far behind: pace from now, with no catch-up burst.
+            self.start = now;
+            self.lines = 0;
+            due = now;
+        }
+        self.lines += lines;
+        due
+    }
 }
 
 impl Out {
@@ -373,16 +419,10 @@ impl Out {
         let count = chunks.len();
         for (i, chunk) in chunks.into_iter().enumerate() {
             let due = {
-                let mut pace = self
-                    .pace
+                self.pace
                     .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                if pace.1 != rate {
-                    *pace = (std::time::Instant::now(), rate, 0);
-                }
-                let due = pace.0 + std::time::Duration::from_secs_f64(pace.2 as f64 / rate as f64);
-                pace.2 += chunk.len() as u64;
-                due
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .due(std::time::Instant::now(), rate, chunk.len() as u64)
             };
             while std::time::Instant::now() < due {
                 if self.control.stopped() {
@@ -668,7 +708,7 @@ pub fn spawn_opened(
                 tx: tx.clone(),
                 left: AtomicU64::new(limit.unwrap_or(u64::MAX)),
                 control: Arc::clone(&control),
-                pace: std::sync::Mutex::new((std::time::Instant::now(), 0, 0)),
+                pace: std::sync::Mutex::new(Pacer::new(std::time::Instant::now())),
             });
             std::thread::Builder::new()
                 .name("source-lines".into())
@@ -725,4 +765,57 @@ pub fn spawn_opened(
 /// Sends a message, returning `false` when the receiver is gone (ingest finished).
 pub(crate) fn send(tx: &SyncSender<SourceMsg>, msg: SourceMsg) -> bool {
     tx.send(msg).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Pacer;
+    use std::time::{Duration, Instant};
+
+    /// Lines a pacer lets through from `from` for `span`, each slice sent when due and the next one
+    /// asked for at once (as `Out::paced` does): the lines sent within the span, and the time after.
+    fn run(p: &mut Pacer, from: Instant, span: Duration, rate: u64, slice: u64) -> (u64, Instant) {
+        let mut now = from;
+        let mut sent = 0;
+        let end = from + span;
+        while now < end {
+            let due = p.due(now, rate, slice);
+            now = now.max(due);
+            if now >= end {
+                break;
+            }
+            sent += slice;
+        }
+        (sent, now)
+    }
+
+    #[test]
+    fn a_pause_does_not_make_a_burst_on_resume() {
+        // --rate 1000 in slices of 50 lines (a twentieth of a second), as `Out::paced` cuts them.
+        let t0 = Instant::now();
+        let mut p = Pacer::new(t0);
+        let (before, t) = run(&mut p, t0, Duration::from_secs(2), 1_000, 50);
+        assert!((1_950..=2_050).contains(&before), "{before} lines in 2 s");
+        // Ingest paused for 5 s: the source blocked on the channel, asked for nothing.
+        let resume = t + Duration::from_secs(5);
+        let (burst, _) = run(&mut p, resume, Duration::from_millis(500), 1_000, 50);
+        // The user test saw 5,500 lines within 0.5 s of the resume: now the rate's 500 (and at
+        // most the 100 ms of lag allowed).
+        assert!(burst <= 600, "{burst} lines within 0.5 s of the resume");
+        assert!(burst >= 450, "{burst} lines within 0.5 s of the resume");
+    }
+
+    #[test]
+    fn a_slice_a_little_late_is_caught_up_and_a_rate_change_restarts() {
+        let t0 = Instant::now();
+        let mut p = Pacer::new(t0);
+        assert_eq!(p.due(t0, 100, 10), t0);
+        // Due at 0.1 s; asked at 0.15 s (50 ms late, within the lag): still due at 0.1 s.
+        let late = t0 + Duration::from_millis(150);
+        assert_eq!(p.due(late, 100, 10), t0 + Duration::from_millis(100));
+        // A new rate paces from when it is set.
+        let t1 = t0 + Duration::from_millis(160);
+        assert_eq!(p.due(t1, 200, 10), t1);
+        assert_eq!(p.due(t1, 200, 10), t1 + Duration::from_millis(50));
+    }
 }

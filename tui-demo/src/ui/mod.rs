@@ -270,6 +270,9 @@ impl App {
         let s = &self.snapshot;
         let line = if let Some(Some(err)) = &s.finished {
             Line::from(Span::styled(format!(" source error: {err}"), t.bad()))
+        } else if let Some(e) = &s.save_error {
+            // A failed save is shown until one succeeds (the run then ends with it).
+            Line::from(Span::styled(format!(" --save failed: {e}"), t.bad()))
         } else if let Some(r) = s.redis.as_ref().filter(|r| r.last_error.is_some()) {
             // REDIS HOOK: a lost Redis connection is shown until a write succeeds.
             Line::from(Span::styled(format!(" {}", r.line()), t.bad()))

@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::theme::Theme;
 use super::{framed, panel_block};
-use crate::human::{bytes, count, percent, quantile_name, short, value};
+use crate::human::{bytes, count, percent, quantile_name, relative_error, short, value};
 use crate::snapshot::QuantileStats;
 
 /// The panel.
@@ -79,15 +79,20 @@ pub fn lines(s: &QuantileStats, windowed: bool, width: usize, t: Theme) -> Vec<L
             Span::styled(format!("{:>w$}", value(r.estimate), w = ROW[1]), t.value()),
         ];
         if let Some(x) = r.exact {
-            let err = if x == 0.0 {
-                (r.estimate - x).abs()
-            } else {
-                (r.estimate - x).abs() / x.abs()
-            };
+            // The same error as the report's table: none against an exact 0, capped when huge.
+            let err = relative_error(r.estimate, x);
             spans.push(Span::raw(format!(" {:>w$}", value(x), w = ROW[2])));
             spans.push(Span::styled(
-                format!(" {:>w$}", percent(err), w = ROW[3]),
-                if err <= s.alpha { t.good() } else { t.bad() },
+                format!(
+                    " {:>w$}",
+                    err.map_or_else(|| "-".into(), percent),
+                    w = ROW[3]
+                ),
+                match err {
+                    Some(e) if e <= s.alpha => t.good(),
+                    Some(_) => t.bad(),
+                    None => t.dim(),
+                },
             ));
         } else if collapsed {
             spans.push(Span::styled(" or lower (collapsed)", t.warn()));
@@ -197,6 +202,39 @@ mod tests {
         assert!(w[1].ends_with("exact: since start"), "{w:?}");
         assert!(w.iter().all(|l| l.chars().count() <= 38), "{w:?}");
         assert_eq!(w[2].trim_end(), "p99        1,005");
+    }
+
+    #[test]
+    fn extreme_values_fit_and_huge_errors_are_capped() {
+        // The user test's values -3 … 1e300: an estimate of 2.49e282 against an exact 1e-300 is an
+        // infinite error (it showed 0%), a 1e280-fold one showed 280 digits.
+        let row = |q, estimate, exact| QuantileRow {
+            q,
+            estimate,
+            exact: Some(exact),
+        };
+        let s = QuantileStats {
+            field: Some(2),
+            count: 7,
+            alpha: 0.0099,
+            min: Some(-3.0),
+            max: Some(1e300),
+            exact_on: true,
+            rows: vec![
+                row(0.5, 2.49e282, 1e-300),
+                row(0.9, 1e300, 5.0),
+                row(0.99, -1e-300, -1e-300),
+                row(0.999, 4.0, 0.0),
+            ],
+            ..QuantileStats::default()
+        };
+        let shown = text(&lines(&s, false, 38, Theme { color: false }));
+        assert!(shown.iter().all(|l| l.chars().count() <= 38), "{shown:?}");
+        assert_eq!(shown[2], "p50    2.490e282  1.000e-300  >1000%");
+        assert_eq!(shown[3], "p90    1.000e300           5  >1000%");
+        assert_eq!(shown[4], "p99  -1.000e-300 -1.000e-300      0%");
+        // No relative error against an exact 0.
+        assert_eq!(shown[5], "p999           4           0       -");
     }
 
     #[test]

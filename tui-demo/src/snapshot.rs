@@ -359,32 +359,62 @@ pub struct Snapshot {
 
 impl Serialize for Snapshot {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        // What only a run over the lines knows: null for a merge of saved sketches.
-        let known = !self.sketches_only;
+        Json::of(self).serialize(s)
+    }
+}
+
+/// The JSON of a [`Snapshot`] (derived, so its members are its fields, in order): what only a run
+/// over the lines knows is `None` (`null`) for a merge of saved sketches
+/// ([`Snapshot::sketches_only`]).
+#[derive(Serialize)]
+struct Json<'a> {
+    source: &'a str,
+    seconds: Option<f64>,
+    lines: u64,
+    bytes: Option<u64>,
+    non_utf8: Option<u64>,
+    crlf: Option<u64>,
+    long: Option<u64>,
+    missing_field: Option<u64>,
+    exact: Option<&'a ExactStats>,
+    dedupe: Option<&'a DedupeStats>,
+    micro: Option<&'a MicroStats>,
+    lines_per_sec: Option<f64>,
+    bytes_per_sec: Option<f64>,
+    distinct: &'a Option<DistinctStats>,
+    registers: &'a Option<RegisterStats>,
+    heavy: &'a Option<HeavyStats>,
+    window: &'a Option<WindowStats>,
+    devices: &'a Option<FleetStats>,
+    quantiles: &'a Option<QuantileStats>,
+}
+
+impl<'a> Json<'a> {
+    fn of(snap: &'a Snapshot) -> Self {
+        let known = !snap.sketches_only;
         let run = |x: u64| known.then_some(x);
-        let (t, r) = (&self.totals, &self.throughput);
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("source", &self.source)?;
-        m.serialize_entry("seconds", &known.then_some(self.elapsed.as_secs_f64()))?;
-        m.serialize_entry("lines", &t.lines)?;
-        m.serialize_entry("bytes", &run(t.bytes))?;
-        m.serialize_entry("non_utf8", &run(t.non_utf8))?;
-        m.serialize_entry("crlf", &run(t.crlf))?;
-        m.serialize_entry("long", &run(t.long))?;
-        m.serialize_entry("missing_field", &run(t.missing_field))?;
-        m.serialize_entry("exact", &known.then_some(&self.exact))?;
-        m.serialize_entry("dedupe", &known.then_some(&self.dedupe))?;
-        m.serialize_entry("micro", &known.then_some(&self.micro))?;
-        m.serialize_entry("lines_per_sec", &known.then_some(r.lines_per_sec))?;
-        m.serialize_entry("bytes_per_sec", &known.then_some(r.bytes_per_sec))?;
-        m.serialize_entry("distinct", &self.distinct)?;
-        m.serialize_entry("registers", &self.registers)?;
-        m.serialize_entry("heavy", &self.heavy)?;
-        m.serialize_entry("window", &self.window)?;
-        m.serialize_entry("devices", &self.devices)?;
-        m.serialize_entry("quantiles", &self.quantiles)?;
-        m.end()
+        let (t, r) = (&snap.totals, &snap.throughput);
+        Self {
+            source: &snap.source,
+            seconds: known.then_some(snap.elapsed.as_secs_f64()),
+            lines: t.lines,
+            bytes: run(t.bytes),
+            non_utf8: run(t.non_utf8),
+            crlf: run(t.crlf),
+            long: run(t.long),
+            missing_field: run(t.missing_field),
+            exact: known.then_some(&snap.exact),
+            dedupe: known.then_some(&snap.dedupe),
+            micro: known.then_some(&snap.micro),
+            lines_per_sec: known.then_some(r.lines_per_sec),
+            bytes_per_sec: known.then_some(r.bytes_per_sec),
+            distinct: &snap.distinct,
+            registers: &snap.registers,
+            heavy: &snap.heavy,
+            window: &snap.window,
+            devices: &snap.devices,
+            quantiles: &snap.quantiles,
+        }
     }
 }
 

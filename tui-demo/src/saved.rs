@@ -7,11 +7,14 @@
 //! `--value-json`, the field's quantile sketch ([`Values`]), each as a wire-format sketch (magic
 //! `SK`, version, kind, parameters, seed, body); then one JSON object: `names`, mapping the listed
 //! line hashes (decimal strings) to their text (for display only), and `values`, which field the
-//! quantile sketch is of and how many lines had no number there (`null` without one). A file whose
-//! sketches do not decode, or whose parameters or seeds differ from another's, is refused with its
-//! path named; so are files whose quantiles are of different fields, or that have quantiles while
-//! another has none (a merge would describe only some of the lines). Files written before the
-//! quantile sketch was saved (the JSON object is the `names` map itself) are still read.
+//! quantile sketch is of and how many lines had no number there (`null` without one), and `key`,
+//! how the keys were made; then a last line, `crc32` and the CRC-32 of every byte before it in hex.
+//! A file that was changed since (the checksum differs), whose sketches do not decode, or whose
+//! keys, parameters or seeds differ from another's, is refused with its path named; so are files
+//! whose quantiles are of different fields, or that have quantiles while another has none (a merge
+//! would describe only some of the lines). Files written before the key and the checksum were
+//! saved, or before the quantile sketch was (the JSON object is the `names` map itself), are
+//! still read.
 
 use std::collections::HashMap;
 use std::io;
@@ -50,7 +53,27 @@ struct ValuesMeta {
 struct Meta<N> {
     names: N,
     values: Option<ValuesMeta>,
+    /// How the lines' keys were made (`"whole line"`, `"field 1"`, …); absent in files written
+    /// before it was saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
 }
+
+/// The last line of a file since the key was saved: `\ncrc32 ` and the CRC-32 of every byte
+/// before it in 8 hex digits, then `\n` (16 bytes).
+const TRAILER: &[u8] = b"\ncrc32 ";
+/// The trailer's length.
+const TRAILER_LEN: usize = TRAILER.len() + 8 + 1;
+
+/// The CRC-32 (gzip's) of `bytes`.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = flate2::Crc::new();
+    crc.update(bytes);
+    crc.sum()
+}
+
+/// How a run's keys are described when its lines are counted whole.
+pub const WHOLE_LINE: &str = "whole line";
 
 /// The sketches a run keeps.
 #[derive(Clone, Debug)]
@@ -63,6 +86,9 @@ pub struct Saved {
     pub names: crate::ingest::ring::Names,
     /// `--value-field` / `--value-json`: the field's quantiles.
     pub values: Option<SavedValues>,
+    /// How the keys were made ([`WHOLE_LINE`], `"field 1"`, …; `EngineOptions::describe`), so
+    /// that files counting different keys do not merge; `None` when unknown (an older file).
+    pub key: Option<String>,
 }
 
 impl Saved {
@@ -94,8 +120,14 @@ impl Saved {
                 json: v.json.clone(),
                 missing: v.missing,
             }),
+            key: self.key.clone(),
         };
         serde_json::to_writer(&mut buf, &meta)?;
+        // A damaged file is refused, not merged with wrong counts: the wire format has no
+        // checksum of its own outside a frame, and the JSON object none at all.
+        let crc = crc32(&buf);
+        buf.extend_from_slice(TRAILER);
+        buf.extend_from_slice(format!("{crc:08x}\n").as_bytes());
         Ok(buf)
     }
 
@@ -104,6 +136,30 @@ impl Saved {
     /// # Errors
     /// Why the bytes are not a saved file.
     pub fn decode(bytes: &[u8]) -> Result<Self, String> {
+        // The trailer, when there is one (files before it end with the JSON object's `}`).
+        let checked = bytes.len() >= TRAILER_LEN
+            && bytes.ends_with(b"\n")
+            && bytes
+                .get(bytes.len() - TRAILER_LEN..)
+                .is_some_and(|t| t.starts_with(TRAILER));
+        let bytes = if checked {
+            let (body, trailer) = bytes.split_at(bytes.len() - TRAILER_LEN);
+            let hex = trailer
+                .get(TRAILER.len()..TRAILER_LEN - 1)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .ok_or("damaged: its checksum line is not readable")?;
+            let crc = crc32(body);
+            if crc != hex {
+                return Err(format!(
+                    "damaged: its CRC-32 is {crc:08x}, the file says {hex:08x} (a byte changed \
+                     since it was written)"
+                ));
+            }
+            body
+        } else {
+            bytes
+        };
         let (distinct, rest) =
             wire::take::<Distinct>(bytes).map_err(|e| format!("the distinct counter: {e}"))?;
         let (heavy, rest) =
@@ -120,6 +176,7 @@ impl Saved {
             Meta {
                 names: HashMap::new(),
                 values: None,
+                key: None,
             }
         } else {
             serde_json::from_slice(rest).or_else(|e| {
@@ -128,6 +185,7 @@ impl Saved {
                     .map(|names| Meta {
                         names,
                         values: None,
+                        key: None,
                     })
                     .map_err(|_| format!("the line names: {e}"))
             })?
@@ -148,11 +206,16 @@ impl Saved {
             .into_iter()
             .filter_map(|(k, v)| Some((k.parse().ok()?, v)))
             .collect();
+        if !checked && meta.key.is_some() {
+            // Written with a checksum line (the key came with it), which is gone: cut short.
+            return Err("damaged: its checksum line is missing".into());
+        }
         Ok(Self {
             distinct: Box::new(distinct),
             heavy: Box::new(heavy),
             names,
             values,
+            key: meta.key,
         })
     }
 
@@ -188,6 +251,18 @@ impl Saved {
     /// # Errors
     /// The library's refusal (different parameters or seeds).
     pub fn merge(&mut self, other: &Self) -> Result<(), String> {
+        // Counts of different keys (whole lines and a field, two regexes) add up to nothing.
+        if let (Some(a), Some(b)) = (&self.key, &other.key) {
+            if a != b {
+                return Err(format!(
+                    "its keys are made otherwise ({b}) than those before it ({a}): counts of \
+                     different keys do not add up"
+                ));
+            }
+        }
+        if other.key.is_none() {
+            self.key = None;
+        }
         self.distinct
             .merge(&other.distinct)
             .map_err(|e| format!("the distinct counters do not merge: {e}"))?;
@@ -298,7 +373,14 @@ fn only_one(v: &SavedValues) -> String {
 /// A file that cannot be read or decoded, or does not merge, named.
 pub fn merge_files(paths: &[std::path::PathBuf], top: usize) -> io::Result<Snapshot> {
     let mut merged: Option<Saved> = None;
+    let (mut seen, mut twice) = (Vec::new(), Vec::new());
     for path in paths {
+        // The same file twice counts its lines twice: allowed (two copies of a run), but said.
+        let same = std::fs::canonicalize(path).ok();
+        if same.is_some() && seen.contains(&same) {
+            twice.push(path.display().to_string());
+        }
+        seen.push(same);
         let saved = Saved::read(path)?;
         match merged.as_mut() {
             Some(m) => m.merge(&saved).map_err(|e| {
@@ -312,7 +394,19 @@ pub fn merge_files(paths: &[std::path::PathBuf], top: usize) -> io::Result<Snaps
     }
     let merged = merged.ok_or_else(|| io::Error::other("merge: no files given"))?;
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    Ok(merged.snapshot(format!("merged: {}", names.join(" + ")), top))
+    let mut source = format!("merged: {}", names.join(" + "));
+    match merged.key.as_deref() {
+        Some(WHOLE_LINE) => {}
+        Some(key) => source.push_str(&format!(" · key: {key}")),
+        None => source.push_str(" · key: not recorded in every file"),
+    }
+    if !twice.is_empty() {
+        source.push_str(&format!(
+            " · given more than once, so counted as often: {}",
+            twice.join(", ")
+        ));
+    }
+    Ok(merged.snapshot(source, top))
 }
 
 #[cfg(test)]
@@ -422,6 +516,76 @@ mod tests {
         };
         assert_eq!(estimates(&merged), estimates(&one));
         assert_eq!(merged.rows.len(), 4);
+    }
+
+    #[test]
+    fn a_changed_byte_is_refused_and_files_of_other_keys_do_not_merge() {
+        // Found by a user test: with no checksum, 44 of 400 randomly damaged files were merged
+        // (one changed the distinct estimate by 3%); and files counting whole lines merged with
+        // files counting a field.
+        let line = |i: u32| format!("GET /{} {}", i % 7, i % 3);
+        let a = engine((0..3_000).map(line)).saved();
+        let bytes = a.encode().unwrap();
+        assert!(bytes.ends_with(b"\n") && bytes.len() > TRAILER_LEN);
+        assert_eq!(
+            Saved::decode(&bytes).unwrap().key.as_deref(),
+            Some(WHOLE_LINE)
+        );
+        // Every byte changed, in two ways (the CRC-32 catches every change of up to 32 bits in a
+        // row; a change in the trailer's own text leaves bytes after the JSON object).
+        for i in 0..bytes.len() {
+            for flip in [0x01, 0xff] {
+                let mut bad = bytes.clone();
+                bad[i] ^= flip;
+                assert!(
+                    Saved::decode(&bad).is_err(),
+                    "byte {i} ^ {flip:#x} accepted"
+                );
+            }
+        }
+        let err = Saved::decode(&bytes[..bytes.len() - TRAILER_LEN]).unwrap_err();
+        assert!(err.contains("checksum line is missing"), "{err}");
+
+        let by_field = engine_with(
+            EngineOptions {
+                key: crate::ingest::engine::KeyFields::parse("1").unwrap(),
+                ..EngineOptions::default()
+            },
+            (0..3_000).map(line),
+        )
+        .saved();
+        let err = a.clone().merge(&by_field).unwrap_err();
+        assert!(err.contains("field 1") && err.contains(WHOLE_LINE), "{err}");
+        // A file that does not say (written before the key was saved) merges, and the result's
+        // key is unknown.
+        let mut m = a.clone();
+        let mut old = a.clone();
+        old.key = None;
+        m.merge(&old).unwrap();
+        assert_eq!(m.key, None);
+
+        // The same file twice is said in the report's source; two files with the same key merge.
+        let dir = std::env::temp_dir().join(format!("tui-demo-saved-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (p1, p2) = (dir.join("a.sk"), dir.join("b.sk"));
+        a.write(&p1).unwrap();
+        a.write(&p2).unwrap();
+        let twice = merge_files(&[p1.clone(), p1.clone()], 10).unwrap();
+        assert!(
+            twice
+                .source
+                .contains("given more than once, so counted as often"),
+            "{}",
+            twice.source
+        );
+        let merged = merge_files(&[p1, p2], 10).unwrap();
+        assert_eq!(merged.totals.lines, 6_000);
+        assert!(
+            !merged.source.contains("more than once"),
+            "{}",
+            merged.source
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

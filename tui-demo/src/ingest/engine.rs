@@ -842,6 +842,11 @@ impl Engine {
                 json: v.json_pointer().map(str::to_owned),
                 missing: self.counters.values_missing,
             }),
+            key: Some(
+                self.options
+                    .describe()
+                    .unwrap_or_else(|| crate::saved::WHOLE_LINE.into()),
+            ),
         }
     }
 

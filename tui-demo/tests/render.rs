@@ -528,6 +528,29 @@ fn devices_panel() {
         };
         draw(&panel, w, h);
     }
+    // The panel's size on an 80×24 screen (40×7): found by a user test, it showed the table's
+    // header and no device. Now the summary lines give way to the devices, and where even they do
+    // not fit, the last line says how many rows are not shown and how to see them.
+    let panel = DevicesPanel {
+        stats: &f,
+        theme: Theme { color: false },
+        focused: false,
+    };
+    let device_rows = |screen: &str| {
+        screen
+            .lines()
+            .filter(|l| {
+                l.trim_start_matches(['│', ' '])
+                    .starts_with(|c: char| c.is_ascii_digit())
+            })
+            .count()
+    };
+    let screen = text(&draw(&panel, 40, 7));
+    assert_eq!(device_rows(&screen), 3, "{screen}");
+    assert_has(&screen, &["frames", "dev"]);
+    let screen = text(&draw(&panel, 40, 6));
+    assert_eq!(device_rows(&screen), 1, "{screen}");
+    assert_has(&screen, &["+2 more · Enter: zoom", "frames", "dev"]);
 }
 
 #[test]

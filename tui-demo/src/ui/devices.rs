@@ -182,8 +182,10 @@ impl Widget for &DevicesPanel<'_> {
             merged.push(Span::styled(" (OR: shared lines once)", t.dim()));
         }
         lines.push(Line::from(merged));
+        let table_at = lines.len();
         if narrow {
             self.compact_table(&mut lines);
+            let lines = fit_rows(lines, table_at, s.rows.len(), inner.height.into(), t);
             Paragraph::new(lines).render(inner, buf);
             return;
         }
@@ -242,6 +244,41 @@ impl Widget for &DevicesPanel<'_> {
                 t.dim(),
             )));
         }
+        let lines = fit_rows(lines, table_at, s.rows.len(), inner.height.into(), t);
         Paragraph::new(lines).render(inner, buf);
     }
+}
+
+/// Fits the panel's `lines` (summary lines, then from `table_at` the table's header and its
+/// `rows` device rows) into `height` lines: when they do not all fit, the summary lines after the
+/// first give way until two device rows fit (devices are what the panel is for), and the last
+/// line left says how many rows are not shown and how to see them, rather than cutting them off
+/// without a word.
+fn fit_rows(
+    mut lines: Vec<Line<'static>>,
+    table_at: usize,
+    rows: usize,
+    height: usize,
+    t: Theme,
+) -> Vec<Line<'static>> {
+    if lines.len() <= height || rows == 0 {
+        return lines;
+    }
+    // Summary lines dropped (from the second on) while fewer than two rows and the hint fit.
+    let mut table_at = table_at;
+    while table_at > 1 && height < table_at + 1 + 2.min(rows) + 1 {
+        lines.remove(table_at - 1);
+        table_at -= 1;
+    }
+    if lines.len() <= height {
+        return lines;
+    }
+    let shown = height.saturating_sub(table_at + 2);
+    lines.truncate(table_at + 1 + shown);
+    lines.push(Line::from(Span::styled(
+        format!("+{} more · Enter: zoom", rows - shown),
+        t.warn(),
+    )));
+    lines.truncate(height);
+    lines
 }

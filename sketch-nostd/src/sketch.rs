@@ -16,7 +16,7 @@ mod sealed {
 /// The operations every sketch has, under the same names and with the same return types as its
 /// inherent methods: [`merge`](Sketch::merge), [`seed`](Sketch::seed), [`clear`](Sketch::clear).
 /// Sealed: implemented by the crate's sketches only, so that methods can be added before 1.0. Every
-/// sketch implements it, [`DeviceHll`](crate::DeviceHll) included, but three:
+/// sketch implements it, [`DeviceHll`] included, but three:
 /// [`CuckooFilter`](crate::CuckooFilter) (two cuckoo filters cannot be merged: their fingerprints
 /// would not fit in the buckets of one), [`QuantileSketch`](crate::QuantileSketch) (it hashes
 /// nothing, so it has no seed; it merges with its inherent `merge`) and

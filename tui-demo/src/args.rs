@@ -94,8 +94,8 @@ pub enum Cmd {
         /// Where to send (loopback only).
         #[arg(long, default_value = DEFAULT_DEVICE_ADDR, value_parser = loopback)]
         to: SocketAddr,
-        /// Lines per second per device.
-        #[arg(long, default_value_t = DEFAULT_DEVICE_RATE)]
+        /// Lines per second per device (5000, 50k, …).
+        #[arg(long, default_value_t = DEFAULT_DEVICE_RATE, value_parser = count)]
         rate: u64,
         /// How often each device sends, in milliseconds.
         #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
@@ -175,8 +175,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH", value_parser = json_pointer, conflicts_with = "value_field")]
     pub value_json: Option<String>,
     /// Lines per second: the synthetic log's [default: 50000 live, unlimited in a report], or the
-    /// speed to replay files or stdin at [default: unlimited]; 0 = unlimited.
-    #[arg(long)]
+    /// speed to replay files or stdin at [default: unlimited]; 0 = unlimited. A whole number,
+    /// or with k / M: 50k, 1M.
+    #[arg(long, value_parser = count)]
     pub rate: Option<u64>,
     /// Keep reading the --input files as they grow, like tail -F: across rotation (a new file
     /// under the name) and truncation; several files are followed side by side.
@@ -189,7 +190,7 @@ pub struct RunArgs {
     #[arg(long, value_parser = seconds)]
     pub seconds: Option<f64>,
     /// Stop after this many lines [report on the synthetic log: 1000000].
-    #[arg(long, value_parser = number::<u64>)]
+    #[arg(long, value_parser = count)]
     pub lines: Option<u64>,
     /// Distinct lines counted exactly before the exact table stops growing (0: off).
     #[arg(long, default_value_t = 2_000_000, value_parser = number::<usize>)]
@@ -539,6 +540,28 @@ fn json_pointer(v: &str) -> Result<String, String> {
 }
 
 /// A number that may have `_` separators (`1_000_000`).
+/// A count of lines: a whole number, with `_` between digits or a decimal suffix `k`, `M`, `G`
+/// (×1,000, ×1,000,000, ×1,000,000,000): `5000`, `50k`, `1M`.
+fn count(v: &str) -> Result<u64, String> {
+    let t = v.trim().replace('_', "");
+    let (digits, scale) = match t.char_indices().last() {
+        Some((i, c @ ('k' | 'K' | 'm' | 'M' | 'g' | 'G'))) => (
+            t.get(..i).unwrap_or_default(),
+            match c.to_ascii_lowercase() {
+                'k' => 1_000,
+                'm' => 1_000_000,
+                _ => 1_000_000_000,
+            },
+        ),
+        _ => (t.as_str(), 1),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("'{v}' is not a whole number (e.g. 5000, 50k, 1M)"))?;
+    n.checked_mul(scale)
+        .ok_or_else(|| format!("'{v}' is too large"))
+}
+
 fn number<T: std::str::FromStr>(v: &str) -> Result<T, String> {
     v.trim()
         .replace('_', "")
@@ -648,6 +671,19 @@ mod tests {
         assert_eq!(o, Options::default());
         assert_eq!(run(&["live"]), Options::default());
         assert_eq!(o.source, SourceSpec::Synthetic { seed: 1 });
+    }
+
+    #[test]
+    fn counts_take_decimal_suffixes_and_say_what_they_want() {
+        // Found by a user test: `--lines 1M` was refused (`generate` takes 64k), and `--rate 0.5`
+        // said "invalid digit found in string".
+        assert_eq!(run(&["report", "--lines", "1M"]).lines, Some(1_000_000));
+        assert_eq!(run(&["--rate", "50k"]).rate, Some(50_000));
+        assert_eq!(run(&["--rate", "1_000"]).rate, Some(1_000));
+        assert_eq!(count("2G"), Ok(2_000_000_000));
+        let err = p(&["--rate", "0.5"]).unwrap_err().to_string();
+        assert!(err.contains("'0.5' is not a whole number"), "{err}");
+        assert!(count("99999999999999999999k").is_err() && count("18446744073709552k").is_err());
     }
 
     #[test]

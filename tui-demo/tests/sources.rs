@@ -308,6 +308,28 @@ fn plain_files_read_by_ingest_give_what_a_source_thread_sends() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Makes a FIFO at `path` and a thread that opens it for writing and writes `parts` into it, 300 ms
+/// apart, then closes it. `mkfifo` is coreutils': a machine without it fails here, saying so,
+/// rather than skipping.
+fn fifo(path: &std::path::Path, parts: &[&'static [u8]]) -> std::thread::JoinHandle<()> {
+    let made = Command::new("mkfifo").arg(path).status();
+    assert!(
+        made.as_ref().is_ok_and(|s| s.success()),
+        "mkfifo {} failed: {made:?}",
+        path.display()
+    );
+    let (path, parts) = (path.to_path_buf(), parts.to_vec());
+    std::thread::spawn(move || {
+        let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+        for (i, part) in parts.iter().enumerate() {
+            if i > 0 {
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            f.write_all(part).unwrap();
+        }
+    })
+}
+
 /// A pipe among the inputs (`--input <(zcat …)` gives one): read from where the writer starts,
 /// the two bytes read to tell gzip put back first (a pipe cannot seek), and opened once — the
 /// source thread reads what [`source::inline`] opened, where opening the pipe again would wait
@@ -317,20 +339,7 @@ fn a_pipe_is_read_once_from_its_start() {
     let dir = temp_dir("pipe");
     let (a, pipe) = (dir.join("a.log"), dir.join("pipe"));
     append(&a, "a0\na1\n");
-    // mkfifo is coreutils': a machine without it fails here, saying so, rather than skipping.
-    let made = Command::new("mkfifo").arg(&pipe).status();
-    assert!(
-        made.as_ref().is_ok_and(|s| s.success()),
-        "mkfifo {} failed: {made:?}",
-        pipe.display()
-    );
-    let writer = {
-        let pipe = pipe.clone();
-        std::thread::spawn(move || {
-            let mut f = std::fs::OpenOptions::new().write(true).open(pipe).unwrap();
-            f.write_all(b"p0\np1\np2").unwrap();
-        })
-    };
+    let writer = fifo(&pipe, &[b"p0\np1\np2"]);
     let spec = SourceSpec::Lines(vec![Input::File(a), Input::File(pipe)]);
     let control = Control::new(0);
     let opened = source::inline(&spec, None, &control)
@@ -358,21 +367,7 @@ fn a_pipe_is_read_once_from_its_start() {
 fn a_followed_pipe_is_read_as_it_comes() {
     let dir = temp_dir("follow-pipe");
     let pipe = dir.join("pipe");
-    let made = Command::new("mkfifo").arg(&pipe).status();
-    assert!(
-        made.as_ref().is_ok_and(|s| s.success()),
-        "mkfifo {} failed: {made:?}",
-        pipe.display()
-    );
-    let writer = {
-        let pipe = pipe.clone();
-        std::thread::spawn(move || {
-            let mut f = std::fs::OpenOptions::new().write(true).open(pipe).unwrap();
-            f.write_all(b"f0\nf1\n").unwrap();
-            std::thread::sleep(Duration::from_millis(300));
-            f.write_all(b"f2\n").unwrap();
-        })
-    };
+    let writer = fifo(&pipe, &[b"f0\nf1\n", b"f2\n"]);
     let spec = SourceSpec::Lines(vec![Input::Follow(pipe)]);
     let started = source::spawn(&spec, None, Control::new(0)).unwrap();
     let got = drain(|| started.rx.recv_timeout(Duration::from_secs(60)).ok());

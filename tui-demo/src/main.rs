@@ -217,12 +217,14 @@ fn live(opts: &Options) -> io::Result<usize> {
     // The view reads its keys from the terminal on stdin when there is one: lines typed there
     // would be split between the keys and the log, and `q` would not reach the view.
     if let SourceSpec::Lines(inputs) = &opts.source {
-        if inputs.contains(&tui_demo::source::Input::Stdin) && io::stdin().is_terminal() {
+        if let Some(name) = inputs.iter().find_map(a_terminal) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                "--input -: stdin is this terminal, which the live view reads its keys from; \
-                 pipe the log in (`command | tui-demo --input -`), give a file, or type lines \
-                 into `tui-demo report --input -` (Ctrl-D ends them)",
+                format!(
+                    "--input {name}: that is this terminal, which the live view reads its keys \
+                     from; pipe the log in (`command | tui-demo --input -`), give a file, or \
+                     type lines into `tui-demo report --input -` (Ctrl-D ends them)"
+                ),
             ));
         }
     }
@@ -238,6 +240,25 @@ fn live(opts: &Options) -> io::Result<usize> {
         }
     }
     result
+}
+
+/// The input's name if it is a terminal (stdin on one, `/dev/tty`, `/dev/stdin` on one): the
+/// live view cannot read lines from the terminal it takes its keys from. A path is opened only if
+/// it is a character device (opening a FIFO would wait for a writer).
+fn a_terminal(input: &tui_demo::source::Input) -> Option<String> {
+    use std::os::unix::fs::FileTypeExt;
+    use tui_demo::source::Input;
+    let terminal = match input {
+        Input::Stdin => io::stdin().is_terminal(),
+        Input::File(path) | Input::Follow(path) => {
+            std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device())
+                && std::fs::File::open(path).is_ok_and(|f| f.is_terminal())
+        }
+    };
+    terminal.then(|| match input {
+        Input::Stdin => "-".to_string(),
+        Input::File(p) | Input::Follow(p) => p.display().to_string(),
+    })
 }
 
 /// The live view itself; returns its outcome and the last snapshot.

@@ -213,8 +213,16 @@ fn stdin_as_the_terminal_is_refused_by_the_live_view() {
     // and the key reader took turns at the keystrokes, so `q` seldom arrived).
     let t = Tmux::start("stdin-tty", 100, 30);
     t.type_line(&format!("{BIN} --input -; echo exit=$?"));
-    t.wait_for("the refusal", |s| s.contains("stdin is this terminal"));
+    t.wait_for("the refusal", |s| s.contains("that is this terminal"));
     t.assert_shell_is_back("exit=1");
+    // The terminal by another name (a user test found these froze the view as `-` had).
+    for name in ["/dev/tty", "/dev/stdin"] {
+        t.type_line("clear");
+        t.type_line(&format!("{BIN} --input {name}; echo name-exit=$?"));
+        let refusal = format!("--input {name}: that is this terminal");
+        t.wait_for("the refusal", |s| s.contains(&refusal));
+        t.assert_shell_is_back("name-exit=1");
+    }
     // Typed into the headless report, the lines are read until Ctrl-D.
     t.type_line("clear");
     t.type_line(&format!("{BIN} report --input -; echo report-exit=$?"));

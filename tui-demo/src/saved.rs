@@ -57,6 +57,9 @@ struct Meta<N> {
     /// before it was saved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     key: Option<String>,
+    /// Lines the run read, with a key or not (the sketches count keys); absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    lines: Option<u64>,
 }
 
 /// The last line of a file since the key was saved: `\ncrc32 ` and the CRC-32 of every byte
@@ -89,6 +92,8 @@ pub struct Saved {
     /// How the keys were made ([`WHOLE_LINE`], `"field 1"`, …; `EngineOptions::describe`), so
     /// that files counting different keys do not merge; `None` when unknown (an older file).
     pub key: Option<String>,
+    /// Lines read by the runs saved, with a key or not; `None` when unknown (an older file).
+    pub lines: Option<u64>,
 }
 
 impl Saved {
@@ -121,6 +126,7 @@ impl Saved {
                 missing: v.missing,
             }),
             key: self.key.clone(),
+            lines: self.lines,
         };
         serde_json::to_writer(&mut buf, &meta)?;
         // A damaged file is refused, not merged with wrong counts: the wire format has no
@@ -142,6 +148,14 @@ impl Saved {
             && bytes
                 .get(bytes.len() - TRAILER_LEN..)
                 .is_some_and(|t| t.starts_with(TRAILER));
+        if !checked
+            && bytes
+                .get(bytes.len().saturating_sub(2 * TRAILER_LEN)..)
+                .is_some_and(|end| end.windows(TRAILER.len()).any(|w| w == TRAILER))
+        {
+            // The checksum line is there but not whole (its newline or a digit cut off).
+            return Err("damaged: its checksum line is cut short".into());
+        }
         let bytes = if checked {
             let (body, trailer) = bytes.split_at(bytes.len() - TRAILER_LEN);
             let hex = trailer
@@ -177,6 +191,7 @@ impl Saved {
                 names: HashMap::new(),
                 values: None,
                 key: None,
+                lines: None,
             }
         } else {
             serde_json::from_slice(rest).or_else(|e| {
@@ -186,6 +201,7 @@ impl Saved {
                         names,
                         values: None,
                         key: None,
+                        lines: None,
                     })
                     .map_err(|_| format!("the line names: {e}"))
             })?
@@ -216,6 +232,7 @@ impl Saved {
             names,
             values,
             key: meta.key,
+            lines: meta.lines,
         })
     }
 
@@ -255,14 +272,18 @@ impl Saved {
         if let (Some(a), Some(b)) = (&self.key, &other.key) {
             if a != b {
                 return Err(format!(
-                    "its keys are made otherwise ({b}) than those before it ({a}): counts of \
-                     different keys do not add up"
+                    "its keys are made otherwise than those before it: {b} here, {a} before \
+                     (counts of different keys do not add up)"
                 ));
             }
         }
         if other.key.is_none() {
             self.key = None;
         }
+        self.lines = self
+            .lines
+            .zip(other.lines)
+            .map(|(a, b)| a.saturating_add(b));
         self.distinct
             .merge(&other.distinct)
             .map_err(|e| format!("the distinct counters do not merge: {e}"))?;
@@ -312,7 +333,7 @@ impl Saved {
             }),
             ..Snapshot::default()
         };
-        s.totals.lines = self.heavy.total();
+        s.totals.lines = self.lines.unwrap_or_else(|| self.heavy.total());
         s
     }
 }
@@ -340,12 +361,24 @@ pub fn check_writable(path: &Path) -> io::Result<()> {
         )));
     }
     let tmp = temporary(path);
+    // The temporary file is what fails when the directory is not writable: name it, so the
+    // message points at the directory and not at a file that may well be writable itself.
+    let beside = |e: io::Error| {
+        io::Error::new(
+            e.kind(),
+            format!(
+                "{}: cannot create {} beside it to write it: {e}",
+                path.display(),
+                std::path::Path::new(&tmp).display()
+            ),
+        )
+    };
     std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .open(&tmp)
-        .map_err(named)?;
+        .map_err(beside)?;
     std::fs::remove_file(&tmp).map_err(named)
 }
 
@@ -376,7 +409,11 @@ pub fn merge_files(paths: &[std::path::PathBuf], top: usize) -> io::Result<Snaps
     let (mut seen, mut twice) = (Vec::new(), Vec::new());
     for path in paths {
         // The same file twice counts its lines twice: allowed (two copies of a run), but said.
-        let same = std::fs::canonicalize(path).ok();
+        // By device and inode, so that another name (a symbolic or hard link) is the same file.
+        let same = std::fs::metadata(path).ok().map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            (m.dev(), m.ino())
+        });
         if same.is_some() && seen.contains(&same) {
             twice.push(path.display().to_string());
         }
@@ -545,6 +582,11 @@ mod tests {
         }
         let err = Saved::decode(&bytes[..bytes.len() - TRAILER_LEN]).unwrap_err();
         assert!(err.contains("checksum line is missing"), "{err}");
+        // Its last newline or digit cut off: said as such (a user test saw "trailing characters").
+        for cut in 1..=2 {
+            let err = Saved::decode(&bytes[..bytes.len() - cut]).unwrap_err();
+            assert!(err.contains("checksum line is cut short"), "{err}");
+        }
 
         let by_field = engine_with(
             EngineOptions {
@@ -570,14 +612,18 @@ mod tests {
         let (p1, p2) = (dir.join("a.sk"), dir.join("b.sk"));
         a.write(&p1).unwrap();
         a.write(&p2).unwrap();
-        let twice = merge_files(&[p1.clone(), p1.clone()], 10).unwrap();
-        assert!(
-            twice
-                .source
-                .contains("given more than once, so counted as often"),
-            "{}",
-            twice.source
-        );
+        let hard = dir.join("hard.sk");
+        std::fs::hard_link(&p1, &hard).unwrap();
+        for again in [p1.clone(), hard] {
+            let twice = merge_files(&[p1.clone(), again], 10).unwrap();
+            assert!(
+                twice
+                    .source
+                    .contains("given more than once, so counted as often"),
+                "{}",
+                twice.source
+            );
+        }
         let merged = merge_files(&[p1, p2], 10).unwrap();
         assert_eq!(merged.totals.lines, 6_000);
         assert!(
@@ -586,6 +632,37 @@ mod tests {
             merged.source
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_merge_reports_the_lines_the_runs_read() {
+        // Found by a user test: a run under --key-regex read 1,761 lines of which 188 had a key;
+        // merged, its file said 188 lines.
+        let options = || EngineOptions {
+            rule: crate::ingest::key::KeyRule::regex("POST (\\S+)").unwrap(),
+            ..EngineOptions::default()
+        };
+        let line = |i: u32| {
+            format!(
+                "{} /{}",
+                if i.is_multiple_of(4) { "POST" } else { "GET" },
+                i % 5
+            )
+        };
+        let a = engine_with(options(), (0..1_000).map(line)).saved();
+        let b = engine_with(options(), (1_000..1_600).map(line)).saved();
+        assert_eq!((a.lines, a.heavy.total()), (Some(1_000), 250));
+        let mut m = Saved::decode(&a.encode().unwrap()).unwrap();
+        m.merge(&Saved::decode(&b.encode().unwrap()).unwrap())
+            .unwrap();
+        let s = m.snapshot("m".into(), 10);
+        assert_eq!((s.totals.lines, s.heavy.unwrap().total), (1_600, 400));
+        // An older file does not say: the merge falls back to the keys the sketches count.
+        let mut old = b.clone();
+        old.lines = None;
+        let mut m = a.clone();
+        m.merge(&old).unwrap();
+        assert_eq!(m.snapshot("m".into(), 10).totals.lines, 400);
     }
 
     #[test]

@@ -15,7 +15,8 @@ fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
 /// Totals over the input.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Totals {
-    /// Lines read, with a key or not (as `wc -l` counts them; the sketches' totals count keys).
+    /// Lines read, with a key or not (a last line without a newline too; the sketches' totals
+    /// count keys).
     pub lines: u64,
     /// Input bytes, newlines included.
     pub bytes: u64,

@@ -590,8 +590,8 @@ impl Engine {
                 self.remember(keys.shown(batch, k));
             }
         }
-        // Every line read, with a key or not (as `wc -l` counts): the lines without one are
-        // counted apart (`missing_field`), and the sketches' own totals are of keys.
+        // Every line read, with a key or not (a last one without a newline too): the lines
+        // without a key are counted apart (`missing_field`), and the sketches' totals are of keys.
         self.counters.totals.lines += batch.lines.len() as u64;
         self.counters.totals.bytes += batch.input_bytes;
     }
@@ -847,6 +847,7 @@ impl Engine {
                     .describe()
                     .unwrap_or_else(|| crate::saved::WHOLE_LINE.into()),
             ),
+            lines: Some(self.counters.totals.lines),
         }
     }
 

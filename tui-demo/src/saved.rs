@@ -49,7 +49,7 @@ struct ValuesMeta {
 }
 
 /// The JSON object after the sketches.
-#[derive(Serialize, Deserialize)]
+#[derive(Default, Serialize, Deserialize)]
 struct Meta<N> {
     names: N,
     values: Option<ValuesMeta>,
@@ -142,37 +142,36 @@ impl Saved {
     /// # Errors
     /// Why the bytes are not a saved file.
     pub fn decode(bytes: &[u8]) -> Result<Self, String> {
-        // The trailer, when there is one (files before it end with the JSON object's `}`).
-        let checked = bytes.len() >= TRAILER_LEN
-            && bytes.ends_with(b"\n")
-            && bytes
-                .get(bytes.len() - TRAILER_LEN..)
-                .is_some_and(|t| t.starts_with(TRAILER));
-        if !checked
-            && bytes
-                .get(bytes.len().saturating_sub(2 * TRAILER_LEN)..)
-                .is_some_and(|end| end.windows(TRAILER.len()).any(|w| w == TRAILER))
-        {
-            // The checksum line is there but not whole (its newline or a digit cut off).
-            return Err("damaged: its checksum line is cut short".into());
-        }
-        let bytes = if checked {
-            let (body, trailer) = bytes.split_at(bytes.len() - TRAILER_LEN);
-            let hex = trailer
-                .get(TRAILER.len()..TRAILER_LEN - 1)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u32::from_str_radix(h, 16).ok())
-                .ok_or("damaged: its checksum line is not readable")?;
-            let crc = crc32(body);
-            if crc != hex {
-                return Err(format!(
-                    "damaged: its CRC-32 is {crc:08x}, the file says {hex:08x} (a byte changed \
-                     since it was written)"
-                ));
+        // The checksum line, when there is one (files before it end with the JSON object's `}`,
+        // and the object is one line: the line's start is found only in the last bytes).
+        let tail = bytes.len().saturating_sub(2 * TRAILER_LEN);
+        let at = bytes
+            .get(tail..)
+            .and_then(|end| end.windows(TRAILER.len()).rposition(|w| w == TRAILER))
+            .map(|i| tail + i);
+        let checked = at.is_some();
+        let bytes = match at {
+            None => bytes,
+            Some(at) => {
+                let (body, trailer) = bytes.split_at(at);
+                if trailer.len() != TRAILER_LEN || !trailer.ends_with(b"\n") {
+                    // Its newline or a digit cut off, or more after it.
+                    return Err("damaged: its checksum line is cut short".into());
+                }
+                let hex = trailer
+                    .get(TRAILER.len()..TRAILER_LEN - 1)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .ok_or("damaged: its checksum line is not readable")?;
+                let crc = crc32(body);
+                if crc != hex {
+                    return Err(format!(
+                        "damaged: its CRC-32 is {crc:08x}, the file says {hex:08x} (a byte \
+                         changed since it was written)"
+                    ));
+                }
+                body
             }
-            body
-        } else {
-            bytes
         };
         let (distinct, rest) =
             wire::take::<Distinct>(bytes).map_err(|e| format!("the distinct counter: {e}"))?;
@@ -187,21 +186,14 @@ impl Saved {
             (None, rest)
         };
         let meta: Meta<HashMap<String, String>> = if rest.is_empty() {
-            Meta {
-                names: HashMap::new(),
-                values: None,
-                key: None,
-                lines: None,
-            }
+            Meta::default()
         } else {
             serde_json::from_slice(rest).or_else(|e| {
                 // Before the quantiles were saved, the object was the names map itself.
                 serde_json::from_slice(rest)
                     .map(|names| Meta {
                         names,
-                        values: None,
-                        key: None,
-                        lines: None,
+                        ..Meta::default()
                     })
                     .map_err(|_| format!("the line names: {e}"))
             })?

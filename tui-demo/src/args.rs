@@ -513,22 +513,28 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::
 /// When the text is not a size.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let s = s.trim();
-    let (digits, shift) = match s.char_indices().last() {
-        Some((i, c @ ('k' | 'K' | 'm' | 'M' | 'g' | 'G'))) => {
-            let shift = match c.to_ascii_lowercase() {
-                'k' => 10,
-                'm' => 20,
-                _ => 30,
-            };
-            (s.get(..i).unwrap_or_default(), shift)
-        }
-        _ => (s, 0),
-    };
+    let (digits, unit) = suffixed(s);
     let n: u64 = digits
         .parse()
         .map_err(|_| format!("'{s}' is not a size (e.g. 4096, 64k, 500M, 1G)"))?;
-    n.checked_mul(1 << shift)
+    n.checked_mul(unit.map_or(1, |u| 1 << (10 * u)))
         .ok_or_else(|| format!("'{s}' is too large"))
+}
+
+/// A number's digits and its unit suffix, if any: `k`, `M`, `G` (either case) as 1, 2, 3 (the
+/// power of 1,024 for sizes, of 1,000 for counts).
+fn suffixed(s: &str) -> (&str, Option<u32>) {
+    match s.char_indices().last() {
+        Some((i, c @ ('k' | 'K' | 'm' | 'M' | 'g' | 'G'))) => (
+            s.get(..i).unwrap_or_default(),
+            Some(match c.to_ascii_lowercase() {
+                'k' => 1,
+                'm' => 2,
+                _ => 3,
+            }),
+        ),
+        _ => (s, None),
+    }
 }
 
 /// A `--value-json` path as a JSON pointer, as `--json-key` reads one.
@@ -544,21 +550,11 @@ fn json_pointer(v: &str) -> Result<String, String> {
 /// (×1,000, ×1,000,000, ×1,000,000,000): `5000`, `50k`, `1M`.
 fn count(v: &str) -> Result<u64, String> {
     let t = v.trim().replace('_', "");
-    let (digits, scale) = match t.char_indices().last() {
-        Some((i, c @ ('k' | 'K' | 'm' | 'M' | 'g' | 'G'))) => (
-            t.get(..i).unwrap_or_default(),
-            match c.to_ascii_lowercase() {
-                'k' => 1_000,
-                'm' => 1_000_000,
-                _ => 1_000_000_000,
-            },
-        ),
-        _ => (t.as_str(), 1),
-    };
+    let (digits, unit) = suffixed(&t);
     let n: u64 = digits
         .parse()
         .map_err(|_| format!("'{v}' is not a whole number (e.g. 5000, 50k, 1M)"))?;
-    n.checked_mul(scale)
+    n.checked_mul(unit.map_or(1, |u| 1_000u64.pow(u)))
         .ok_or_else(|| format!("'{v}' is too large"))
 }
 

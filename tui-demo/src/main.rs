@@ -248,17 +248,13 @@ fn live(opts: &Options) -> io::Result<usize> {
 fn a_terminal(input: &tui_demo::source::Input) -> Option<String> {
     use std::os::unix::fs::FileTypeExt;
     use tui_demo::source::Input;
-    let terminal = match input {
-        Input::Stdin => io::stdin().is_terminal(),
-        Input::File(path) | Input::Follow(path) => {
-            std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device())
-                && std::fs::File::open(path).is_ok_and(|f| f.is_terminal())
-        }
-    };
-    terminal.then(|| match input {
-        Input::Stdin => "-".to_string(),
-        Input::File(p) | Input::Follow(p) => p.display().to_string(),
-    })
+    match input {
+        Input::Stdin => io::stdin().is_terminal().then(|| "-".to_string()),
+        Input::File(path) | Input::Follow(path) => (std::fs::metadata(path)
+            .is_ok_and(|m| m.file_type().is_char_device())
+            && std::fs::File::open(path).is_ok_and(|f| f.is_terminal()))
+        .then(|| path.display().to_string()),
+    }
 }
 
 /// The live view itself; returns its outcome and the last snapshot.

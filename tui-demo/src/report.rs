@@ -141,7 +141,7 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     if let Some(f) = &s.devices {
         return write_fleet(s, f, w);
     }
-    if s.sketches_only || s.dedupe.bits == 0 {
+    if s.sketches_only {
         // The lines the saving runs read, and, when some had no key, the keys the sketches count.
         let keys = s.heavy.as_ref().map_or(t.lines, |h| h.total);
         if keys == t.lines {
@@ -182,7 +182,7 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         )?;
     }
     // Saved sketches (`merge`) carry no exact table and no filters: only their own rows.
-    if !s.sketches_only && s.dedupe.bits > 0 {
+    if !s.sketches_only {
         table_lines(s, w, &row)?;
     }
     if let Some(h) = &s.heavy {

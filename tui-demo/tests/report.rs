@@ -35,6 +35,14 @@ fn run(args: &[&str], input: &[u8]) -> (std::process::ExitStatus, String, String
     )
 }
 
+/// An empty directory of this test process's own, `tui-demo-NAME-PID` under the system's.
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tui-demo-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// A log with repeats, CRLF, invalid UTF-8, an escape sequence, a 300 KiB line, and a last line
 /// without a newline.
 fn awkward_input() -> Vec<u8> {
@@ -128,8 +136,7 @@ fn table_report_when_stdout_is_not_a_terminal() {
 
 #[test]
 fn a_file_source_and_a_missing_file() {
-    let dir = std::env::temp_dir().join(format!("tui-demo-report-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("report");
     let path = dir.join("app.log");
     std::fs::write(&path, b"one\ntwo\none\n").unwrap();
     let (status, out, _) = run(&["--input", path.to_str().unwrap(), "--json"], b"");
@@ -460,8 +467,7 @@ fn huge_seconds_do_not_panic() {
 
 #[test]
 fn a_directory_as_input_is_an_error_naming_it() {
-    let dir = std::env::temp_dir().join(format!("tui-demo-dir-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("dir");
     let path = dir.to_str().unwrap();
     for mode in ["--report", "--json"] {
         let (status, out, err) = run(&["--input", path, mode], b"");
@@ -508,8 +514,7 @@ fn listen_on_port_0_reports_the_bound_port() {
 fn several_inputs_are_read_one_after_the_other() {
     // A defect once: two --input were refused ("give one source"). A file without a final newline
     // does not join its last line to the next file's first.
-    let dir = std::env::temp_dir().join(format!("tui-demo-several-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("several");
     let (a, b) = (dir.join("a.log"), dir.join("b.log"));
     std::fs::write(&a, b"x\ny").unwrap();
     std::fs::write(&b, b"y\nz\n").unwrap();
@@ -547,8 +552,7 @@ fn several_inputs_are_read_one_after_the_other() {
 
 #[test]
 fn saved_sketches_merge_into_the_report_of_one_run() {
-    let dir = std::env::temp_dir().join(format!("tui-demo-save-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("save");
     let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
     let log = |seed: &str, path: &str| {
         let out = Command::new(BIN)
@@ -1079,8 +1083,7 @@ fn extreme_values_fit_the_quantile_table() {
 /// a run's report, in the same order: one schema.
 #[test]
 fn merge_json_has_null_for_what_a_merge_does_not_know() {
-    let dir = std::env::temp_dir().join(format!("tui-demo-merge-null-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("merge-null");
     let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
     std::fs::write(p("a.log"), b"x\ny\nx\nz\r\n").unwrap();
     let (status, run_json, err) = run(
@@ -1191,8 +1194,7 @@ fn top_level_keys(json: &str) -> Vec<String> {
 /// report thrown away.
 #[test]
 fn an_unwritable_save_path_fails_at_once_naming_it() {
-    let dir = std::env::temp_dir().join(format!("tui-demo-badsave-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("badsave");
     let log = dir.join("a.log");
     std::fs::write(&log, b"x\ny\n").unwrap();
     let missing = dir.join("no-such-dir").join("x.sk");
@@ -1237,8 +1239,7 @@ fn an_unwritable_save_path_fails_at_once_naming_it() {
 /// something), and a save that fails at the end anyway still prints the report, then exits 1.
 #[test]
 fn an_earlier_save_is_kept_and_a_failed_last_save_still_reports() {
-    let dir = std::env::temp_dir().join(format!("tui-demo-lastsave-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("lastsave");
     let save = dir.join("x.sk");
     std::fs::write(&save, b"an earlier save").unwrap();
     let save_s = save.to_str().unwrap();

@@ -266,6 +266,25 @@ fn ctrl_c_sigterm_and_a_panic_restore_the_terminal() {
 }
 
 #[test]
+fn a_fifo_without_a_writer_shows_the_view_and_q_quits() {
+    // Found by a user test: the open of a FIFO waited for a writer before the view drew, so the
+    // screen stayed blank and `q` went unread.
+    let t = Tmux::start("fifo", 100, 30);
+    let dir = std::env::temp_dir().join(format!("tui-demo-e2e-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let pipe = dir.join("pipe");
+    let made = Command::new("mkfifo").arg(&pipe).status();
+    assert!(made.as_ref().is_ok_and(|s| s.success()), "mkfifo: {made:?}");
+    t.type_line(&format!("{BIN} --input {}; echo exit=$?", pipe.display()));
+    let s = t.wait_for("the live view", is_live);
+    assert!(s.contains("0 lines"), "{s}");
+    t.keys(&["q"]);
+    t.assert_shell_is_back("exit=0");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_directory_as_input_shows_the_error_and_exits_1() {
     let t = Tmux::start("dir", 100, 30);
     let dir = std::env::temp_dir();

@@ -312,12 +312,22 @@ fn plain_files_read_by_ingest_give_what_a_source_thread_sends() {
 /// apart, then closes it. `mkfifo` is coreutils': a machine without it fails here, saying so,
 /// rather than skipping.
 fn fifo(path: &std::path::Path, parts: &[&'static [u8]]) -> std::thread::JoinHandle<()> {
+    mkfifo(path);
+    writer(path, parts)
+}
+
+/// Makes a FIFO at `path` (with coreutils' `mkfifo`, as [`fifo`]).
+fn mkfifo(path: &std::path::Path) {
     let made = Command::new("mkfifo").arg(path).status();
     assert!(
         made.as_ref().is_ok_and(|s| s.success()),
         "mkfifo {} failed: {made:?}",
         path.display()
     );
+}
+
+/// A thread that opens the FIFO at `path` for writing and writes `parts` into it, 300 ms apart.
+fn writer(path: &std::path::Path, parts: &[&'static [u8]]) -> std::thread::JoinHandle<()> {
     let (path, parts) = (path.to_path_buf(), parts.to_vec());
     std::thread::spawn(move || {
         let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
@@ -331,9 +341,9 @@ fn fifo(path: &std::path::Path, parts: &[&'static [u8]]) -> std::thread::JoinHan
 }
 
 /// A pipe among the inputs (`--input <(zcat …)` gives one): read from where the writer starts,
-/// the two bytes read to tell gzip put back first (a pipe cannot seek), and opened once — the
-/// source thread reads what [`source::inline`] opened, where opening the pipe again would wait
-/// for a writer that is gone.
+/// the two bytes read to tell gzip put back first (a pipe cannot seek), and opened once, by the
+/// source thread ([`source::inline`] stops before it, unopened): a second open would wait for a
+/// writer that is gone.
 #[test]
 fn a_pipe_is_read_once_from_its_start() {
     let dir = temp_dir("pipe");
@@ -359,6 +369,42 @@ fn a_pipe_is_read_once_from_its_start() {
     );
     writer.join().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A FIFO that no writer has opened yet holds up nothing: it is opened on the source's thread when
+/// its turn comes (the live view had stayed blank, deaf to `q`, while the open waited), the inputs
+/// before it are read meanwhile, and its lines come once a writer opens it — followed or not.
+#[test]
+fn a_fifo_without_a_writer_does_not_hold_up_the_start() {
+    for follow in [false, true] {
+        let dir = temp_dir(&format!("fifo-wait-{follow}"));
+        let (a, pipe) = (dir.join("a.log"), dir.join("pipe"));
+        append(&a, "a0\n");
+        mkfifo(&pipe);
+        let input = if follow { Input::Follow } else { Input::File };
+        let spec = SourceSpec::Lines(vec![Input::File(a), input(pipe.clone())]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let starting = spec.clone();
+        std::thread::spawn(move || {
+            let control = Control::new(0);
+            let opened = source::inline(&starting, None, &control)
+                .unwrap()
+                .expect_err("a FIFO is not read inline");
+            let _ = tx.send(source::spawn_opened(&starting, None, control, opened).unwrap());
+        });
+        // The start takes milliseconds; 30 s guards against it waiting for a writer, which
+        // none opens until it has returned.
+        let Ok(started) = rx.recv_timeout(Duration::from_secs(30)) else {
+            let _ = writer(&pipe, &[]).join();
+            panic!("the start waited for the FIFO's writer (follow: {follow})");
+        };
+        assert_eq!(receive(&started.rx, 1), ["a0"], "follow: {follow}");
+        let w = writer(&pipe, &[b"p0\n", b"p1"]);
+        let got = drain(|| started.rx.recv_timeout(Duration::from_secs(60)).ok());
+        assert_eq!(got, (vec!["p0".to_string(), "p1".to_string()], None));
+        w.join().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// A pipe to follow (`--follow <(tail -f …)`): read as it comes, until its writer closes; a

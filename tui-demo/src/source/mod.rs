@@ -580,9 +580,31 @@ impl Inline {
 /// An opened input of lines: its name, whether it is followed, and its reader.
 type Reader = (String, bool, Box<dyn std::io::Read + Send>);
 
+/// An input of [`spawn_opened`]'s: opened, or a FIFO to be opened on the source's thread.
+enum Pending {
+    Open(Box<dyn std::io::Read + Send>),
+    Fifo(std::path::PathBuf),
+}
+
+impl Pending {
+    /// The reader, opening a FIFO now (which waits for its writer); the error names the path.
+    fn open(self) -> Result<Box<dyn std::io::Read + Send>, String> {
+        match self {
+            Self::Open(r) => Ok(r),
+            Self::Fifo(path) => follow::open_lines(&path).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// Whether `path` is a FIFO (a named pipe), whose open waits for a writer.
+fn is_fifo(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+}
+
 /// The first inputs of a [`SourceSpec::Lines`], opened by [`inline`] before it found one that is not
-/// a plain file: [`spawn_opened`] reads them as they are, rather than opening them again (a pipe
-/// opened twice would lose what the first open read).
+/// a plain file: [`spawn_opened`] reads them as they are, rather than opening them again (a device
+/// opened twice would lose what the first open read). A FIFO is not among them: [`inline`] stops
+/// before it, unopened (its open waits for a writer).
 #[derive(Default)]
 pub struct Opened(Vec<Reader>);
 
@@ -612,9 +634,13 @@ pub fn inline(
     }
     let mut files = std::collections::VecDeque::new();
     for input in inputs {
+        // A FIFO is opened by the source thread (the open waits for a writer).
         let Input::File(path) = input else {
             return Ok(Err(Opened::of(files)));
         };
+        if is_fifo(path) {
+            return Ok(Err(Opened::of(files)));
+        }
         let (file, plain) = follow::open_lines_plain(path)?;
         files.push_back((input.name(), file));
         if !plain {
@@ -685,22 +711,28 @@ pub fn spawn_opened(
                 .spawn(move || synthetic::run(seed, limit, &control, &tx))?
         }
         SourceSpec::Lines(inputs) => {
-            // Every file is opened now, so a missing one is an error before anything runs.
-            let mut readers = opened.0;
-            for input in inputs.iter().skip(readers.len()) {
-                let reader: Box<dyn std::io::Read + Send> = match input {
-                    Input::Stdin => Box::new(std::io::stdin()),
-                    Input::File(path) => follow::open_lines(path)?,
+            // Every file is opened now, so a missing one is an error before anything runs; but a
+            // FIFO is opened when its turn comes, on the source's thread: its open waits for a
+            // writer, and the live view must draw (and take `q`) meanwhile.
+            let skip = opened.0.len();
+            let mut readers: Vec<(String, bool, Pending)> = opened
+                .0
+                .into_iter()
+                .map(|(name, followed, r)| (name, followed, Pending::Open(r)))
+                .collect();
+            for input in inputs.iter().skip(skip) {
+                let reader = match input {
+                    Input::Stdin => Pending::Open(Box::new(std::io::stdin())),
                     // A pipe (`--follow <(tail -f …)`, a FIFO) has no end to wait at, nor a size
                     // to see a truncation by: it is read as it comes, until its writer closes.
-                    Input::Follow(path)
-                        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) =>
-                    {
-                        follow::open_lines(path)?
+                    Input::File(path) | Input::Follow(path) if is_fifo(path) => {
+                        Pending::Fifo(path.clone())
                     }
-                    Input::Follow(path) => {
-                        Box::new(follow::Follow::open(path.clone(), Arc::clone(&control))?)
-                    }
+                    Input::File(path) => Pending::Open(follow::open_lines(path)?),
+                    Input::Follow(path) => Pending::Open(Box::new(follow::Follow::open(
+                        path.clone(),
+                        Arc::clone(&control),
+                    )?)),
                 };
                 readers.push((input.name(), matches!(input, Input::Follow(_)), reader));
             }
@@ -720,8 +752,9 @@ pub fn spawn_opened(
                     for (name, followed, reader) in readers {
                         if followed {
                             let out = Arc::clone(&out);
-                            followers
-                                .push(std::thread::spawn(move || read_input(&name, reader, &out)));
+                            followers.push(std::thread::spawn(move || {
+                                read_input(&name, reader.open()?, &out)
+                            }));
                         } else {
                             in_order.push((name, reader));
                         }
@@ -731,7 +764,7 @@ pub fn spawn_opened(
                         if out.left.load(Ordering::SeqCst) == 0 || control.stopped() {
                             break;
                         }
-                        result = read_input(&name, reader, &out);
+                        result = reader.open().and_then(|r| read_input(&name, r, &out));
                         if result.is_err() {
                             break;
                         }

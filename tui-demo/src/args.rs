@@ -114,7 +114,7 @@ pub enum Cmd {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         value_field: Option<u16>,
     },
-    /// Merge files written by --save (other runs, hosts or devices) and report them.
+    /// Merge files written by --save (by other runs or hosts) and report them.
     Merge {
         /// The saved files.
         #[arg(required = true, value_name = "FILE")]

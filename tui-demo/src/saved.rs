@@ -1,6 +1,7 @@
 //! Keeping the results: `--save FILE` writes the sketches in the library's wire format (at exit and
-//! every `--save-every` seconds), and `merge A B …` merges saved files — from other runs, hosts or
-//! devices — with the library's own merges and reports them. Sketches are the unit of exchange.
+//! every `--save-every` seconds), and `merge A B …` merges saved files — from other runs or hosts —
+//! with the library's own merges and reports them. Sketches are the unit of exchange. (A fleet of
+//! devices is merged live by `listen`, whose sketches are of other types and seeds: it saves none.)
 //!
 //! A file holds, back to back: the distinct counter ([`Distinct`], HyperLogLog p = 14), the
 //! heavy-hitter summary ([`Heavy`], Space-Saving over line hashes) and, with `--value-field` or

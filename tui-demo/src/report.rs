@@ -60,17 +60,17 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     )?;
     handle.send(crate::ingest::Command::Window(opts.window));
     let deadline = crate::clock::deadline(start, opts.seconds);
-    // Until the input ends, a stop signal or the deadline (seen within this long).
+    // Until the input ends (at once: its snapshot wakes this wait), a stop signal or the deadline
+    // (seen within this long).
     const SLICE: std::time::Duration = std::time::Duration::from_millis(5);
     loop {
         if signal.load(Ordering::Relaxed) != 0
             || deadline.is_some_and(|d| Instant::now() >= d)
-            || handle.snapshot().finished.is_some()
             || !handle.alive()
+            || handle.wait_finished(SLICE)
         {
             break;
         }
-        std::thread::sleep(SLICE);
     }
     let elapsed = start.elapsed();
     let latest = std::sync::Arc::clone(&handle.latest);

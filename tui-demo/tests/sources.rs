@@ -153,6 +153,33 @@ fn gzip_input_and_several_files() {
     assert_eq!(v["lines"], 5_004);
     assert_eq!(v["exact"]["distinct"], 44);
     assert_eq!(v["heavy"]["rows"][0]["exact"], 125);
+    // Gzip on stdin is recognised by its magic bytes too (it was counted as binary lines), from
+    // a pipe and from a file; plain text on stdin is read as it is.
+    let gz_bytes = std::fs::read(path("b.log")).unwrap();
+    for (from, want) in [("a pipe", 3), ("b.log", 3), ("c.log", 1)] {
+        let piped = from == "a pipe";
+        let stdin: Stdio = if piped {
+            Stdio::piped()
+        } else {
+            std::fs::File::open(path(from)).unwrap().into()
+        };
+        let mut child = Command::new(BIN)
+            .args(["report", "--json", "--input", "-"])
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        if let Some(mut pipe) = child.stdin.take() {
+            pipe.write_all(&gz_bytes).unwrap();
+        }
+        let v = json(&child.wait_with_output().unwrap());
+        assert_eq!(
+            (v["lines"].as_u64(), v["non_utf8"].as_u64()),
+            (Some(want), Some(0)),
+            "stdin from {from}"
+        );
+    }
     // A corrupt gzip file is an error naming it.
     let mut bad = gz(&text);
     bad.truncate(bad.len() / 2);
@@ -405,6 +432,36 @@ fn a_fifo_without_a_writer_does_not_hold_up_the_start() {
         w.join().unwrap();
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// A pipe whose writer is open but has written nothing yet (`--input <(tail -n0 -f app.log)`): a
+/// report still ends at `--seconds` (it waited for the writer's first bytes, read to recognise
+/// gzip, before anything ran — `--seconds`, signals and `q` went unheeded until then).
+#[test]
+fn a_silent_pipe_still_ends_at_seconds() {
+    let dir = temp_dir("silent-pipe");
+    let pipe = dir.join("pipe");
+    mkfifo(&pipe);
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let held = pipe.clone();
+    let writer = std::thread::spawn(move || {
+        let _open = std::fs::OpenOptions::new().write(true).open(held).unwrap();
+        let _ = rx.recv_timeout(Duration::from_secs(120));
+    });
+    let (out, took) = run(&[
+        "report",
+        "--json",
+        "-i",
+        pipe.to_str().unwrap(),
+        "--seconds",
+        "0.5",
+    ]);
+    let _ = tx.send(());
+    writer.join().unwrap();
+    assert_eq!(json(&out)["lines"], 0);
+    // The writer holds the pipe open for two minutes: a report that ended did not wait for it.
+    assert!(took < Duration::from_secs(60), "{took:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A pipe to follow (`--follow <(tail -f …)`): read as it comes, until its writer closes; a

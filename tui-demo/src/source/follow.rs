@@ -164,16 +164,7 @@ pub fn open_lines(path: &std::path::Path) -> io::Result<Box<dyn Read + Send>> {
 pub fn open_lines_plain(path: &std::path::Path) -> io::Result<(Box<dyn Read + Send>, bool)> {
     let mut file = open_file(path)?;
     let regular = file.metadata()?.is_file();
-    let mut head = [0u8; 2];
-    let mut n = 0;
-    while n < head.len() {
-        match file.read(head.get_mut(n..).unwrap_or_default()) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    let (head, n) = read_head(&mut file)?;
     let head = head.get(..n).unwrap_or_default();
     let gzip = is_gzip(path, head);
     if gzip && !head.starts_with(&GZIP_MAGIC) {
@@ -194,13 +185,45 @@ pub fn open_lines_plain(path: &std::path::Path) -> io::Result<(Box<dyn Read + Se
         Box::new(io::Cursor::new(head.to_vec()).chain(file))
     };
     if gzip {
-        Ok((
-            Box::new(flate2::read::MultiGzDecoder::new(
-                io::BufReader::with_capacity(1 << 16, reader),
-            )),
-            false,
-        ))
+        Ok((gunzip(reader), false))
     } else {
         Ok((reader, regular))
     }
+}
+
+/// Standard input as lines, decompressed if it starts with gzip's magic bytes (`zcat` is not
+/// needed: `cat app.log.gz | tui-demo --input -`), as a file is. Reads its first two bytes, so it
+/// waits for the writer's first ones: call it where the wait holds nothing up.
+///
+/// # Errors
+/// When standard input cannot be read.
+pub fn open_stdin() -> io::Result<Box<dyn Read + Send>> {
+    let mut stdin = io::stdin();
+    let (head, n) = read_head(&mut stdin)?;
+    let head = head.get(..n).unwrap_or_default();
+    let gzip = head.starts_with(&GZIP_MAGIC);
+    let reader: Box<dyn Read + Send> = Box::new(io::Cursor::new(head.to_vec()).chain(stdin));
+    Ok(if gzip { gunzip(reader) } else { reader })
+}
+
+/// The first two bytes of `reader` (fewer if it ends first), and how many there are.
+fn read_head(reader: &mut impl Read) -> io::Result<([u8; 2], usize)> {
+    let mut head = [0u8; 2];
+    let mut n = 0;
+    while n < head.len() {
+        match reader.read(head.get_mut(n..).unwrap_or_default()) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((head, n))
+}
+
+/// `reader` decompressed as gzip (several members, back to back, one after the other).
+fn gunzip(reader: Box<dyn Read + Send>) -> Box<dyn Read + Send> {
+    Box::new(flate2::read::MultiGzDecoder::new(
+        io::BufReader::with_capacity(1 << 16, reader),
+    ))
 }

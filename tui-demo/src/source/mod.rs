@@ -580,18 +580,21 @@ impl Inline {
 /// An opened input of lines: its name, whether it is followed, and its reader.
 type Reader = (String, bool, Box<dyn std::io::Read + Send>);
 
-/// An input of [`spawn_opened`]'s: opened, or a FIFO to be opened on the source's thread.
+/// An input of [`spawn_opened`]'s: opened, or one to open on the source's thread, where its wait
+/// for a writer (a FIFO's open, stdin's first bytes, read to recognise gzip) holds nothing up.
 enum Pending {
     Open(Box<dyn std::io::Read + Send>),
     Fifo(std::path::PathBuf),
+    Stdin,
 }
 
 impl Pending {
-    /// The reader, opening a FIFO now (which waits for its writer); the error names the path.
+    /// The reader, opened now; the error names the input.
     fn open(self) -> Result<Box<dyn std::io::Read + Send>, String> {
         match self {
             Self::Open(r) => Ok(r),
             Self::Fifo(path) => follow::open_lines(&path).map_err(|e| e.to_string()),
+            Self::Stdin => follow::open_stdin().map_err(|e| format!("stdin: {e}")),
         }
     }
 }
@@ -722,7 +725,7 @@ pub fn spawn_opened(
                 .collect();
             for input in inputs.iter().skip(skip) {
                 let reader = match input {
-                    Input::Stdin => Pending::Open(Box::new(std::io::stdin())),
+                    Input::Stdin => Pending::Stdin,
                     // A pipe (`--follow <(tail -f …)`, a FIFO) has no end to wait at, nor a size
                     // to see a truncation by: it is read as it comes, until its writer closes.
                     Input::File(path) | Input::Follow(path) if is_fifo(path) => {

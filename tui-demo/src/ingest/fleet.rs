@@ -145,9 +145,7 @@ impl Fleet {
                 d.ok += 1;
                 d.bytes += n;
                 if let Some(last) = d.last_seq {
-                    // Frames in between that never arrived (a restart resets the count).
-                    let gap = u64::from(seq.wrapping_sub(last).saturating_sub(1)).min(1 << 20);
-                    d.lost += gap.saturating_sub(d.bad_since_ok);
+                    d.lost += lost_between(last, seq).saturating_sub(d.bad_since_ok);
                 }
                 d.last_seq = Some(seq);
                 d.bad_since_ok = 0;
@@ -296,6 +294,19 @@ impl Fleet {
             }),
             rows,
         }
+    }
+}
+
+/// Frames a device sent between sequence numbers `last` and `seq` that never arrived. A number
+/// that goes back (or leaps ahead by more than a device could send between two frames heard) is a
+/// restart — the device counts from 0 again — not 2^32 − 1 frames lost; a count past `u32::MAX`
+/// wraps to 0 and is no restart.
+fn lost_between(last: u32, seq: u32) -> u64 {
+    /// The largest step read as the same run of the device's: days of frames at any real rate.
+    const MAX_STEP: u32 = 1 << 20;
+    match seq.wrapping_sub(last) {
+        step @ 1..=MAX_STEP => u64::from(step - 1),
+        _ => 0,
     }
 }
 
@@ -459,6 +470,25 @@ mod tests {
         assert_eq!(r.registers, 16_384);
         assert!((s.rows[1].distinct.unwrap() - 300.0).abs() < 6.0);
         assert_eq!(fleet.distinct_sketches().count(), 2);
+    }
+
+    #[test]
+    fn a_restarted_device_loses_no_frames() {
+        // Found by a user test: a device that restarted (its sequence numbers from 0 again) showed
+        // 1,048,576 frames lost.
+        let mut fleet = Fleet::new();
+        let from = "127.0.0.1:4001".parse().unwrap();
+        let now = Instant::now();
+        for seq in (0..6).chain(0..4).chain([7, 8]) {
+            fleet.datagram(from, &mut frame(1, seq, &["x"]), now);
+        }
+        // Two runs of the device without a gap, then 3 → 7: three frames lost.
+        assert_eq!(fleet.stats(now).rows[0].lost, 3);
+        // A count that wraps past u32::MAX goes on (one frame lost between MAX − 1 and 0).
+        assert_eq!(lost_between(u32::MAX - 1, 0), 1);
+        assert_eq!(lost_between(u32::MAX, 0), 0);
+        assert_eq!((lost_between(5, 5), lost_between(5, 4)), (0, 0));
+        assert_eq!(lost_between(5, 5 + (1 << 21)), 0, "a leap is a restart");
     }
 
     #[test]

@@ -192,6 +192,29 @@ fn dots_outside_grid(screen: &str) -> u32 {
 }
 
 #[test]
+fn micro_repeats_are_a_share_of_the_maybes() {
+    // Found by a user test: "repeats 0.64% of 1,342 maybe" was 289 repeats of 45,130 lookups; of
+    // the 1,342 "maybe" answers they are 21.5%.
+    let stats = tui_demo::snapshot::MicroStats {
+        hashes: 5,
+        set_len: 8,
+        set_bytes: 64,
+        lookups: 45_130,
+        skipped: 43_788,
+        hits: 289,
+        false_positives: 1_053,
+        ..Default::default()
+    };
+    let panel = MicroPanel {
+        stats: &stats,
+        theme: Theme { color: false },
+        focused: false,
+    };
+    let screen = text(&draw(&panel, 80, 8));
+    assert_has(&screen, &["repeats 21.5% of 1,342 maybe"]);
+}
+
+#[test]
 fn micro_grid_exact_layout() {
     // Bits 0, 1, 16 and 63: first row starts ■■, second row starts ■, last cell of the last row ■.
     let stats = tui_demo::snapshot::MicroStats {

@@ -81,7 +81,13 @@ impl Widget for &MicroPanel<'_> {
                 v
             }),
             Line::from({
-                let mut v = kv("repeats", percent(frac(s.hits)), t);
+                // Of the "maybe" answers, those the set confirmed: the line repeats a recent one.
+                let of_maybes = if maybes > 0 {
+                    s.hits as f64 / maybes as f64
+                } else {
+                    0.0
+                };
+                let mut v = kv("repeats", percent(of_maybes), t);
                 v.push(Span::styled(
                     format!(" of {} maybe", count(maybes)),
                     t.dim(),

@@ -57,11 +57,12 @@ lo, hi = d["distinct"]["lower"], d["distinct"]["upper"]
 rows = d["heavy"]["rows"]
 def key(r):
     return r["line"].encode()
-# Rows are matched by their display text (the demo keys lines by hash): plain ASCII lines match.
+# Rows are matched by their text (the demo keys lines by hash; the JSON has each key as it was, as
+# lossy UTF-8): every line of valid UTF-8 matches.
 shown = [counts.get(key(r)) for r in rows]
 same = shown == order[:len(rows)]
 brackets = all(c is not None and r["bounds"][0] <= c <= r["bounds"][1] for r, c in zip(rows, shown))
-# Lines longer than the list's display text (200 characters) cannot be looked up by it.
+# Lines longer than the list's text (200 characters, `"cut": true`) cannot be looked up by it.
 print(f"| {name} | {d['lines']:,} | {distinct:,} | {est:,.0f} | {100 * (est - distinct) / distinct:+.2f}% "
       f"| {'yes' if lo <= distinct <= hi else 'NO'} | {'yes' if same else 'NO'} | {'yes' if brackets else 'NO'} |")
 PY

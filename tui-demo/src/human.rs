@@ -181,28 +181,96 @@ pub fn duration(d: std::time::Duration) -> String {
 /// characters (escape sequences, tabs, NUL) and the bidirectional-text controls (which reorder
 /// what follows them on a terminal: U+202E shows the rest of a row backwards) become visible
 /// symbols, and the result is cut to at most `max_chars` characters with a trailing `…` when
-/// something was cut.
+/// something was cut. The same as [`KeyText::printable`] of [`KeyText::new`]`(raw, false,
+/// max_chars)`.
 #[must_use]
 pub fn printable(raw: &[u8], max_chars: usize) -> String {
-    if max_chars == 0 {
-        return String::new();
-    }
-    let text = String::from_utf8_lossy(raw);
-    let mut out = String::with_capacity(text.len().min(max_chars * 4));
-    for (n, c) in text.chars().enumerate() {
-        if n == max_chars {
-            out.pop();
-            out.push('…');
-            return out;
+    KeyText::new(raw, false, max_chars).printable()
+}
+
+/// The text of a key (a log line, or the part of it counted) as it is kept: in the snapshot, in
+/// saved files and in the JSON report, where a consumer gets the key back as it was. It is the
+/// key's bytes as UTF-8, invalid sequences as U+FFFD, and nothing else changed: control characters
+/// and bidirectional-text controls are kept (JSON escapes the former, `\u001b`). Only a terminal is
+/// given [`printable`](Self::printable) text.
+///
+/// ```
+/// use tui_demo::human::KeyText;
+/// let k = KeyText::new(b"GET /\x1b[31m\tx", false, 200);
+/// assert_eq!((k.line.as_str(), k.cut), ("GET /\u{1b}[31m\tx", false));
+/// assert_eq!(k.printable(), "GET /␛[31m→x");
+/// let long = KeyText::new(b"abcdef", false, 4);
+/// assert_eq!((long.line.as_str(), long.cut, long.printable().as_str()), ("abcd", true, "abc…"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct KeyText {
+    /// The key's text: its first characters when [`cut`](Self::cut), never part of a character.
+    pub line: String,
+    /// The key is longer than `line`.
+    pub cut: bool,
+}
+
+impl KeyText {
+    /// The text of a key whose bytes are `raw`, or only their start when `partial` (a streamed
+    /// long line, of which the reader keeps the first bytes; its last character may be cut short
+    /// there, and is left out), cut to at most `max_chars` characters.
+    #[must_use]
+    pub fn new(raw: &[u8], partial: bool, max_chars: usize) -> Self {
+        let raw = if partial { whole_chars(raw) } else { raw };
+        let text = String::from_utf8_lossy(raw);
+        let mut chars = text.char_indices();
+        let end = chars.nth(max_chars).map_or(text.len(), |(at, _)| at);
+        Self {
+            line: text.get(..end).unwrap_or_default().to_owned(),
+            cut: partial || end < text.len(),
         }
-        out.push(match c {
-            '\t' => '→',
-            '\u{1b}' => '␛',
-            c if c.is_control() || is_bidi_control(c) => '·',
-            c => c,
-        });
     }
-    out
+
+    /// The text to draw on a terminal: control characters as symbols (ESC `␛`, tab `→`, the rest
+    /// and the bidirectional-text controls `·`), and a cut key's last character shown as `…`.
+    /// Text that is already printable (that of a file saved before the raw text was kept) comes
+    /// back unchanged.
+    #[must_use]
+    pub fn printable(&self) -> String {
+        let mut out: String = self
+            .line
+            .chars()
+            .map(|c| match c {
+                '\t' => '→',
+                '\u{1b}' => '␛',
+                c if c.is_control() || is_bidi_control(c) => '·',
+                c => c,
+            })
+            .collect();
+        if self.cut && out.pop().is_some() {
+            out.push('…');
+        }
+        out
+    }
+}
+
+/// `raw` without a character cut short at its end: a lead byte followed by fewer continuation
+/// bytes than it announces (what is left of a character when bytes are kept up to a length).
+fn whole_chars(raw: &[u8]) -> &[u8] {
+    for back in 1..=raw.len().min(3) {
+        let at = raw.len() - back;
+        let Some(&b) = raw.get(at) else { break };
+        if b & 0xC0 != 0x80 {
+            // Not a continuation byte: the start of the last character (or a byte of its own).
+            let needs = match b {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                _ => 1,
+            };
+            return if needs > back {
+                raw.get(..at).unwrap_or_default()
+            } else {
+                raw
+            };
+        }
+    }
+    raw
 }
 
 /// The Unicode bidirectional formatting characters (marks, embeddings, overrides, isolates).
@@ -281,5 +349,75 @@ mod tests {
             "user ·gnp.exe·x·"
         );
         assert_eq!(printable("שלום".as_bytes(), 40), "שלום");
+    }
+
+    /// The hostile lines of the report tests: escape sequences, a tab, bidirectional controls, the
+    /// symbols `printable` draws, invalid UTF-8.
+    const HOSTILE: [&[u8]; 6] = [
+        b"GET /\x1b[31m\tx",
+        "user \u{202e}gnp.exe\u{2066}x\u{200f}".as_bytes(),
+        "a literal ␛ and · and → and …".as_bytes(),
+        b"ok \xff\xfe",
+        b"nul \0 bell \x07 del \x7f",
+        "שלום".as_bytes(),
+    ];
+
+    #[test]
+    fn key_text_is_the_key_as_it_was() {
+        for raw in HOSTILE {
+            let k = KeyText::new(raw, false, 200);
+            assert_eq!(k.line, String::from_utf8_lossy(raw), "{raw:?}");
+            assert!(!k.cut);
+        }
+        // Cut to the budget of characters, never inside one, and said so.
+        let k = KeyText::new("ab€€€".as_bytes(), false, 3);
+        assert_eq!((k.line.as_str(), k.cut), ("ab€", true));
+        assert!(!KeyText::new(b"abc", false, 3).cut);
+        assert_eq!(KeyText::new(b"", false, 0), KeyText::default());
+        assert_eq!(KeyText::new(b"a", false, 0).line, "");
+    }
+
+    #[test]
+    fn the_start_of_a_longer_key_leaves_out_a_character_cut_short() {
+        let euro = "€".as_bytes(); // 3 bytes
+        let four = "😀".as_bytes(); // 4 bytes
+        for (raw, want) in [
+            (&euro[..1], ""),
+            (&euro[..2], ""),
+            (euro, "€"),
+            (&four[..3], ""),
+            (four, "😀"),
+            (b"x\xc3".as_slice(), "x"),
+            (b"x\xff".as_slice(), "x\u{fffd}"),
+            (b"x\x80\x80\x80".as_slice(), "x\u{fffd}\u{fffd}\u{fffd}"),
+        ] {
+            let mut kept = b"ab".to_vec();
+            kept.extend_from_slice(raw);
+            let k = KeyText::new(&kept, true, 200);
+            assert_eq!(k.line, format!("ab{want}"), "{raw:?}");
+            assert!(k.cut, "a start is cut");
+        }
+        // Shown: at most as many characters as kept, the last one as `…`.
+        assert_eq!(KeyText::new("ab€".as_bytes(), true, 200).printable(), "ab…");
+    }
+
+    #[test]
+    fn printable_is_the_printable_key_text_and_idempotent() {
+        for raw in HOSTILE {
+            for max in [0, 1, 3, 8, 200] {
+                let shown = printable(raw, max);
+                assert_eq!(shown, KeyText::new(raw, false, max).printable());
+                assert!(!shown.chars().any(|c| c.is_control() || is_bidi_control(c)));
+                // Files saved before the raw text was kept hold this: shown again, unchanged,
+                // whether it is taken as cut (it ends with `…`) or not.
+                for cut in [false, shown.ends_with('…')] {
+                    let again = KeyText {
+                        line: shown.clone(),
+                        cut,
+                    };
+                    assert_eq!(again.printable(), shown, "{raw:?} {max}");
+                }
+            }
+        }
     }
 }

@@ -7,15 +7,17 @@
 //! heavy-hitter summary ([`Heavy`], Space-Saving over line hashes) and, with `--value-field` or
 //! `--value-json`, the field's quantile sketch ([`Values`]), each as a wire-format sketch (magic
 //! `SK`, version, kind, parameters, seed, body); then one JSON object: `names`, mapping the listed
-//! line hashes (decimal strings) to their text (for display only), and `values`, which field the
-//! quantile sketch is of and how many lines had no number there (`null` without one), and `key`,
-//! how the keys were made; then a last line, `crc32` and the CRC-32 of every byte before it in hex.
+//! line hashes (decimal strings) to their text (a [`KeyText`]: `{"line": …, "cut": …}`, the line as
+//! it was, cut to 200 characters), and `values`, which field the quantile sketch is of and how many
+//! lines had no number there (`null` without one), and `key`, how the keys were made; then a last line, `crc32` and the CRC-32 of every byte before it in hex.
 //! A file that was changed since (the checksum differs), whose sketches do not decode, or whose
 //! keys, parameters or seeds differ from another's, is refused with its path named; so are files
 //! whose quantiles are of different fields, or that have quantiles while another has none (a merge
 //! would describe only some of the lines). Files written before the key and the checksum were
 //! saved, or before the quantile sketch was (the JSON object is the `names` map itself), are
-//! still read.
+//! still read; so are files written before the lines' own text was kept, whose `names` are the
+//! text a terminal was shown (control characters as symbols, a cut line ending with `…`) as plain
+//! strings: that text stands for the line's, which a newer file's replaces in a merge.
 
 use std::collections::HashMap;
 use std::io;
@@ -24,7 +26,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sketch_nostd::wire::{self, Wire};
 
+use crate::human::KeyText;
 use crate::ingest::engine::{heavy_stats, hll_stats, Distinct, Heavy};
+use crate::ingest::ring::TOP_SHOWN;
 use crate::ingest::values::{quantile_stats, Values};
 use crate::snapshot::Snapshot;
 
@@ -63,6 +67,30 @@ struct Meta<N> {
     lines: Option<u64>,
 }
 
+/// A line's text in the JSON object: the line's own ([`KeyText`]), or in a file written before
+/// that was kept, the text a terminal was shown of it, a string.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SavedText {
+    Kept(KeyText),
+    Shown(String),
+}
+
+impl SavedText {
+    /// The text, and whether it is the text a terminal was shown (an older file's). That text was
+    /// cut to [`TOP_SHOWN`] characters, the last one made `…`: such text is taken as cut (so it
+    /// is shown again unchanged: [`KeyText::printable`]).
+    fn key_text(self) -> (KeyText, bool) {
+        match self {
+            Self::Kept(k) => (k, false),
+            Self::Shown(line) => {
+                let cut = line.ends_with('…') && line.chars().count() == TOP_SHOWN;
+                (KeyText { line, cut }, true)
+            }
+        }
+    }
+}
+
 /// The last line of a file since the key was saved: `\ncrc32 ` and the CRC-32 of every byte
 /// before it in 8 hex digits, then `\n` (16 bytes).
 const TRAILER: &[u8] = b"\ncrc32 ";
@@ -88,6 +116,10 @@ pub struct Saved {
     pub heavy: Box<Heavy>,
     /// The text of lines the summary may list, by hash (display only).
     pub names: crate::ingest::ring::Names,
+    /// Some of `names` come from a file written before the lines' own text was kept: they are the
+    /// text a terminal was shown (control characters as symbols), which a merge replaces with a
+    /// newer file's text of the same line.
+    pub printable_names: bool,
     /// `--value-field` / `--value-json`: the field's quantiles.
     pub values: Option<SavedValues>,
     /// How the keys were made ([`WHOLE_LINE`], `"field 1"`, …; `EngineOptions::describe`), so
@@ -117,7 +149,7 @@ impl Saved {
                 .len();
         }
         buf.truncate(end);
-        let names: HashMap<String, &String> =
+        let names: HashMap<String, &KeyText> =
             self.names.iter().map(|(k, v)| (k.to_string(), v)).collect();
         let meta = Meta {
             names,
@@ -186,7 +218,7 @@ impl Saved {
         } else {
             (None, rest)
         };
-        let meta: Meta<HashMap<String, String>> = if rest.is_empty() {
+        let meta: Meta<HashMap<String, SavedText>> = if rest.is_empty() {
             Meta::default()
         } else {
             serde_json::from_slice(rest).or_else(|e| {
@@ -210,10 +242,15 @@ impl Saved {
             (Some(_), None) => return Err("a quantile sketch without its field".into()),
             (None, Some(_)) => return Err("a quantiles field without its sketch".into()),
         };
+        let mut printable_names = false;
         let names = meta
             .names
             .into_iter()
-            .filter_map(|(k, v)| Some((k.parse().ok()?, v)))
+            .filter_map(|(k, v)| {
+                let (text, printable) = v.key_text();
+                printable_names |= printable;
+                Some((k.parse().ok()?, text))
+            })
             .collect();
         if !checked && meta.key.is_some() {
             // Written with a checksum line (the key came with it), which is gone: cut short.
@@ -223,6 +260,7 @@ impl Saved {
             distinct: Box::new(distinct),
             heavy: Box::new(heavy),
             names,
+            printable_names,
             values,
             key: meta.key,
             lines: meta.lines,
@@ -301,9 +339,16 @@ impl Saved {
             (Some(a), None) => return Err(only_one(a)),
             (None, Some(b)) => return Err(only_one(b)),
         }
+        // A line's own text rather than an older file's printable text of it, whichever comes first.
+        let replace = self.printable_names && !other.printable_names;
         for (k, v) in &other.names {
-            self.names.entry(*k).or_insert_with(|| v.clone());
+            if replace {
+                self.names.insert(*k, v.clone());
+            } else {
+                self.names.entry(*k).or_insert_with(|| v.clone());
+            }
         }
+        self.printable_names |= other.printable_names;
         Ok(())
     }
 
@@ -488,7 +533,7 @@ mod tests {
                 .unwrap()
                 .rows
                 .iter()
-                .map(|r| (r.line.clone(), r.estimate))
+                .map(|r| (r.key.line.clone(), r.estimate))
                 .collect()
         };
         assert_eq!(rows(&merged), rows(&one));
@@ -497,6 +542,111 @@ mod tests {
         assert!(Saved::decode(b"not a sketch").is_err());
         // No quantiles were asked for: none saved.
         assert!(sa.values.is_none() && merged.quantiles.is_none());
+    }
+
+    /// `saved` as a file written before the lines' own text was kept: `names` holds the text a
+    /// terminal was shown, as strings (with the key, the line count and the checksum line, which
+    /// files had by then).
+    fn printable_file(saved: &Saved) -> Vec<u8> {
+        let mut bytes = saved.encode().unwrap();
+        let (_, rest) = wire::take::<Distinct>(&bytes).unwrap();
+        let (_, rest) = wire::take::<Heavy>(rest).unwrap();
+        bytes.truncate(bytes.len() - rest.len());
+        let names: HashMap<String, String> = saved
+            .names
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.printable()))
+            .collect();
+        let meta = Meta {
+            names,
+            values: None,
+            key: saved.key.clone(),
+            lines: saved.lines,
+        };
+        serde_json::to_writer(&mut bytes, &meta).unwrap();
+        let crc = crc32(&bytes);
+        bytes.extend_from_slice(TRAILER);
+        bytes.extend_from_slice(format!("{crc:08x}\n").as_bytes());
+        bytes
+    }
+
+    /// New files keep the lines as they were; older ones, with the text a terminal was shown, still
+    /// load and show the same, and in a merge with a newer file the newer file's text of a line
+    /// wins whichever comes first.
+    #[test]
+    fn files_keep_the_lines_text_and_older_printable_files_still_merge() {
+        let escape = "GET /\u{1b}[31m\tx".to_string();
+        let long = "y".repeat(300);
+        let lines = || {
+            (0..30).map(|i| match i % 3 {
+                0 => escape.clone(),
+                1 => long.clone(),
+                _ => format!("only {i}"),
+            })
+        };
+        let new = engine(lines()).saved();
+        let text = |s: &Saved, line: &str| {
+            s.names[&sketch_nostd::hash::hash64(line.as_bytes(), crate::ingest::SEED)].clone()
+        };
+        assert_eq!(
+            text(&new, &escape),
+            KeyText {
+                line: escape.clone(),
+                cut: false
+            }
+        );
+        assert_eq!(
+            text(&new, &long),
+            KeyText {
+                line: "y".repeat(200),
+                cut: true
+            }
+        );
+        let back = Saved::decode(&new.encode().unwrap()).unwrap();
+        assert_eq!(back.names, new.names);
+        assert!(!back.printable_names);
+
+        let old = Saved::decode(&printable_file(&new)).unwrap();
+        assert!(old.printable_names);
+        // The text a terminal was shown; a 200-character one ending with `…` taken as cut, so
+        // either is shown again as it was.
+        let shown_long = format!("{}…", "y".repeat(199));
+        assert_eq!(
+            text(&old, &escape),
+            KeyText {
+                line: "GET /␛[31m→x".into(),
+                cut: false
+            }
+        );
+        assert_eq!(
+            text(&old, &long),
+            KeyText {
+                line: shown_long.clone(),
+                cut: true
+            }
+        );
+        assert_eq!(text(&old, &long).printable(), shown_long);
+        assert_eq!(old.names.len(), new.names.len());
+        for (k, v) in &old.names {
+            assert_eq!(v.printable(), new.names[k].printable());
+        }
+
+        // Old and new merge either way round, with the lines' own text.
+        for (a, b) in [(&old, &new), (&new, &old)] {
+            let mut m = a.clone();
+            m.merge(b).unwrap();
+            assert_eq!(m.names, new.names);
+            let s = m.snapshot("m".into(), 10);
+            let rows = &s.heavy.as_ref().unwrap().rows;
+            assert!(rows.iter().any(|r| r.key.line == escape));
+            // A third file after them: still the lines' text.
+            m.merge(&old).unwrap();
+            assert_eq!(m.names, new.names);
+        }
+        // Two older files: the text they have.
+        let mut m = old.clone();
+        m.merge(&old).unwrap();
+        assert_eq!(m.names, old.names);
     }
 
     fn valued(field: u16, lines: impl Iterator<Item = String>) -> Engine {
@@ -682,12 +832,16 @@ mod tests {
         };
         let mut old = none.encode().unwrap();
         old.truncate(sketches(&old, false));
-        let names: HashMap<String, &String> =
-            none.names.iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let names: HashMap<String, &String> = none
+            .names
+            .iter()
+            .map(|(k, v)| (k.to_string(), &v.line))
+            .collect();
         serde_json::to_writer(&mut old, &names).unwrap();
         let read = Saved::decode(&old).unwrap();
         assert!(read.values.is_none());
         assert_eq!(read.names, none.names);
+        assert!(read.printable_names);
         // A quantile sketch whose field the object does not name, or the reverse, is refused.
         let mut bytes = f2.encode().unwrap();
         bytes.truncate(sketches(&bytes, true));

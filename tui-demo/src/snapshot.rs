@@ -75,8 +75,9 @@ pub struct DedupeStats {
     pub bytes: u64,
     /// The filter's estimate of the distinct lines it holds.
     pub held: f64,
-    /// The most recent lines that passed, newest last (display text).
-    pub recent: Vec<String>,
+    /// The most recent lines that passed, newest last: their text as it was, the first 240 bytes
+    /// of a longer one (in JSON, `{"line": …, "cut": …}`).
+    pub recent: Vec<crate::human::KeyText>,
 }
 
 /// The micro filter: a 64-bit Bloom filter in front of the last few distinct lines.
@@ -155,8 +156,11 @@ pub struct RegisterStats {
 /// One heavy hitter.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HeavyRow {
-    /// The line, made printable and cut to a display length.
-    pub line: String,
+    /// The line as it was, cut to 200 characters ([`KeyText`](crate::human::KeyText): its
+    /// `line` and `cut` are the row's own members in JSON); a terminal is shown its
+    /// [`printable`](crate::human::KeyText::printable) text.
+    #[serde(flatten)]
+    pub key: crate::human::KeyText,
     /// The estimate (never below the true count): the Space-Saving count, or in device mode the
     /// merged count-min's.
     pub estimate: u64,

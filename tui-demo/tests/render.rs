@@ -137,6 +137,78 @@ fn dedupe_panel() {
     }
 }
 
+/// Log lines with escape sequences, a tab, bidirectional controls and other control characters: the
+/// snapshot keeps them as they were (the JSON report's text), the panels and the whole screen draw
+/// them as symbols.
+#[test]
+fn hostile_lines_are_kept_raw_and_drawn_as_symbols() {
+    let hostile: [&[u8]; 4] = [
+        b"GET /\x1b[31m\tx",
+        "user \u{202e}gnp.exe\u{2066}x\u{200f}".as_bytes(),
+        b"nul \0 bell \x07 del \x7f",
+        b"\x1b]0;title\x07 \x1b[2J",
+    ];
+    let mut engine = Engine::new(EngineOptions::default());
+    let mut batch = Batch::default();
+    for (i, l) in hostile.iter().enumerate() {
+        for _ in 0..=i {
+            batch.push(l);
+        }
+    }
+    engine.apply(&batch);
+    let mut s = Snapshot {
+        source: "hostile".into(),
+        ..Snapshot::default()
+    };
+    engine.fill(&mut s);
+    let h = s.heavy.clone().unwrap();
+    let kept: Vec<&str> = h.rows.iter().map(|r| r.key.line.as_str()).collect();
+    let raw: Vec<&str> = hostile
+        .iter()
+        .rev()
+        .map(|l| std::str::from_utf8(l).unwrap())
+        .collect();
+    assert_eq!(kept, raw, "the heavy hitters' text is the lines'");
+    let recent: Vec<&str> = s.dedupe.recent.iter().map(|k| k.line.as_str()).collect();
+    assert_eq!(recent, raw.iter().rev().copied().collect::<Vec<_>>());
+    let safe = |screen: &str| {
+        let bad = screen.chars().find(|&c| {
+            (c.is_control() && c != '\n')
+                || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+        });
+        assert_eq!(bad, None, "in\n{screen}");
+    };
+    let shown = [
+        "GET /␛[31m→x",
+        "user ·gnp.exe·x·",
+        "nul · bell · del ·",
+        "␛]0;title· ␛[2J",
+    ];
+    let heavy = HeavyPanel {
+        stats: &h,
+        theme: Theme { color: true },
+        focused: true,
+    };
+    let screen = text(&draw(&heavy, 120, 12));
+    safe(&screen);
+    assert_has(&screen, &shown);
+    let dedupe = DedupePanel {
+        stats: &s.dedupe,
+        exact: &s.exact,
+        theme: Theme { color: true },
+        focused: true,
+    };
+    let screen = text(&draw(&dedupe, 60, 24));
+    safe(&screen);
+    assert_has(&screen, &shown);
+    for (w, h) in SIZES {
+        let a = app(&s);
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+        safe(&text(terminal.backend().buffer()));
+    }
+}
+
 #[test]
 fn micro_panel_draws_the_64_bits() {
     let s = fixture();
@@ -619,7 +691,7 @@ fn heavy_panel() {
             ],
         );
         // The top line is drawn with its estimate and its bar (when wide enough).
-        assert_has(&screen, &[&hh.rows[0].line[..20]]);
+        assert_has(&screen, &[&hh.rows[0].key.line[..20]]);
         if w >= 120 {
             assert_has(
                 &screen,

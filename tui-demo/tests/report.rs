@@ -78,22 +78,25 @@ fn json_report_on_awkward_input() {
     assert_eq!(v["exact"]["capped"], false);
     assert_eq!(v["dedupe"]["passed"], 6);
     assert_eq!(v["dedupe"]["suppressed"], 4);
-    let recent: Vec<&str> = v["dedupe"]["recent"]
+    let recent: Vec<(&str, bool)> = v["dedupe"]["recent"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s.as_str().unwrap())
+        .map(|s| (s["line"].as_str().unwrap(), s["cut"].as_bool().unwrap()))
         .collect();
-    assert_eq!(recent[2], "bad \u{fffd}\u{fffd} bytes");
+    assert_eq!(recent[2], ("bad \u{fffd}\u{fffd} bytes", false));
     assert_eq!(
-        recent[3], "␛[31mred␛[0m",
-        "escape sequences are made visible, never sent"
+        recent[3],
+        ("\u{1b}[31mred\u{1b}[0m", false),
+        "the line as it was: JSON escapes the escape character"
     );
-    assert!(
-        recent[4].starts_with("xxxx") && recent[4].len() < 1_000,
-        "long line shown truncated"
+    assert!(out.contains(r#""\u001b[31mred\u001b[0m""#), "{out}");
+    assert_eq!(
+        recent[4],
+        ("x".repeat(240).as_str(), true),
+        "long line kept cut, and said so"
     );
-    assert_eq!(recent[5], "no newline at the end");
+    assert_eq!(recent[5], ("no newline at the end", false));
     assert_eq!(v["micro"]["lookups"], 10);
     // Six distinct lines: the HyperLogLog is exact while sparse.
     assert_eq!(v["distinct"]["estimate"].as_f64().unwrap().round(), 6.0);
@@ -109,6 +112,151 @@ fn json_report_on_awkward_input() {
     assert_eq!(rows[1]["line"], "GET /b 200");
     assert_eq!(rows[1]["estimate"], 2);
     assert_eq!(v["heavy"]["total"], 10);
+}
+
+/// Keys a terminal must not be sent as they are, each with the text the JSON keeps of it (the key
+/// as it was, invalid UTF-8 as U+FFFD) as a heavy hitter and as a recently passed line (each with
+/// whether it was cut), and what the text report shows of it.
+struct Hostile {
+    raw: Vec<u8>,
+    row: (String, bool),
+    recent: (String, bool),
+    shown: String,
+}
+
+fn hostile_keys() -> Vec<Hostile> {
+    let same = |raw: &[u8], shown: &str| Hostile {
+        raw: raw.to_vec(),
+        row: (String::from_utf8_lossy(raw).into_owned(), false),
+        recent: (String::from_utf8_lossy(raw).into_owned(), false),
+        shown: shown.to_string(),
+    };
+    let accented = format!("x{}", "é".repeat(150)); // 301 bytes, 151 characters
+    vec![
+        same(b"GET /\x1b[31m\tx", "GET /␛[31m→x"),
+        same(
+            "user \u{202e}gnp.exe\u{2066}x\u{200f}".as_bytes(),
+            "user ·gnp.exe·x·",
+        ),
+        // What the text report draws in place of control characters, in a key of its own: the
+        // JSON tells it from the escape sequence above.
+        same(
+            "a literal ␛[31m→x and · and …".as_bytes(),
+            "a literal ␛[31m→x and · and …",
+        ),
+        same(b"bad \xff\xfe bytes", "bad \u{fffd}\u{fffd} bytes"),
+        same(b"nul \0 bell \x07 del \x7f", "nul · bell · del ·"),
+        // 300 bytes: a heavy hitter's text is its first 200 characters, a recent line's its first
+        // 240 bytes.
+        Hostile {
+            raw: vec![b'y'; 300],
+            row: ("y".repeat(200), true),
+            recent: ("y".repeat(240), true),
+            shown: format!("{}…", "y".repeat(199)),
+        },
+        // 240 bytes end inside the 120th `é`: it is left out, not half kept.
+        Hostile {
+            raw: accented.clone().into_bytes(),
+            row: (accented.clone(), false),
+            recent: (format!("x{}", "é".repeat(119)), true),
+            shown: accented,
+        },
+        // Longer than the 128 KiB read buffer: hashed whole, its first 256 bytes kept, which end
+        // inside the 86th `€` (3 bytes each).
+        Hostile {
+            raw: "€".repeat(70_000).into_bytes(),
+            row: ("€".repeat(85), true),
+            recent: ("€".repeat(80), true),
+            shown: format!("{}…", "€".repeat(84)),
+        },
+    ]
+}
+
+/// Text a terminal is sent raw: no control character but the newline, no bidirectional control.
+fn assert_terminal_safe(text: &str) {
+    let bad = text.chars().find(|&c| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    });
+    assert_eq!(bad, None, "in\n{text}");
+}
+
+/// The JSON report gives a consumer the keys back as they were, and says which were cut; the text
+/// report (and a merge's) still sends a terminal no control character. Before, the JSON had the
+/// text report's symbols (`GET /␛[31m→x`), which a key holding `␛` could also be, and no cut flag.
+#[test]
+fn json_has_the_raw_keys_and_the_text_report_their_symbols() {
+    let keys = hostile_keys();
+    let mut input = Vec::new();
+    for k in &keys {
+        input.extend_from_slice(&k.raw);
+        input.push(b'\n');
+    }
+    let dir = temp_dir("raw-keys");
+    let saved = dir.join("a.sk").to_str().unwrap().to_string();
+    let (status, out, err) = run(&["--input", "-", "--json", "--save", &saved], &input);
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).expect("valid JSON");
+    let text_cut = |r: &Value| {
+        (
+            r["line"].as_str().unwrap().to_string(),
+            r["cut"].as_bool().expect("a cut flag"),
+        )
+    };
+    let rows: Vec<(String, bool)> = v["heavy"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(text_cut)
+        .collect();
+    let recent: Vec<(String, bool)> = v["dedupe"]["recent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(text_cut)
+        .collect();
+    assert_eq!(rows.len(), keys.len());
+    for k in &keys {
+        assert!(rows.contains(&k.row), "{:?} not among {rows:?}", k.row);
+    }
+    let want: Vec<(String, bool)> = keys.iter().map(|k| k.recent.clone()).collect();
+    assert_eq!(recent, want);
+    // ESC and tab reach the JSON as escapes: the report is still one line.
+    assert!(out.contains(r#""GET /\u001b[31m\tx""#), "{out}");
+    assert_eq!(out.lines().count(), 1);
+
+    // A merge of the saved file: the same keys.
+    let (status, merged, err) = run(&["merge", &saved, "--json"], b"");
+    assert!(status.success(), "{err}");
+    let m: Value = serde_json::from_str(&merged).unwrap();
+    let mut merged_rows: Vec<(String, bool)> = m["heavy"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(text_cut)
+        .collect();
+    let mut run_rows = rows.clone();
+    merged_rows.sort();
+    run_rows.sort();
+    assert_eq!(merged_rows, run_rows);
+
+    // The text reports draw symbols, as before, and end a cut key with `…`.
+    for args in [vec!["--input", "-"], vec!["merge", &saved]] {
+        let (status, table, err) = run(&args, &input);
+        assert!(status.success(), "{err}");
+        assert_terminal_safe(&table);
+        let lines: Vec<&str> = table.lines().collect();
+        for k in &keys {
+            assert!(
+                lines
+                    .iter()
+                    .any(|l| l.ends_with(&format!("   {}", k.shown))),
+                "{args:?}: no row ends with {:?} in\n{table}",
+                k.shown
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

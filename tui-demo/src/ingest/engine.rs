@@ -12,7 +12,7 @@ use super::key::{KeyRule, TimestampStrip};
 use super::ring::{Named, Ring};
 use super::SEED;
 use crate::exact::{Exact, Seen};
-use crate::human::printable;
+use crate::human::KeyText;
 use crate::snapshot::{
     DedupeStats, DistinctStats, HeavyRow, HeavyStats, MicroStats, RegisterStats, Snapshot,
     WindowStats,
@@ -55,7 +55,7 @@ pub const DEFAULT_TOP: usize = 10;
 
 /// Lines of "recently passed" text kept for the dedupe panel.
 const RECENT: usize = 8;
-/// Bytes kept per recent line.
+/// Bytes kept per recent line (cut at a character: [`KeyText`]).
 const RECENT_BYTES: usize = 240;
 /// The filter's fill is checked every this many lines (a popcount over 15k words, a few µs).
 const CHECK_EVERY: u32 = 4_096;
@@ -482,7 +482,8 @@ pub struct Engine {
     /// `--key-regex` clone would also start a new match cache every batch).
     options: std::sync::Arc<EngineOptions>,
     dedupe: Box<DedupeFilter>,
-    recent: VecDeque<Vec<u8>>,
+    /// The last keys the dedupe filter passed: their first bytes, and whether there were more.
+    recent: VecDeque<(Vec<u8>, bool)>,
     /// The running counters but the micro filter's (`counters.micro` stays 0 here): the micro
     /// filter runs with the windows, on the sketch worker ([`MicroRing`]), and its counts are
     /// taken from there wherever the counters are read ([`Self::counters_with`]).
@@ -587,7 +588,7 @@ impl Engine {
         // In the order they passed: the oldest kept is the one after the last written.
         for i in 0..RECENT {
             if let Some(Some(k)) = passed.get((n_passed + i) % RECENT) {
-                self.remember(keys.shown(batch, k));
+                self.remember(keys.shown(batch, k), keys.key_len(k));
             }
         }
         // Every line read, with a key or not (a last one without a newline too): the lines
@@ -702,16 +703,19 @@ impl Engine {
         }
     }
 
-    /// Keeps the text of a line the dedupe filter passed for the panel (the last `RECENT`).
-    fn remember(&mut self, shown: &[u8]) {
-        let mut slot = if self.recent.len() == RECENT {
+    /// Keeps the bytes of a key the dedupe filter passed for the panel (the last `RECENT`), and
+    /// whether they are only its start: `shown` is its bytes (only the first of a streamed long
+    /// line), `len` the length of all of it.
+    fn remember(&mut self, shown: &[u8], len: u64) {
+        let (mut slot, _) = if self.recent.len() == RECENT {
             self.recent.pop_front().unwrap_or_default()
         } else {
-            Vec::with_capacity(RECENT_BYTES)
+            (Vec::with_capacity(RECENT_BYTES), false)
         };
         slot.clear();
         slot.extend_from_slice(shown.get(..RECENT_BYTES).unwrap_or(shown));
-        self.recent.push_back(slot);
+        let partial = len > slot.len() as u64;
+        self.recent.push_back((slot, partial));
     }
 
     /// Writes the engine's figures since the start into a snapshot (the caller fills in timing
@@ -805,7 +809,7 @@ impl Engine {
             recent: self
                 .recent
                 .iter()
-                .map(|l| printable(l, RECENT_BYTES))
+                .map(|(l, partial)| KeyText::new(l, *partial, RECENT_BYTES))
                 .collect(),
         };
         let (distinct, registers) = hll_stats(distinct);
@@ -836,6 +840,7 @@ impl Engine {
             distinct,
             heavy: heavy.heavy,
             names: heavy.names,
+            printable_names: false,
             values: self.values.as_ref().map(|v| crate::saved::SavedValues {
                 sketch: Box::new(v.sketch().clone()),
                 field: v.field(),
@@ -864,7 +869,7 @@ impl Engine {
 #[must_use]
 pub fn heavy_stats<S: std::hash::BuildHasher>(
     h: &Heavy,
-    names: &HashMap<u64, String, S>,
+    names: &HashMap<u64, KeyText, S>,
     exact: impl Fn(u64) -> Option<u64>,
     top: usize,
 ) -> HeavyStats {
@@ -874,7 +879,10 @@ pub fn heavy_stats<S: std::hash::BuildHasher>(
         .iter()
         .take(top)
         .map(|c| HeavyRow {
-            line: names.get(c.key).cloned().unwrap_or_else(|| "?".into()),
+            key: names.get(c.key).cloned().unwrap_or_else(|| KeyText {
+                line: "?".into(),
+                cut: false,
+            }),
             estimate: c.count,
             exact: exact(*c.key),
             bounds: Some((c.guaranteed(), c.count)),
@@ -948,6 +956,12 @@ mod tests {
         e.apply(&b);
     }
 
+    /// The text of the dedupe panel's recent lines, each whole.
+    fn lines(recent: &[KeyText]) -> Vec<String> {
+        assert!(recent.iter().all(|k| !k.cut), "{recent:?}");
+        recent.iter().map(|k| k.line.clone()).collect()
+    }
+
     /// Since start is the merge of the intervals, also of those that left the ring: over 75
     /// intervals (15 more than the ring holds) of skewed keys, its distinct count equals one
     /// HyperLogLog's over every line (register max is exact), every listed bracket holds the exact
@@ -992,7 +1006,7 @@ mod tests {
             let (lo, hi) = r.bounds.unwrap();
             let exact = r.exact.expect("the exact table knows every key");
             assert!(lo <= exact && exact <= hi, "{r:?}");
-            assert_ne!(r.line, "?", "every listed line's text is kept");
+            assert_ne!(r.key.line, "?", "every listed line's text is kept");
         }
         let saved = e.saved();
         assert_eq!(saved.distinct.cardinality(), one.cardinality());
@@ -1106,7 +1120,7 @@ mod tests {
         assert_eq!(s.totals.lines, 6);
         assert_eq!(s.totals.bytes, 12);
         assert_eq!((s.dedupe.passed, s.dedupe.suppressed), (3, 3));
-        assert_eq!(s.dedupe.recent, ["a", "b", "c"]);
+        assert_eq!(lines(&s.dedupe.recent), ["a", "b", "c"]);
         assert_eq!(s.exact.distinct, 3);
         assert_eq!(s.dedupe.never_seen, 3);
         assert_eq!(s.dedupe.bytes, 119_816 + 8, "14,977 words and the seed");
@@ -1214,7 +1228,7 @@ mod tests {
         let recent = |e: &Engine| {
             let mut s = Snapshot::default();
             e.fill(&mut s);
-            s.dedupe.recent
+            lines(&s.dedupe.recent)
         };
         feed(&mut e, &["a", "b", "a"]);
         assert_eq!(recent(&e), ["a", "b"]);
@@ -1249,7 +1263,7 @@ mod tests {
         let cutoff = h.rows.iter().map(|r| r.estimate).min().unwrap_or(0);
         for r in &h.rows {
             let x = r.exact.expect("exact table not capped");
-            assert_eq!(truth.get(r.line.as_bytes()), Some(&x), "{what}: {r:?}");
+            assert_eq!(truth.get(r.key.line.as_bytes()), Some(&x), "{what}: {r:?}");
             let (lo, hi) = r.bounds.expect("bracket");
             assert!(lo <= x && x <= hi && hi == r.estimate, "{what}: {r:?}");
             assert_eq!(r.noise, lo <= h.bound, "{what}: {r:?} ε·N {}", h.bound);
@@ -1259,7 +1273,7 @@ mod tests {
                 h.bound
             );
         }
-        let listed: Vec<&str> = h.rows.iter().map(|r| r.line.as_str()).collect();
+        let listed: Vec<&str> = h.rows.iter().map(|r| r.key.line.as_str()).collect();
         for (line, &x) in truth {
             let line = std::str::from_utf8(line).unwrap();
             assert!(
@@ -1447,7 +1461,7 @@ mod tests {
         e.fill(&mut s);
         assert_eq!(s.exact.distinct, 2);
         let h = s.heavy.unwrap();
-        assert_eq!((h.rows[0].line.as_str(), h.rows[0].estimate), ("a", 2));
-        assert_eq!(s.dedupe.recent, ["a", "b"]);
+        assert_eq!((h.rows[0].key.line.as_str(), h.rows[0].estimate), ("a", 2));
+        assert_eq!(lines(&s.dedupe.recent), ["a", "b"]);
     }
 }

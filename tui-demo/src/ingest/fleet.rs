@@ -15,7 +15,7 @@ use std::time::Instant;
 use sketch_nostd::wire::{RawFrame, SketchKind};
 use sketch_nostd::WireError;
 
-use crate::human::printable;
+use crate::human::KeyText;
 use crate::ingest::engine::hll_stats;
 use crate::ingest::ring::merged as merge_all;
 use crate::snapshot::{
@@ -324,7 +324,7 @@ fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>) -> HeavyStats {
         .iter()
         .take(SHOWN_TOP)
         .map(|c| HeavyRow {
-            line: printable(c.key, SHOWN_CHARS),
+            key: KeyText::new(c.key, false, SHOWN_CHARS),
             // Without a count-min sketch yet, the summary's own upper bound. A device sends its
             // sketches in separate frames, so its latest count-min can be older than its latest
             // summary: a count-min estimate below the summary's guaranteed count is stale and

@@ -25,25 +25,26 @@ use super::engine::{Distinct, Heavy};
 use super::values::Values;
 use super::SEED;
 use crate::exact::PassThrough;
-use crate::human::printable;
+use crate::human::KeyText;
 use crate::window::{Window, INTERVAL, INTERVALS};
 
-/// Bytes of display text kept per heavy hitter.
+/// Characters of a heavy hitter's text kept ([`KeyText`]).
 pub const TOP_SHOWN: usize = 200;
 /// How often (in lines) the count a line needs to be shown is recomputed.
 const THRESHOLD_EVERY: u32 = 65_536;
 
-/// Display text by line hash. The keys are already uniform 64-bit hashes, so the map uses them as
-/// they are ([`PassThrough`], as the exact table does) instead of SipHashing them again: the map is
-/// looked up for every line counted.
-pub type Names = HashMap<u64, String, BuildHasherDefault<PassThrough>>;
+/// The text of the lines ([`KeyText`]: as they were, cut to [`TOP_SHOWN`] characters) by line
+/// hash. The keys are already uniform 64-bit hashes, so the map uses them as they are
+/// ([`PassThrough`], as the exact table does) instead of SipHashing them again: the map is looked
+/// up for every line counted.
+pub type Names = HashMap<u64, KeyText, BuildHasherDefault<PassThrough>>;
 
 /// A heavy-hitter summary with the text of the lines it may show (keys are line hashes).
 #[derive(Clone, Debug)]
 pub struct Named {
     /// The summary.
     pub heavy: Box<Heavy>,
-    /// Display text of the lines that may be shown, by key (pruned as the list changes).
+    /// The text of the lines that may be shown, by key (pruned as the list changes).
     pub names: Names,
     /// Rows whose text is kept.
     keep: usize,
@@ -78,14 +79,16 @@ impl Named {
         self.names_limit = 8 * self.keep + 64;
     }
 
-    /// Counts one key: `shown` is its bytes (or a prefix), `hash` the hash of all of it.
-    pub fn add(&mut self, shown: &[u8], hash: u64) {
+    /// Counts one key: `shown` is its bytes (or only their start, when `partial`: a streamed long
+    /// line), `hash` the hash of all of it.
+    pub fn add(&mut self, shown: &[u8], partial: bool, hash: u64) {
         let count = self.heavy.increment(&hash);
         // A kept line's count is at least the kept rows' smallest, which never decreases (each
         // event raises one counter), so when the line was last seen its count was at least
         // `show_at` then: its text is recorded at that moment.
         if count >= self.show_at && !self.names.contains_key(&hash) {
-            self.names.insert(hash, printable(shown, TOP_SHOWN));
+            self.names
+                .insert(hash, KeyText::new(shown, partial, TOP_SHOWN));
             if self.names.len() > self.names_limit {
                 self.recount();
             }
@@ -359,10 +362,11 @@ impl Ring {
         self.cache = None;
     }
 
-    /// Counts one key in the open interval.
-    pub fn line(&mut self, shown: &[u8], hash: u64) {
+    /// Counts one key in the open interval: `shown` is its bytes (or only their start, when
+    /// `partial`), `hash` the hash of all of it.
+    pub fn line(&mut self, shown: &[u8], partial: bool, hash: u64) {
         self.open.distinct.insert_hash(hash);
-        self.open.heavy.add(shown, hash);
+        self.open.heavy.add(shown, partial, hash);
     }
 
     /// The distinct counter and the heavy-hitter summary since the start: the intervals that left
@@ -595,7 +599,7 @@ mod tests {
         assert_eq!(h.total, 3_000);
         assert_eq!(h.rows.len(), 10);
         for r in &h.rows {
-            let x = truth[r.line.as_str()];
+            let x = truth[r.key.line.as_str()];
             let (lo, hi) = r.bounds.unwrap();
             assert!(lo <= x && x <= hi, "{r:?} true {x}");
             assert_eq!(r.exact, None);

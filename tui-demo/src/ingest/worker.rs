@@ -285,7 +285,8 @@ impl Keys {
     fn count_in(&self, tallies: &mut Tallies, batch: &Batch) {
         let ring = &mut tallies.ring;
         for k in &self.keys {
-            ring.line(self.shown(batch, k), k.hash);
+            let shown = self.shown(batch, k);
+            ring.line(shown, self.key_len(k) > shown.len() as u64, k.hash);
         }
         for &x in &self.values {
             ring.value(x);

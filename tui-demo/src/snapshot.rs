@@ -370,7 +370,9 @@ impl Serialize for Snapshot {
 
 /// The JSON of a [`Snapshot`] (derived, so its members are its fields, in order): what only a run
 /// over the lines knows is `None` (`null`) for a merge of saved sketches
-/// ([`Snapshot::sketches_only`]).
+/// ([`Snapshot::sketches_only`]) and in device mode, where `lines` is the lines the devices
+/// counted (their count-min sketches merged), not the datagrams the host received (`devices.ok`
+/// and `devices.bad`).
 #[derive(Serialize)]
 struct Json<'a> {
     source: &'a str,
@@ -398,20 +400,25 @@ impl<'a> Json<'a> {
     fn of(snap: &'a Snapshot) -> Self {
         let known = !snap.sketches_only;
         let run = |x: u64| known.then_some(x);
+        // In device mode the host reads datagrams, not lines: what it knows of lines is what the
+        // devices' sketches say.
+        let fleet = snap.devices.as_ref();
+        let read_lines = known && fleet.is_none();
+        let line = |x: u64| read_lines.then_some(x);
         let (t, r) = (&snap.totals, &snap.throughput);
         Self {
             source: &snap.source,
             seconds: known.then_some(snap.elapsed.as_secs_f64()),
-            lines: t.lines,
+            lines: fleet.map_or(t.lines, |f| f.lines_merged),
             bytes: run(t.bytes),
-            non_utf8: run(t.non_utf8),
-            crlf: run(t.crlf),
-            long: run(t.long),
-            missing_field: run(t.missing_field),
-            exact: known.then_some(&snap.exact),
-            dedupe: known.then_some(&snap.dedupe),
-            micro: known.then_some(&snap.micro),
-            lines_per_sec: known.then_some(r.lines_per_sec),
+            non_utf8: line(t.non_utf8),
+            crlf: line(t.crlf),
+            long: line(t.long),
+            missing_field: line(t.missing_field),
+            exact: read_lines.then_some(&snap.exact),
+            dedupe: read_lines.then_some(&snap.dedupe),
+            micro: read_lines.then_some(&snap.micro),
+            lines_per_sec: read_lines.then_some(r.lines_per_sec),
             bytes_per_sec: known.then_some(r.bytes_per_sec),
             distinct: &snap.distinct,
             registers: &snap.registers,

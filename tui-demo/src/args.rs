@@ -30,7 +30,7 @@ pub const DEFAULT_DEVICE_ADDR: &str = "127.0.0.1:7777";
     version,
     about = "A live terminal feed of sketch-nostd sketches over a log, stdin or a fleet of devices",
     args_conflicts_with_subcommands = true,
-    after_help = "KEYS (live view):\n    q, Esc  quit           Ctrl-C  quit (exit 130)   p  pause / resume\n    r       reset counts   Tab, arrows  move between panels   Enter  zoom\n    w       window: since start, last 1 / 5 / 15 min\n    ?       help           +, -    synthetic rate\n\nWithout a subcommand: `live`, or `report` when stdout is not a terminal.\nRespects NO_COLOR."
+    after_help = "KEYS (live view):\n    q, Esc  quit           Ctrl-C  quit (exit 130)   p  pause / resume\n    r       reset counts   Tab, arrows  move between panels   Enter  zoom\n    w       window: since start, last 1 / 5 / 15 min\n    ?       help           +, -    synthetic rate\n\nWithout a subcommand: `live`, or `report` when stdout is not a terminal.\nWithout --input or --seed: stdin when it is a pipe or a file, else the synthetic log.\nRespects NO_COLOR."
 )]
 pub struct Cli {
     /// What to do.
@@ -146,7 +146,8 @@ pub enum Cmd {
 #[derive(Clone, Debug, Args)]
 pub struct RunArgs {
     /// Read lines from FILE (repeat for several files, read one after the other), or from stdin
-    /// with '-'. Lines are bytes: any encoding, CRLF, any length.
+    /// with '-'. Lines are bytes: any encoding, CRLF, any length. Without --input (or --seed):
+    /// stdin when it is a pipe or a file (`tail -f app.log | tui-demo`), else the synthetic log.
     #[arg(long, short = 'i', value_name = "FILE")]
     pub input: Vec<PathBuf>,
     /// Count whitespace-separated fields N, M… (from 1) instead of the whole line, e.g. 1 or 1,7;
@@ -183,9 +184,10 @@ pub struct RunArgs {
     /// under the name) and truncation; several files are followed side by side.
     #[arg(long, requires = "input")]
     pub follow: bool,
-    /// The synthetic log's seed (with no --input).
-    #[arg(long, default_value_t = 1, conflicts_with = "input")]
-    pub seed: u64,
+    /// The synthetic log's seed (with no --input; it is read even when stdin is a pipe)
+    /// [default: 1].
+    #[arg(long, conflicts_with = "input")]
+    pub seed: Option<u64>,
     /// Stop after this many seconds.
     #[arg(long, value_parser = seconds)]
     pub seconds: Option<f64>,
@@ -314,6 +316,9 @@ pub struct Options {
     pub merge: Option<Vec<PathBuf>>,
     /// `--redis URL` and `--redis-name NAME`: where to write the HyperLogLogs.
     pub redis: Option<Box<RedisOptions>>,
+    /// The source is the synthetic log only because neither `--input` nor `--seed` was given:
+    /// stdin that is a pipe or a file takes its place ([`Options::stdin_by_default`]).
+    pub synthetic_by_default: bool,
 }
 
 impl Options {
@@ -339,6 +344,26 @@ impl Options {
         match self.source {
             SourceSpec::Synthetic { .. } => self.live_rate(),
             _ => self.rate.unwrap_or(0),
+        }
+    }
+
+    /// Reads stdin instead of the synthetic log when neither `--input` nor `--seed` was given and
+    /// `stdin_has_lines` (stdin is a pipe or a file: `tail -f app.log | tui-demo` counts the log,
+    /// as a filter would, where it showed the synthetic log and left the pipe unread).
+    ///
+    /// ```
+    /// use tui_demo::{args, source::{Input, SourceSpec}};
+    /// let mut o = args::parse(["tui-demo", "report"].map(Into::into)).unwrap();
+    /// o.stdin_by_default(true);
+    /// assert_eq!(o.source, SourceSpec::Lines(vec![Input::Stdin]));
+    /// let mut o = args::parse(["tui-demo", "report", "--seed", "3"].map(Into::into)).unwrap();
+    /// o.stdin_by_default(true);
+    /// assert_eq!(o.source, SourceSpec::Synthetic { seed: 3 });
+    /// ```
+    pub fn stdin_by_default(&mut self, stdin_has_lines: bool) {
+        if self.synthetic_by_default && stdin_has_lines {
+            self.source = SourceSpec::Lines(vec![Input::Stdin]);
+            self.synthetic_by_default = false;
         }
     }
 
@@ -376,6 +401,7 @@ impl Default for Options {
             save_every: std::time::Duration::from_secs(60),
             merge: None,
             redis: None,
+            synthetic_by_default: false,
         }
     }
 }
@@ -386,8 +412,11 @@ impl RunArgs {
         if stdin > 1 {
             return Err("--input: stdin ('-') can be read once".into());
         }
+        let synthetic_by_default = self.input.is_empty() && self.seed.is_none();
         let source = if self.input.is_empty() {
-            SourceSpec::Synthetic { seed: self.seed }
+            SourceSpec::Synthetic {
+                seed: self.seed.unwrap_or(1),
+            }
         } else {
             SourceSpec::Lines(
                 self.input
@@ -424,6 +453,7 @@ impl RunArgs {
             save_every: std::time::Duration::try_from_secs_f64(self.save_every)
                 .unwrap_or(std::time::Duration::MAX),
             redis: self.redis.options(),
+            synthetic_by_default,
             ..Options::default()
         })
     }
@@ -664,9 +694,26 @@ mod tests {
     #[test]
     fn defaults_are_the_synthetic_live_view() {
         let o = run(&[]);
+        // The synthetic log unless stdin has lines (main decides): the one difference.
+        assert!(o.synthetic_by_default);
+        let o = Options {
+            synthetic_by_default: false,
+            ..o
+        };
         assert_eq!(o, Options::default());
-        assert_eq!(run(&["live"]), Options::default());
         assert_eq!(o.source, SourceSpec::Synthetic { seed: 1 });
+        assert!(run(&["live"]).synthetic_by_default);
+        // Not with a seed, an input, or another command (listen, emit, generate, merge).
+        for args in [
+            &["--seed", "1"][..],
+            &["--input", "a.log"],
+            &["listen"],
+            &["emit", "1"],
+            &["generate", "1k"],
+            &["merge", "a.sk"],
+        ] {
+            assert!(!run(args).synthetic_by_default, "{args:?}");
+        }
     }
 
     #[test]

@@ -34,7 +34,7 @@ use tui_demo::{emit, report};
 const FRAME: Duration = Duration::from_millis(40);
 
 fn main() -> ExitCode {
-    let opts = match args::parse(std::env::args_os()) {
+    let mut opts = match args::parse(std::env::args_os()) {
         Ok(o) => o,
         // Help and version print and exit 0; mistakes print and exit 2. A closed stdout is fine.
         Err(e) => {
@@ -42,6 +42,7 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    opts.stdin_by_default(stdin_has_lines());
     let result = if let Some(size) = opts.generate {
         let seed = match opts.source {
             SourceSpec::Synthetic { seed } => seed,
@@ -240,6 +241,21 @@ fn live(opts: &Options) -> io::Result<usize> {
         }
     }
     result
+}
+
+/// Whether stdin is a pipe or a file (`tail -f app.log | tui-demo`, `tui-demo < app.log`), whose
+/// lines are then counted when no `--input` names a source; a terminal, `/dev/null` or a closed
+/// stdin leave the synthetic log.
+fn stdin_has_lines() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .map(std::fs::File::from)
+        .and_then(|f| f.metadata().ok())
+        .is_some_and(|m| m.file_type().is_fifo() || m.is_file())
 }
 
 /// The input's name if it is a terminal (stdin on one, `/dev/tty`, `/dev/stdin` on one): the

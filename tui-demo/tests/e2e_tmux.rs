@@ -205,6 +205,13 @@ fn stdin_mode_reads_keys_from_the_terminal() {
     let s = t.screen();
     assert!(s.contains("sketch-nostd report · stdin"), "{s}");
     assert!(s.contains("lines  3 "), "{s}");
+    // Without --input, a pipe on stdin is the source (it was left unread for the synthetic log).
+    t.type_line("clear");
+    t.type_line(&format!("printf 'a\\nb\\n' | {BIN}; echo piped=$?"));
+    let s = t.wait_for("the end of input", |s| s.contains("END OF INPUT"));
+    assert!(s.contains("stdin") && s.contains("2 lines"), "{s}");
+    t.keys(&["q"]);
+    t.assert_shell_is_back("piped=0");
 }
 
 #[test]

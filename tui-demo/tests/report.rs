@@ -11,23 +11,37 @@ use tui_demo::source::SourceSpec;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tui-demo");
 
-/// Runs the binary with `args`, feeding `input` on stdin; returns (status, stdout, stderr).
+/// Runs the binary with `args`, feeding `input` on stdin (a pipe; none, `/dev/null`, when `input`
+/// is empty, so that without `--input` the synthetic log is read); returns (status, stdout,
+/// stderr).
 fn run(args: &[&str], input: &[u8]) -> (std::process::ExitStatus, String, String) {
+    run_piped(args, (!input.is_empty()).then_some(input))
+}
+
+/// Runs the binary with `args`, stdin a pipe fed `input` if there is one, else `/dev/null`.
+fn run_piped(args: &[&str], input: Option<&[u8]>) -> (std::process::ExitStatus, String, String) {
     let mut child = Command::new(BIN)
         .args(args)
         .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("start tui-demo");
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
+    let writer = child.stdin.take().map(|mut stdin| {
+        let input = input.unwrap_or_default().to_vec();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        })
     });
     let out = child.wait_with_output().expect("wait");
-    writer.join().unwrap();
+    if let Some(w) = writer {
+        w.join().unwrap();
+    }
     (
         out.status,
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -322,6 +336,52 @@ fn bad_arguments_exit_2_with_a_message() {
         err.contains(path.to_str().unwrap()) && err.contains("not gzip"),
         "{err}"
     );
+}
+
+#[test]
+fn a_pipe_on_stdin_is_read_without_input() {
+    // Found by a user test: `tail -f app.log | tui-demo` showed the synthetic log and left the
+    // pipe unread. Without --input, stdin that is a pipe (or a file) is the source; an empty pipe
+    // is an empty input; --seed still asks for the synthetic log.
+    let (status, out, err) = run_piped(&["report", "--json"], Some(b"a\nb\na\n"));
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["source"].as_str(), v["lines"].as_u64()),
+        (Some("stdin"), Some(3))
+    );
+    assert_eq!(v["exact"]["distinct"], 2);
+    let (_, out, _) = run_piped(&["--json"], Some(b""));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["source"].as_str(), v["lines"].as_u64()),
+        (Some("stdin"), Some(0))
+    );
+    let (_, out, _) = run_piped(
+        &["report", "--json", "--seed", "2", "--lines", "10"],
+        Some(b"x\n"),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["source"], "synthetic access log");
+    assert_eq!(v["lines"], 10);
+    // A file on stdin too; /dev/null (no input given) leaves the synthetic log.
+    let dir = temp_dir("stdin-file");
+    let path = dir.join("a.log");
+    std::fs::write(&path, "f\nf\n").unwrap();
+    let out = Command::new(BIN)
+        .args(["report", "--json"])
+        .stdin(std::fs::File::open(&path).unwrap())
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["source"].as_str(), v["lines"].as_u64()),
+        (Some("stdin"), Some(2))
+    );
+    let (_, out, _) = run(&["report", "--json", "--lines", "10"], b"");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["source"], "synthetic access log");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -121,7 +121,7 @@ pub enum Cmd {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         value_field: Option<u16>,
     },
-    /// Merge files written by --save (by other runs or hosts, or by listen on devices' hosts)
+    /// Merge files written by --save (by other runs or hosts, devices' hosts too: listen --save)
     /// and report them.
     ///
     /// Files of one kind merge: runs' over lines, or devices' fleets (`listen --save`, reported
@@ -136,8 +136,8 @@ pub enum Cmd {
         /// The summary as JSON.
         #[arg(long)]
         json: bool,
-        /// Heavy-hitter rows reported (1 to 200; the saved files hold the text of the rows their
-        /// run showed, `--top` there).
+        /// Heavy-hitter rows reported (1 to 200; a run's files hold the text of the rows the run
+        /// showed, `--top` there; devices' files hold their summary's 256 lines).
         #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
         top: usize,
     },

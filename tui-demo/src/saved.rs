@@ -1,7 +1,9 @@
 //! Keeping the results: `--save FILE` writes the sketches in the library's wire format (at exit and
 //! every `--save-every` seconds), and `merge A B …` merges saved files — from other runs or hosts —
-//! with the library's own merges and reports them. Sketches are the unit of exchange. (A fleet of
-//! devices is merged live by `listen`, whose sketches are of other types and seeds: it saves none.)
+//! with the library's own merges and reports them. Sketches are the unit of exchange. (A device
+//! host's `listen --save` writes its fleet's merged sketches, of other types and seeds, in the same
+//! container: [`crate::saved_fleet`], to which [`merge_files`] hands such files; the two kinds do
+//! not merge with each other.)
 //!
 //! A file holds, back to back: the distinct counter ([`Distinct`], HyperLogLog p = 14), the
 //! heavy-hitter summary ([`Heavy`], Space-Saving over line hashes) and, with `--value-field` or

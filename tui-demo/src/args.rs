@@ -78,6 +78,13 @@ pub enum Cmd {
         /// The summary as JSON.
         #[arg(long)]
         json: bool,
+        /// Write the devices' merged sketches to FILE in the wire format at exit and every
+        /// --save-every seconds (`merge` reads such files, from this host and others).
+        #[arg(long, value_name = "FILE")]
+        save: Option<PathBuf>,
+        /// Seconds between two saves while running.
+        #[arg(long, default_value_t = 60.0, value_parser = positive_seconds, requires = "save")]
+        save_every: f64,
         /// Where to write the HyperLogLogs for Redis.
         #[command(flatten)]
         redis: RedisArgs,
@@ -114,7 +121,11 @@ pub enum Cmd {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         value_field: Option<u16>,
     },
-    /// Merge files written by --save (by other runs or hosts) and report them.
+    /// Merge files written by --save (by other runs or hosts, devices' hosts too: listen --save)
+    /// and report them.
+    ///
+    /// Files of one kind merge: runs' over lines, or devices' fleets (`listen --save`, reported
+    /// as `listen --report` reports them); a run's file with a devices' file is refused.
     Merge {
         /// The saved files.
         #[arg(required = true, value_name = "FILE")]
@@ -125,8 +136,8 @@ pub enum Cmd {
         /// The summary as JSON.
         #[arg(long)]
         json: bool,
-        /// Heavy-hitter rows reported (1 to 200; the saved files hold the text of the rows their
-        /// run showed, `--top` there).
+        /// Heavy-hitter rows reported (1 to 200; a run's files hold the text of the rows the run
+        /// showed, `--top` there; devices' files hold their summary's 256 lines).
         #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
         top: usize,
     },
@@ -450,8 +461,7 @@ impl RunArgs {
             value_json: self.value_json,
             window: self.window,
             save: self.save,
-            save_every: std::time::Duration::try_from_secs_f64(self.save_every)
-                .unwrap_or(std::time::Duration::MAX),
+            save_every: seconds_duration(self.save_every),
             redis: self.redis.options(),
             synthetic_by_default,
             ..Options::default()
@@ -487,6 +497,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::
             seconds,
             report: r,
             json,
+            save,
+            save_every,
             redis,
             value_field: _,
         }) => Ok(Options {
@@ -495,6 +507,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::
             seconds,
             output: report(r, json),
             json,
+            save,
+            save_every: seconds_duration(save_every),
             ..Options::default()
         }),
         Some(Cmd::Emit {
@@ -611,6 +625,11 @@ fn seconds(v: &str) -> Result<f64, String> {
         return Err("must be a non-negative number of seconds".into());
     }
     Ok(s)
+}
+
+/// `--save-every`'s seconds as a duration (one past what a duration holds is no limit).
+fn seconds_duration(s: f64) -> std::time::Duration {
+    std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX)
 }
 
 /// A positive number of seconds.
@@ -791,6 +810,18 @@ mod tests {
             (o.save, o.save_every),
             (Some("a.sk".into()), std::time::Duration::from_secs(5))
         );
+        let o = run(&[
+            "listen",
+            "127.0.0.1:0",
+            "--save",
+            "f.sk",
+            "--save-every",
+            "2",
+        ]);
+        assert_eq!(
+            (o.save, o.save_every),
+            (Some("f.sk".into()), std::time::Duration::from_secs(2))
+        );
         let o = run(&["merge", "a.sk", "b.sk", "--report"]);
         assert_eq!(o.merge, Some(vec!["a.sk".into(), "b.sk".into()]));
         assert!(run(&[]).key.is_whole_line());
@@ -835,6 +866,8 @@ mod tests {
             &["--value-json", ""],
             &["--value-json", "a", "--value-field", "2"],
             &["listen", "--value-field", "9"],
+            &["listen", "--save-every", "5"],
+            &["listen", "--save", "a", "--save-every", "0"],
             &["--field", "1,2,3,4,5"],
             &["--field", "x"],
             &["--field", "-"],

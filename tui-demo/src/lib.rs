@@ -19,6 +19,7 @@ pub mod layout;
 pub mod redis_sink;
 pub mod report;
 pub mod saved;
+pub mod saved_fleet;
 pub mod seed;
 pub mod snapshot;
 pub mod source;

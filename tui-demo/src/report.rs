@@ -282,13 +282,18 @@ fn write_fleet(
 ) -> io::Result<()> {
     writeln!(
         w,
-        "frames  {} ok · {} refused ({} from unknown senders) · {} lost · {} in {:.2} s",
+        "frames  {} ok · {} refused ({} from unknown senders) · {} lost · {} {}",
         count(f.ok),
         count(f.bad),
         count(f.unattributed_bad),
         count(f.lost),
         bytes(f.bytes),
-        s.elapsed.as_secs_f64()
+        // Saved fleets (`merge`) keep no time: their hosts ran side by side.
+        if s.sketches_only {
+            "received by the hosts that saved them".to_string()
+        } else {
+            format!("in {:.2} s", s.elapsed.as_secs_f64())
+        }
     )?;
     for (why, n) in &f.errors {
         writeln!(w, "refused  {why}: {}", count(*n))?;

@@ -1,7 +1,9 @@
 //! Keeping the results: `--save FILE` writes the sketches in the library's wire format (at exit and
 //! every `--save-every` seconds), and `merge A B …` merges saved files — from other runs or hosts —
-//! with the library's own merges and reports them. Sketches are the unit of exchange. (A fleet of
-//! devices is merged live by `listen`, whose sketches are of other types and seeds: it saves none.)
+//! with the library's own merges and reports them. Sketches are the unit of exchange. (A device
+//! host's `listen --save` writes its fleet's merged sketches, of other types and seeds, in the same
+//! container: [`crate::saved_fleet`], to which [`merge_files`] hands such files; the two kinds do
+//! not merge with each other.)
 //!
 //! A file holds, back to back: the distinct counter ([`Distinct`], HyperLogLog p = 14), the
 //! heavy-hitter summary ([`Heavy`], Space-Saving over line hashes) and, with `--value-field` or
@@ -104,6 +106,55 @@ fn crc32(bytes: &[u8]) -> u32 {
     crc.sum()
 }
 
+/// Ends a file's bytes with the checksum line ([`TRAILER`] and the CRC-32 of every byte before
+/// it). A damaged file is refused, not merged with wrong counts: the wire format has no checksum of
+/// its own outside a frame, and the JSON object none at all.
+pub(crate) fn seal(buf: &mut Vec<u8>) {
+    let crc = crc32(buf);
+    buf.extend_from_slice(TRAILER);
+    buf.extend_from_slice(format!("{crc:08x}\n").as_bytes());
+}
+
+/// A file's bytes without its checksum line, checked, and whether there was one (an older file
+/// has none).
+///
+/// # Errors
+/// A checksum line cut short or unreadable, or a checksum that does not match.
+pub(crate) fn unseal(bytes: &[u8]) -> Result<(&[u8], bool), String> {
+    // The checksum line, when there is one (files before it end with the JSON object's `}`,
+    // and the object is one line: the line's start is found only in the last bytes).
+    let tail = bytes.len().saturating_sub(2 * TRAILER_LEN);
+    let at = bytes
+        .get(tail..)
+        .and_then(|end| end.windows(TRAILER.len()).rposition(|w| w == TRAILER))
+        .map(|i| tail + i);
+    let checked = at.is_some();
+    let body = match at {
+        None => bytes,
+        Some(at) => {
+            let (body, trailer) = bytes.split_at(at);
+            if trailer.len() != TRAILER_LEN || !trailer.ends_with(b"\n") {
+                // Its newline or a digit cut off, or more after it.
+                return Err("damaged: its checksum line is cut short".into());
+            }
+            let hex = trailer
+                .get(TRAILER.len()..TRAILER_LEN - 1)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u32::from_str_radix(h, 16).ok())
+                .ok_or("damaged: its checksum line is not readable")?;
+            let crc = crc32(body);
+            if crc != hex {
+                return Err(format!(
+                    "damaged: its CRC-32 is {crc:08x}, the file says {hex:08x} (a byte \
+                     changed since it was written)"
+                ));
+            }
+            body
+        }
+    };
+    Ok((body, checked))
+}
+
 /// How a run's keys are described when its lines are counted whole.
 pub const WHOLE_LINE: &str = "whole line";
 
@@ -162,11 +213,7 @@ impl Saved {
             lines: self.lines,
         };
         serde_json::to_writer(&mut buf, &meta)?;
-        // A damaged file is refused, not merged with wrong counts: the wire format has no
-        // checksum of its own outside a frame, and the JSON object none at all.
-        let crc = crc32(&buf);
-        buf.extend_from_slice(TRAILER);
-        buf.extend_from_slice(format!("{crc:08x}\n").as_bytes());
+        seal(&mut buf);
         Ok(buf)
     }
 
@@ -175,37 +222,7 @@ impl Saved {
     /// # Errors
     /// Why the bytes are not a saved file.
     pub fn decode(bytes: &[u8]) -> Result<Self, String> {
-        // The checksum line, when there is one (files before it end with the JSON object's `}`,
-        // and the object is one line: the line's start is found only in the last bytes).
-        let tail = bytes.len().saturating_sub(2 * TRAILER_LEN);
-        let at = bytes
-            .get(tail..)
-            .and_then(|end| end.windows(TRAILER.len()).rposition(|w| w == TRAILER))
-            .map(|i| tail + i);
-        let checked = at.is_some();
-        let bytes = match at {
-            None => bytes,
-            Some(at) => {
-                let (body, trailer) = bytes.split_at(at);
-                if trailer.len() != TRAILER_LEN || !trailer.ends_with(b"\n") {
-                    // Its newline or a digit cut off, or more after it.
-                    return Err("damaged: its checksum line is cut short".into());
-                }
-                let hex = trailer
-                    .get(TRAILER.len()..TRAILER_LEN - 1)
-                    .and_then(|h| std::str::from_utf8(h).ok())
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                    .ok_or("damaged: its checksum line is not readable")?;
-                let crc = crc32(body);
-                if crc != hex {
-                    return Err(format!(
-                        "damaged: its CRC-32 is {crc:08x}, the file says {hex:08x} (a byte \
-                         changed since it was written)"
-                    ));
-                }
-                body
-            }
-        };
+        let (bytes, checked) = unseal(bytes)?;
         let (distinct, rest) =
             wire::take::<Distinct>(bytes).map_err(|e| format!("the distinct counter: {e}"))?;
         let (heavy, rest) =
@@ -272,11 +289,7 @@ impl Saved {
     /// # Errors
     /// I/O errors, with the path.
     pub fn write(&self, path: &Path) -> io::Result<()> {
-        let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
-        let bytes = self.encode().map_err(named)?;
-        let tmp = temporary(path);
-        std::fs::write(&tmp, bytes).map_err(named)?;
-        std::fs::rename(&tmp, path).map_err(named)
+        write_atomically(path, self.encode())
     }
 
     /// Reads a file.
@@ -376,6 +389,18 @@ impl Saved {
     }
 }
 
+/// Writes a file's `bytes` (or their encoding error): to a temporary file beside it, then
+/// renamed, so a reader never sees half.
+///
+/// # Errors
+/// I/O errors, with the path.
+pub(crate) fn write_atomically(path: &Path, bytes: io::Result<Vec<u8>>) -> io::Result<()> {
+    let named = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    let tmp = temporary(path);
+    std::fs::write(&tmp, bytes.map_err(named)?).map_err(named)?;
+    std::fs::rename(&tmp, path).map_err(named)
+}
+
 /// The temporary file [`Saved::write`] writes before renaming it over `path`.
 fn temporary(path: &Path) -> std::ffi::OsString {
     let mut tmp = path.as_os_str().to_owned();
@@ -438,16 +463,12 @@ fn only_one(v: &SavedValues) -> String {
     )
 }
 
-/// `merge FILES…`: the files' sketches merged, as a snapshot to report.
-///
-/// # Errors
-/// A file that cannot be read or decoded, or does not merge, named.
-pub fn merge_files(paths: &[std::path::PathBuf], top: usize) -> io::Result<Snapshot> {
-    let mut merged: Option<Saved> = None;
+/// The paths that name a file given before them: the same file twice counts its lines twice,
+/// allowed (two copies of a run) but said. By device and inode, so that another name (a symbolic
+/// or hard link) is the same file.
+pub(crate) fn given_twice(paths: &[std::path::PathBuf]) -> Vec<String> {
     let (mut seen, mut twice) = (Vec::new(), Vec::new());
     for path in paths {
-        // The same file twice counts its lines twice: allowed (two copies of a run), but said.
-        // By device and inode, so that another name (a symbolic or hard link) is the same file.
         let same = std::fs::metadata(path).ok().map(|m| {
             use std::os::unix::fs::MetadataExt;
             (m.dev(), m.ino())
@@ -456,6 +477,22 @@ pub fn merge_files(paths: &[std::path::PathBuf], top: usize) -> io::Result<Snaps
             twice.push(path.display().to_string());
         }
         seen.push(same);
+    }
+    twice
+}
+
+/// `merge FILES…`: the files' sketches merged, as a snapshot to report.
+///
+/// # Errors
+/// A file that cannot be read or decoded, or does not merge, named.
+pub fn merge_files(paths: &[std::path::PathBuf], top: usize) -> io::Result<Snapshot> {
+    // Devices' files (`listen --save`) have their own sketches; files of both kinds are refused.
+    if crate::saved_fleet::of_devices(paths)? {
+        return crate::saved_fleet::merge_files(paths, top);
+    }
+    let mut merged: Option<Saved> = None;
+    let twice = given_twice(paths);
+    for path in paths {
         let saved = Saved::read(path)?;
         match merged.as_mut() {
             Some(m) => m.merge(&saved).map_err(|e| {

@@ -223,32 +223,50 @@ impl Fleet {
     /// The figures for the UI, as of `now`.
     #[must_use]
     pub fn stats(&self, now: Instant) -> FleetStats {
+        self.merged()
+            .stats(self.rows(now), self.frames(), SHOWN_TOP)
+    }
+
+    /// The devices' latest sketches merged, each kind once a device sent one.
+    #[must_use]
+    pub fn merged(&self) -> Merged {
         // Bloom union, cell-wise saturating count-min sums, register-wise HLL max, Space-Saving's
         // mergeable summaries: one generic merge over the library's `Sketch` trait. Seeds and
         // parameters are checked when frames are decoded, so these merges cannot fail.
         let devices = || self.devices.values();
-        let merged: Option<DeviceSeen> =
+        let seen: Option<DeviceSeen> =
             merge_all(devices().filter_map(|d| d.seen.as_deref())).unwrap_or_default();
-        let merged_freq: Option<DeviceFreq> =
+        let freq: Option<DeviceFreq> =
             merge_all(devices().filter_map(|d| d.freq.as_deref())).unwrap_or_default();
-        let merged_distinct: Option<DeviceDistinct> =
+        let distinct: Option<DeviceDistinct> =
             merge_all(devices().filter_map(|d| d.distinct.as_deref())).unwrap_or_default();
-        let merged_top: Option<DeviceTop> =
+        let top: Option<DeviceTop> =
             merge_all(devices().filter_map(|d| d.top.as_deref())).unwrap_or_default();
         // The quantile sketches by adding bucket counts (the library's merge; not a `Sketch`, which
         // is about seeds, so merged here): decoding checked their parameters.
-        let mut merged_values: Option<DeviceValues> = None;
+        let mut values: Option<DeviceValues> = None;
         for q in devices().filter_map(|d| d.values.as_deref()) {
-            match merged_values.as_mut() {
+            match values.as_mut() {
                 // One type on both sides: the library's merge never refuses it.
                 Some(all) => all.merge(q).unwrap_or_default(),
-                None => merged_values = Some(q.clone()),
+                None => values = Some(q.clone()),
             }
         }
-        let mut rows = Vec::with_capacity(self.devices.len());
-        for (&id, d) in &self.devices {
-            let held = d.seen.as_ref().map(|s| s.cardinality());
-            rows.push(DeviceRow {
+        Merged {
+            seen: seen.map(Box::new),
+            freq: freq.map(Box::new),
+            distinct: distinct.map(Box::new),
+            top: top.map(Box::new),
+            values: values.map(Box::new),
+        }
+    }
+
+    /// One row per device, by id, as of `now`.
+    #[must_use]
+    pub fn rows(&self, now: Instant) -> Vec<DeviceRow> {
+        self.devices
+            .iter()
+            .map(|(&id, d)| DeviceRow {
                 id,
                 addr: d.addr.to_string(),
                 last_seen: now.saturating_duration_since(d.last_seen),
@@ -256,38 +274,140 @@ impl Fleet {
                 bad: d.bad,
                 lost: d.lost,
                 bytes: d.bytes,
-                held,
+                held: d.seen.as_ref().map(|s| s.cardinality()),
                 lines: d.freq.as_ref().map(|f| f.total()),
                 distinct: d.distinct.as_ref().map(|h| h.cardinality()),
-            });
-        }
-        FleetStats {
-            ok: rows.iter().map(|r| r.ok).sum(),
-            bad: rows.iter().map(|r| r.bad).sum::<u64>() + self.unattributed_bad,
+            })
+            .collect()
+    }
+
+    /// What was received beside the devices' rows: refusals from unknown senders, bytes, why
+    /// datagrams were refused.
+    #[must_use]
+    pub fn frames(&self) -> Frames {
+        Frames {
             unattributed_bad: self.unattributed_bad,
-            lost: rows.iter().map(|r| r.lost).sum(),
             bytes: self.bytes,
             errors: self
                 .errors
                 .iter()
                 .map(|(k, v)| ((*k).to_string(), *v))
                 .collect(),
+        }
+    }
+}
+
+/// The devices' sketches merged, each kind once a device sent one: what the host shows
+/// ([`Fleet::stats`]) and what `listen --save` writes ([`crate::saved_fleet`]).
+#[derive(Clone, Debug, Default)]
+pub struct Merged {
+    /// The dedupe filters, OR-ed.
+    pub seen: Option<Box<DeviceSeen>>,
+    /// The count-min sketches, added.
+    pub freq: Option<Box<DeviceFreq>>,
+    /// The HyperLogLogs, by register max.
+    pub distinct: Option<Box<DeviceDistinct>>,
+    /// The heavy-hitter summaries, by Space-Saving's merge.
+    pub top: Option<Box<DeviceTop>>,
+    /// The quantile sketches, by adding bucket counts.
+    pub values: Option<Box<DeviceValues>>,
+}
+
+/// What a host received beside its devices' rows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Frames {
+    /// Bad datagrams from addresses no good frame came from.
+    pub unattributed_bad: u64,
+    /// Bytes received.
+    pub bytes: u64,
+    /// Why datagrams were refused, with counts, by name.
+    pub errors: Vec<(String, u64)>,
+}
+
+impl Merged {
+    /// Adds another fleet's merged sketches (another host's) with the library's merges; a kind
+    /// only the other has is taken as it is.
+    ///
+    /// # Errors
+    /// The library's refusal (sketches hashed with different seeds), naming the sketch.
+    pub fn merge(&mut self, other: &Self) -> Result<(), String> {
+        fn one<S: Clone>(
+            ours: &mut Option<Box<S>>,
+            theirs: Option<&S>,
+            merge: impl FnOnce(&mut S, &S) -> Result<(), sketch_nostd::MergeError>,
+            what: &str,
+        ) -> Result<(), String> {
+            match (ours.as_deref_mut(), theirs) {
+                (Some(a), Some(b)) => merge(a, b).map_err(|e| format!("{what} do not merge: {e}")),
+                (None, Some(b)) => {
+                    *ours = Some(Box::new(b.clone()));
+                    Ok(())
+                }
+                (_, None) => Ok(()),
+            }
+        }
+        one(
+            &mut self.seen,
+            other.seen.as_deref(),
+            |a, b| a.merge(b),
+            "the dedupe filters",
+        )?;
+        one(
+            &mut self.freq,
+            other.freq.as_deref(),
+            |a, b| a.merge(b),
+            "the count-min sketches",
+        )?;
+        one(
+            &mut self.distinct,
+            other.distinct.as_deref(),
+            |a, b| a.merge(b),
+            "the distinct counters",
+        )?;
+        one(
+            &mut self.top,
+            other.top.as_deref(),
+            |a, b| a.merge(b),
+            "the heavy hitters",
+        )?;
+        one(
+            &mut self.values,
+            other.values.as_deref(),
+            |a, b| a.merge(b),
+            "the quantiles",
+        )
+    }
+
+    /// The figures of the merged sketches beside the devices' `rows` and what else was
+    /// received, with `shown` heavy hitters.
+    #[must_use]
+    pub fn stats(&self, rows: Vec<DeviceRow>, frames: Frames, shown: usize) -> FleetStats {
+        let (merged, merged_freq) = (self.seen.as_deref(), self.freq.as_deref());
+        FleetStats {
+            ok: rows.iter().map(|r| r.ok).sum(),
+            bad: rows.iter().map(|r| r.bad).sum::<u64>() + frames.unattributed_bad,
+            unattributed_bad: frames.unattributed_bad,
+            lost: rows.iter().map(|r| r.lost).sum(),
+            bytes: frames.bytes,
+            errors: frames.errors,
             held_sum: rows.iter().filter_map(|r| r.held).sum(),
-            held_merged: merged.as_ref().map_or(0.0, DeviceSeen::cardinality),
-            merged_fill: merged.as_ref().map_or(0.0, DeviceSeen::fill_ratio),
+            held_merged: merged.map_or(0.0, DeviceSeen::cardinality),
+            merged_fill: merged.map_or(0.0, DeviceSeen::fill_ratio),
             seen_bytes: std::mem::size_of::<DeviceSeen>() as u64,
-            lines_merged: merged_freq.as_ref().map_or(0, DeviceFreq::total),
-            bound_merged: merged_freq.as_ref().map_or(0, DeviceFreq::error_bound),
+            lines_merged: merged_freq.map_or(0, DeviceFreq::total),
+            bound_merged: merged_freq.map_or(0, DeviceFreq::error_bound),
             freq_bytes: std::mem::size_of::<DeviceFreq>() as u64,
             distinct_bytes: std::mem::size_of::<DeviceDistinct>() as u64,
             top_bytes: std::mem::size_of::<DeviceTop>() as u64,
-            heavy: merged_top
-                .as_ref()
-                .map(|t| heavy_stats(t, merged_freq.as_ref())),
-            quantiles: merged_values
-                .as_ref()
+            heavy: self
+                .top
+                .as_deref()
+                .map(|t| heavy_stats(t, merged_freq, shown)),
+            quantiles: self
+                .values
+                .as_deref()
                 .map(|q| crate::ingest::values::quantile_stats(q, None, 0, None)),
-            merged_distinct: merged_distinct.as_ref().map(|h| {
+            merged_distinct: self.distinct.as_deref().map(|h| {
                 let (mut d, r): (DistinctStats, RegisterStats) = hll_stats(h);
                 d.sum_of_parts = Some(rows.iter().filter_map(|r| r.distinct).sum());
                 (d, r)
@@ -310,9 +430,9 @@ fn lost_between(last: u32, seq: u32) -> u64 {
     }
 }
 
-/// The merged heavy hitters: the top lines of the merged Space-Saving summary, each with its
-/// Space-Saving bounds and the merged count-min estimate.
-fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>) -> HeavyStats {
+/// The merged heavy hitters: the top `shown` lines of the merged Space-Saving summary, each with
+/// its Space-Saving bounds and the merged count-min estimate.
+fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>, shown: usize) -> HeavyStats {
     let (total, bound, epsilon, delta) = freq.map_or((top.total(), 0, 0.0, 0.0), |f| {
         (f.total(), f.error_bound(), f.epsilon(), f.delta())
     });
@@ -322,7 +442,7 @@ fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>) -> HeavyStats {
     let rows = top
         .sorted()
         .iter()
-        .take(SHOWN_TOP)
+        .take(shown)
         .map(|c| HeavyRow {
             key: KeyText::new(c.key, false, SHOWN_CHARS),
             // Without a count-min sketch yet, the summary's own upper bound. A device sends its

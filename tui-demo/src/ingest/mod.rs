@@ -514,14 +514,12 @@ impl Ingest {
     /// Writes the sketches as the save plan says, and schedules the next save.
     fn save_now(&mut self, now: Instant) {
         let Some(plan) = &self.save else { return };
-        if self.fleet.is_none() {
-            self.save_error = self
-                .engine
-                .saved()
-                .write(&plan.path)
-                .err()
-                .map(|e| e.to_string());
-        }
+        // `listen --save`: the devices' merged sketches, as the host shows them.
+        let written = match &self.fleet {
+            None => self.engine.saved().write(&plan.path),
+            Some(f) => crate::saved_fleet::SavedFleet::of(f, now).write(&plan.path),
+        };
+        self.save_error = written.err().map(|e| e.to_string());
         self.next_save = crate::clock::deadline(now, Some(plan.every.as_secs_f64()));
     }
 

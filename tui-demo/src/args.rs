@@ -101,8 +101,8 @@ pub enum Cmd {
         /// Where to send (loopback only).
         #[arg(long, default_value = DEFAULT_DEVICE_ADDR, value_parser = loopback)]
         to: SocketAddr,
-        /// Lines per second per device (5000, 50k, …).
-        #[arg(long, default_value_t = DEFAULT_DEVICE_RATE, value_parser = count)]
+        /// Lines per second per device (5000, 50k, …; at least 1: a device has no "unlimited").
+        #[arg(long, default_value_t = DEFAULT_DEVICE_RATE, value_parser = device_rate)]
         rate: u64,
         /// How often each device sends, in milliseconds.
         #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
@@ -602,6 +602,14 @@ fn count(v: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("'{v}' is too large"))
 }
 
+/// `emit --rate`: a [`count`] of at least 1 (0, "unlimited" elsewhere, sent no line at all).
+fn device_rate(v: &str) -> Result<u64, String> {
+    match count(v)? {
+        0 => Err("a device's rate is at least 1 line a second".into()),
+        n => Ok(n),
+    }
+}
+
 fn number<T: std::str::FromStr>(v: &str) -> Result<T, String> {
     v.trim()
         .replace('_', "")
@@ -745,6 +753,10 @@ mod tests {
         assert_eq!(count("2G"), Ok(2_000_000_000));
         let err = p(&["--rate", "0.5"]).unwrap_err().to_string();
         assert!(err.contains("'0.5' is not a whole number"), "{err}");
+        // `emit --rate 0` sent nothing (a user test): refused, where 0 is unlimited elsewhere.
+        let err = p(&["emit", "1", "--rate", "0"]).unwrap_err().to_string();
+        assert!(err.contains("at least 1 line a second"), "{err}");
+        assert_eq!(run(&["emit", "1", "--rate", "2k"]).rate, Some(2_000));
         assert!(count("99999999999999999999k").is_err() && count("18446744073709552k").is_err());
     }
 

@@ -62,10 +62,12 @@ pub const PERCENT_CAP: f64 = 1_000.0;
 
 /// A percentage with a precision that suits its size: `12.3%`, `0.81%`, `0.004%`; beyond ±1000%
 /// (infinity included) `>1000%` or `<-1000%`, so it is at most 7 characters. NaN shows as `0%`.
+/// Only all of it is `100.0%`: 99.97% stays `99.97%`.
 ///
 /// ```
 /// use tui_demo::human::percent;
 /// assert_eq!(percent(0.5), "50.0%");
+/// assert_eq!((percent(0.9997), percent(0.999_999), percent(1.0)), ("99.97%".into(), "99.99%".into(), "100.0%".into()));
 /// assert_eq!(percent(2.5e280), ">1000%");
 /// assert_eq!(percent(f64::INFINITY), ">1000%");
 /// assert_eq!(percent(-11.0), "<-1000%");
@@ -82,6 +84,10 @@ pub fn percent(fraction: f64) -> String {
         format!("{}{PERCENT_CAP:.0}%", if p > 0.0 { ">" } else { "<-" })
     } else if a == 0.0 {
         "0%".to_string()
+    } else if (99.95..100.0).contains(&a) {
+        // Never "100.0%" for what is not all of it (99.97% of lines dropped): two decimals,
+        // rounded toward zero.
+        format!("{:.2}%", (p * 100.0).trunc() / 100.0)
     } else if a >= 10.0 {
         format!("{p:.1}%")
     } else if a >= 0.1 {
@@ -157,6 +163,32 @@ pub fn quantile_name(q: f64) -> String {
         format!("p{tail}0")
     } else {
         format!("p{tail}")
+    }
+}
+
+/// A JSON pointer as a user writes the path (`/req/ms` as `req.ms`, as `--value-json` takes it),
+/// or the pointer itself when a dotted path would be ambiguous (a segment with a `.` or an escape,
+/// or an empty one).
+///
+/// ```
+/// use tui_demo::human::json_path;
+/// assert_eq!(json_path("/lat"), "lat");
+/// assert_eq!(json_path("/req/ms"), "req.ms");
+/// assert_eq!(json_path("/a.b/c"), "/a.b/c");
+/// assert_eq!(json_path("/a~1b"), "/a~1b");
+/// ```
+#[must_use]
+pub fn json_path(pointer: &str) -> String {
+    let Some(rest) = pointer.strip_prefix('/') else {
+        return pointer.to_string();
+    };
+    if rest
+        .split('/')
+        .all(|s| !s.is_empty() && !s.contains(['.', '~']))
+    {
+        rest.replace('/', ".")
+    } else {
+        pointer.to_string()
     }
 }
 

@@ -232,7 +232,9 @@ fn live(opts: &Options) -> io::Result<usize> {
     let (result, last) = live_view(opts);
     // The view's guard has restored the terminal: what was counted stays on the screen.
     if let Some(snap) = last {
-        if snap.totals.lines > 0 || snap.devices.is_some() {
+        // Whenever the view ran, even over nothing (an empty file, a reset just before quitting:
+        // a user test quit those to a blank shell); not after a failure that counted nothing.
+        if result.is_ok() || snap.totals.lines > 0 || snap.devices.is_some() {
             // The summary's rates are the run's averages, as the report's are.
             let mut snap = tui_demo::snapshot::Snapshot::clone(&snap);
             report::averaged(&mut snap);

@@ -146,7 +146,8 @@ pub struct RedisStatus {
     pub connected: bool,
     /// Pipelines written.
     pub writes: u64,
-    /// Keys written (a key is written again only when its registers changed).
+    /// Key writes (a key is written again when its registers changed: the same key can count
+    /// several times).
     pub keys_written: u64,
     /// Failed attempts (connects and writes).
     pub failures: u64,
@@ -169,7 +170,7 @@ impl RedisStatus {
                 self.server, self.failures
             ),
             (None, true) => format!(
-                "redis {}: {} keys written under {}:*",
+                "redis {}: {} key writes under {}:*",
                 self.server, self.keys_written, self.prefix
             ),
             (None, false) => format!("redis {}: connecting…", self.server),

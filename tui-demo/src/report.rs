@@ -201,7 +201,7 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     }
     if let Some(q) = &s.quantiles {
         let windowed = s.window.as_ref().is_some_and(|w| w.intervals > 0);
-        write_quantiles(q, windowed, w)?;
+        write_quantiles(q, windowed, s.sketches_only, w)?;
     }
     w.flush()
 }
@@ -211,6 +211,7 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
 fn write_quantiles(
     q: &crate::snapshot::QuantileStats,
     windowed: bool,
+    sketches_only: bool,
     w: &mut impl Write,
 ) -> io::Result<()> {
     use crate::human::{quantile_name, value};
@@ -239,6 +240,10 @@ fn write_quantiles(
         "exact values since the start only".to_string()
     } else if q.from_devices() {
         "no exact values in device mode".to_string()
+    } else if sketches_only {
+        "no exact values: saved sketches only".to_string()
+    } else if !q.exact_on && q.exact_cap == 0 {
+        "exact off (--exact-cap 0)".to_string()
     } else if !q.exact_on {
         format!("exact off (more than {} values)", count(q.exact_cap))
     } else {
@@ -362,7 +367,7 @@ fn write_fleet(
         heavy_rows(h, w)?;
     }
     if let Some(q) = &f.quantiles {
-        write_quantiles(q, false, w)?;
+        write_quantiles(q, false, false, w)?;
     }
     w.flush()
 }
@@ -398,7 +403,9 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         count(t.crlf),
         count(t.long),
         if t.missing_field > 0 {
-            format!(" · {} without the key's fields", count(t.missing_field))
+            // `--field`: lines lacking a field (counted by those they have); a regex or JSON key:
+            // lines without one (not counted).
+            format!(" · {} without the whole key", count(t.missing_field))
         } else {
             String::new()
         }

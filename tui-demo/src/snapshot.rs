@@ -471,7 +471,7 @@ impl QuantileStats {
     pub fn label(&self) -> String {
         match (self.field, &self.json) {
             (Some(f), _) => format!("field {f}"),
-            (None, Some(p)) => p.clone(),
+            (None, Some(p)) => crate::human::json_path(p),
             (None, None) => "devices' values".to_string(),
         }
     }

@@ -205,6 +205,17 @@ fn stdin_mode_reads_keys_from_the_terminal() {
     let s = t.screen();
     assert!(s.contains("sketch-nostd report · stdin"), "{s}");
     assert!(s.contains("lines  3 "), "{s}");
+    // An empty input still gets its summary on quit (it got none: a user test).
+    t.type_line("clear");
+    t.type_line(&format!("{BIN} --input /dev/null; echo empty=$?"));
+    t.wait_for("the end of input", |s| s.contains("END OF INPUT"));
+    t.keys(&["q"]);
+    t.assert_shell_is_back("empty=0");
+    let s = t.screen();
+    assert!(
+        s.contains("sketch-nostd report · /dev/null") && s.contains("lines  0 "),
+        "{s}"
+    );
     // Without --input, a pipe on stdin is the source (it was left unread for the synthetic log).
     t.type_line("clear");
     t.type_line(&format!("printf 'a\\nb\\n' | {BIN}; echo piped=$?"));

@@ -129,7 +129,7 @@ fn two_hosts_feed_one_redis_and_redis_counts_the_fleet() {
             let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
             assert!(out.status.success(), "{stderr}");
             assert!(
-                stderr.contains("keys written") && !stderr.contains("DISCONNECTED"),
+                stderr.contains("key writes") && !stderr.contains("DISCONNECTED"),
                 "the host reports its Redis writes: {stderr}"
             );
             serde_json::from_slice(&out.stdout).expect("JSON report")
@@ -366,7 +366,7 @@ fn a_lost_server_is_shown_and_retried_and_every_key_rewritten() {
         all.merge(&ours).unwrap();
     }
     assert!(decode(&mut con, "{tui-demo}:loss:fleet") == all);
-    assert!(sink.status().line().contains("keys written"));
+    assert!(sink.status().line().contains("key writes"));
     drop(sink);
     let _ = std::fs::remove_dir_all(&dir);
 }

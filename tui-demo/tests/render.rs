@@ -814,7 +814,7 @@ fn redis_status_is_shown_in_the_footer() {
         &screen(&s),
         &[
             "q quit",
-            "redis redis://127.0.0.1:6379/0: 36 keys written under {tui-demo}:edge:*",
+            "redis redis://127.0.0.1:6379/0: 36 key writes under {tui-demo}:edge:*",
         ],
     );
     status.connected = false;

@@ -466,7 +466,7 @@ fn only_one(v: &SavedValues) -> String {
 /// The paths that name a file given before them: the same file twice counts its lines twice,
 /// allowed (two copies of a run) but said. By device and inode, so that another name (a symbolic
 /// or hard link) is the same file.
-pub(crate) fn given_twice(paths: &[std::path::PathBuf]) -> Vec<String> {
+fn given_twice(paths: &[std::path::PathBuf]) -> Vec<String> {
     let (mut seen, mut twice) = (Vec::new(), Vec::new());
     for path in paths {
         let same = std::fs::metadata(path).ok().map(|m| {
@@ -490,12 +490,30 @@ pub fn merge_files(paths: &[std::path::PathBuf], top: usize) -> io::Result<Snaps
     if crate::saved_fleet::of_devices(paths)? {
         return crate::saved_fleet::merge_files(paths, top);
     }
-    let mut merged: Option<Saved> = None;
-    let twice = given_twice(paths);
+    let merged = merge_all(paths, Saved::read, Saved::merge)?;
+    let key = match merged.key.as_deref() {
+        Some(WHOLE_LINE) => String::new(),
+        Some(key) => format!(" · key: {key}"),
+        None => " · key: not recorded in every file".into(),
+    };
+    Ok(merged.snapshot(merged_source(paths, &key), top))
+}
+
+/// The files of `paths`, each read with `read`, merged in order with `merge`; a file that cannot
+/// be read or does not merge with those before it is named.
+///
+/// # Errors
+/// The first such file's error.
+pub(crate) fn merge_all<T>(
+    paths: &[std::path::PathBuf],
+    read: impl Fn(&Path) -> io::Result<T>,
+    merge: impl Fn(&mut T, &T) -> Result<(), String>,
+) -> io::Result<T> {
+    let mut merged: Option<T> = None;
     for path in paths {
-        let saved = Saved::read(path)?;
+        let saved = read(path)?;
         match merged.as_mut() {
-            Some(m) => m.merge(&saved).map_err(|e| {
+            Some(m) => merge(m, &saved).map_err(|e| {
                 io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!("{}: {e}", path.display()),
@@ -504,21 +522,22 @@ pub fn merge_files(paths: &[std::path::PathBuf], top: usize) -> io::Result<Snaps
             None => merged = Some(saved),
         }
     }
-    let merged = merged.ok_or_else(|| io::Error::other("merge: no files given"))?;
+    merged.ok_or_else(|| io::Error::other("merge: no files given"))
+}
+
+/// The report's source line of a merge of `paths`: their names, `detail`, and the files given
+/// more than once (counted as often).
+pub(crate) fn merged_source(paths: &[std::path::PathBuf], detail: &str) -> String {
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    let mut source = format!("merged: {}", names.join(" + "));
-    match merged.key.as_deref() {
-        Some(WHOLE_LINE) => {}
-        Some(key) => source.push_str(&format!(" · key: {key}")),
-        None => source.push_str(" · key: not recorded in every file"),
-    }
+    let mut source = format!("merged: {}{detail}", names.join(" + "));
+    let twice = given_twice(paths);
     if !twice.is_empty() {
         source.push_str(&format!(
             " · given more than once, so counted as often: {}",
             twice.join(", ")
         ));
     }
-    Ok(merged.snapshot(source, top))
+    source
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ use crate::device::{
     DeviceDistinct, DeviceFreq, DeviceSeen, DeviceTop, DeviceValues, DEVICE_HLL_SEED, DEVICE_SEED,
 };
 use crate::ingest::fleet::{Fleet, Frames, Merged};
-use crate::saved::{given_twice, seal, unseal, write_atomically};
+use crate::saved::{seal, unseal, write_atomically};
 use crate::snapshot::{DeviceRow, Snapshot};
 
 /// The JSON object's `kind` in a devices' file.
@@ -422,31 +422,12 @@ pub(crate) fn of_devices(paths: &[PathBuf]) -> io::Result<bool> {
 /// # Errors
 /// A file that cannot be read or decoded, or does not merge, named.
 pub(crate) fn merge_files(paths: &[PathBuf], top: usize) -> io::Result<Snapshot> {
-    let mut merged: Option<SavedFleet> = None;
-    for path in paths {
-        let saved = SavedFleet::read(path)?;
-        match merged.as_mut() {
-            Some(m) => m
-                .merge(&saved)
-                .map_err(|e| named(path, io::Error::new(io::ErrorKind::InvalidData, e)))?,
-            None => merged = Some(saved),
-        }
-    }
-    let merged = merged.ok_or_else(|| io::Error::other("merge: no files given"))?;
-    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    let mut source = format!(
-        "merged: {} · devices' sketches (listen --save) of {} devices",
-        names.join(" + "),
+    let merged = crate::saved::merge_all(paths, SavedFleet::read, SavedFleet::merge)?;
+    let detail = format!(
+        " · devices' sketches (listen --save) of {} devices",
         merged.rows.len()
     );
-    let twice = given_twice(paths);
-    if !twice.is_empty() {
-        source.push_str(&format!(
-            " · given more than once, so counted as often: {}",
-            twice.join(", ")
-        ));
-    }
-    Ok(merged.snapshot(source, top))
+    Ok(merged.snapshot(crate::saved::merged_source(paths, &detail), top))
 }
 
 #[cfg(test)]

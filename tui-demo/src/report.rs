@@ -557,9 +557,8 @@ fn heavy_rows(h: &crate::snapshot::HeavyStats, w: &mut impl Write) -> io::Result
         "true ≥", "true ≤", "exact", ""
     )?;
     for r in &h.rows {
-        let (lo, hi) = r
-            .bounds
-            .map_or((0, r.estimate), |(lo, hi)| (lo, hi.min(r.estimate)));
+        // The summary's bracket, as the JSON's `bounds` (the panel's too).
+        let (lo, hi) = r.bounds.unwrap_or((0, r.estimate));
         writeln!(
             w,
             "{:>12} {:>12} {:>12} {:>5}   {}",

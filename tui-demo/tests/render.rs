@@ -668,6 +668,51 @@ fn device_mode_screen_hides_the_line_panels() {
 }
 
 #[test]
+fn device_rows_show_the_summarys_bracket_as_the_json_does() {
+    // Found by a user test: a device-mode row showed `4 … 10` (the merged count-min's estimate as
+    // its upper bound) above a row `16 … 16`, while its JSON said `[4, 17]`. The count-min is no
+    // bound (a device's count-min frame can be older than its summary's): the panel and the table
+    // show the summary's bracket, as the JSON does, so rows in the summary's order never contradict
+    // their ranges.
+    let row = |line: &str, estimate, bounds| tui_demo::snapshot::HeavyRow {
+        key: tui_demo::human::KeyText::new(line.as_bytes(), false, 200),
+        estimate,
+        exact: None,
+        bounds: Some(bounds),
+        noise: false,
+    };
+    let hh = tui_demo::snapshot::HeavyStats {
+        rows: vec![row("GET /a", 10, (4, 17)), row("GET /b", 16, (16, 16))],
+        k: 256,
+        total: 100,
+        list: "Space-Saving",
+        per_device: true,
+        ..Default::default()
+    };
+    let panel = HeavyPanel {
+        stats: &hh,
+        theme: Theme { color: false },
+        focused: false,
+    };
+    let screen = text(&draw(&panel, 120, 8));
+    let a = screen.lines().find(|l| l.contains("GET /a")).unwrap();
+    assert!(
+        a.contains(" 4 ") && a.contains(" 17 ") && !a.contains(" 10 "),
+        "{screen}"
+    );
+    let snap = Snapshot {
+        heavy: Some(hh),
+        ..Snapshot::default()
+    };
+    let mut table = Vec::new();
+    tui_demo::report::write_table(&snap, &mut table).unwrap();
+    let table = String::from_utf8(table).unwrap();
+    let a = table.lines().find(|l| l.contains("GET /a")).unwrap();
+    let numbers: Vec<&str> = a.split_whitespace().take(2).collect();
+    assert_eq!(numbers, ["4", "17"], "{table}");
+}
+
+#[test]
 fn heavy_panel() {
     let s = fixture();
     let hh = s.heavy.clone().expect("count-min in the fixture");

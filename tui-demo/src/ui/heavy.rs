@@ -96,9 +96,9 @@ impl Widget for &HeavyPanel<'_> {
         let top = s.rows.iter().map(|r| r.estimate).max().unwrap_or(1).max(1);
         for r in &s.rows {
             let num = |x: u64| if wide { count(x) } else { short(x as f64) };
-            let (lower, upper) = r
-                .bounds
-                .map_or((0, r.estimate), |(lo, hi)| (lo, hi.min(r.estimate)));
+            // The summary's bracket, as the JSON's `bounds`: in device mode the merged count-min's
+            // estimate is no bound (a device's count-min frame can be older than its summary's).
+            let (lower, upper) = r.bounds.unwrap_or((0, r.estimate));
             let (truth, truth_style) = match r.exact {
                 Some(x) if (lower..=upper).contains(&x) => (num(x), t.good()),
                 Some(x) => (num(x), t.bad()),

@@ -387,7 +387,7 @@ impl RedisSink {
             let mut any = false;
             for (id, h) in fleet.distinct_sketches() {
                 // A counter with another seed never gets past the fleet's decoder.
-                let Ok(device) = RedisHll::from_hll14(h) else {
+                let Ok(device) = RedisHll::from_hll14(&h) else {
                     continue;
                 };
                 let _ = merged.merge(&device);

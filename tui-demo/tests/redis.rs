@@ -361,7 +361,7 @@ fn a_lost_server_is_shown_and_retried_and_every_key_rewritten() {
     let mut all = RedisHll::new();
     for (id, h) in fleet.distinct_sketches() {
         let theirs = decode(&mut con, &format!("{{tui-demo}}:loss:device:{id}"));
-        let ours = RedisHll::from_hll14(h).unwrap();
+        let ours = RedisHll::from_hll14(&h).unwrap();
         assert!(theirs == ours, "device {id}");
         all.merge(&ours).unwrap();
     }

@@ -1,7 +1,8 @@
 //! Device mode on the host: frames from many devices, checked, kept per device, merged.
 //!
 //! Each device sends its sketches periodically, each in a [`Frame`](sketch_nostd::wire::Frame) (device id, sequence number,
-//! sketch, CRC-32, COBS). The host keeps the latest sketch of each kind per device and merges them:
+//! sketch, CRC-32, COBS). The host keeps the latest sketch of each kind per device (and, over a
+//! device's restarts, its earlier runs' last sketches merged) and merges them:
 //! Bloom filters by OR, count-min sketches by adding, HyperLogLogs by register max, and Space-Saving
 //! heavy-hitter summaries by the mergeable-summaries rule (whose result depends only on the
 //! summaries' contents, so the host lists the same keys whatever order frames arrive in). A datagram that fails any check (framing, CRC, envelope, parameters, seed)
@@ -52,16 +53,136 @@ struct Device {
     ok: u64,
     bad: u64,
     lost: u64,
+    /// The highest sequence number heard since the device last started.
     last_seq: Option<u32>,
     /// Refused frames since the last good one: they arrived, so a sequence gap they explain is
     /// not a loss.
     bad_since_ok: u64,
     bytes: u64,
-    seen: Option<Box<DeviceSeen>>,
-    freq: Option<Box<DeviceFreq>>,
-    distinct: Option<Box<DeviceDistinct>>,
-    top: Option<Box<DeviceTop>>,
-    values: Option<Box<DeviceValues>>,
+    /// The latest sketch of each kind since the device last started (each frame holds all the
+    /// device counted since it started), with the frame's sequence number.
+    now: Merged,
+    now_seq: [Option<u32>; KINDS],
+    /// What the device counted before it last restarted: its last sketches of each earlier run,
+    /// merged (a restart empties a device's sketches; what the host heard of them stays counted).
+    past: Option<Box<Merged>>,
+}
+
+/// Kinds of sketch a device sends.
+const KINDS: usize = 5;
+
+impl Device {
+    fn new(addr: SocketAddr, now: Instant) -> Self {
+        Self {
+            addr,
+            last_seen: now,
+            ok: 0,
+            bad: 0,
+            lost: 0,
+            last_seq: None,
+            bad_since_ok: 0,
+            bytes: 0,
+            now: Merged::default(),
+            now_seq: [None; KINDS],
+            past: None,
+        }
+    }
+
+    /// Takes a good frame's sketch, numbered `seq`: a frame older than the latest of its kind
+    /// (UDP reorders) is counted as received but changes nothing; a restart (the numbers start
+    /// again) keeps what the device had counted before it.
+    fn take(&mut self, seq: u32, sketch: DeviceSketch) {
+        match self.last_seq.map(|last| step(last, seq)) {
+            None => self.last_seq = Some(seq),
+            Some(Step::Ahead { missed }) => {
+                self.lost += missed.saturating_sub(self.bad_since_ok);
+                self.last_seq = Some(seq);
+            }
+            Some(Step::Late) => {}
+            Some(Step::Restart) => {
+                let before = std::mem::take(&mut self.now);
+                match self.past.as_mut() {
+                    // One device's sketches: the same types and seeds, so the merge cannot fail.
+                    Some(past) => past.merge(&before).unwrap_or_default(),
+                    None => self.past = Some(Box::new(before)),
+                }
+                self.now_seq = [None; KINDS];
+                self.last_seq = Some(seq);
+            }
+        }
+        self.bad_since_ok = 0;
+        let kind = sketch.index();
+        let newer = self
+            .now_seq
+            .get(kind)
+            .copied()
+            .flatten()
+            .is_none_or(|at| matches!(step(at, seq), Step::Ahead { .. }));
+        if newer {
+            if let Some(at) = self.now_seq.get_mut(kind) {
+                *at = Some(seq);
+            }
+            self.now.put(sketch);
+        }
+    }
+
+    /// All the device counted: its sketches since it last started, merged with those of its
+    /// earlier runs.
+    fn sketches(&self) -> std::borrow::Cow<'_, Merged> {
+        match &self.past {
+            None => std::borrow::Cow::Borrowed(&self.now),
+            Some(past) => {
+                let mut all = Merged::clone(past);
+                all.merge(&self.now).unwrap_or_default();
+                std::borrow::Cow::Owned(all)
+            }
+        }
+    }
+}
+
+/// How a device's sequence number `seq` follows the highest one heard, `last`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// Ahead (a count past `u32::MAX` wraps to 0 and goes on), with `missed` frames in between
+    /// that never arrived.
+    Ahead { missed: u64 },
+    /// At or a little behind it: a frame repeated, or overtaken by later ones on the way.
+    Late,
+    /// Back to 0, or further back (or ahead) than a frame could be delayed or lost: the device
+    /// restarted, counting from 0 again, not 2^32 − 1 frames lost.
+    Restart,
+}
+
+/// The largest step ahead read as the same run of the device's: days of frames at any real rate.
+const MAX_STEP: u32 = 1 << 20;
+/// How far behind the latest a frame may arrive and still be a late one of the same run.
+const REORDER: u32 = 64;
+
+fn step(last: u32, seq: u32) -> Step {
+    let ahead = seq.wrapping_sub(last);
+    let behind = last.wrapping_sub(seq);
+    if (1..=MAX_STEP).contains(&ahead) {
+        Step::Ahead {
+            missed: u64::from(ahead - 1),
+        }
+    } else if behind <= REORDER && seq != 0 {
+        Step::Late
+    } else {
+        Step::Restart
+    }
+}
+
+impl DeviceSketch {
+    /// The kind's place in [`Device::now_seq`].
+    fn index(&self) -> usize {
+        match self {
+            Self::Seen(_) => 0,
+            Self::Freq(_) => 1,
+            Self::Distinct(_) => 2,
+            Self::Top(_) => 3,
+            Self::Values(_) => 4,
+        }
+    }
 }
 
 /// The fleet: every device heard from, and what went wrong.
@@ -125,37 +246,15 @@ impl Fleet {
         match Self::decode(bytes) {
             Ok((device, seq, sketch)) => {
                 self.by_addr.insert(from, device);
-                let d = self.devices.entry(device).or_insert_with(|| Device {
-                    addr: from,
-                    last_seen: now,
-                    ok: 0,
-                    bad: 0,
-                    lost: 0,
-                    last_seq: None,
-                    bad_since_ok: 0,
-                    bytes: 0,
-                    seen: None,
-                    freq: None,
-                    distinct: None,
-                    top: None,
-                    values: None,
-                });
+                let d = self
+                    .devices
+                    .entry(device)
+                    .or_insert_with(|| Device::new(from, now));
                 d.addr = from;
                 d.last_seen = now;
                 d.ok += 1;
                 d.bytes += n;
-                if let Some(last) = d.last_seq {
-                    d.lost += lost_between(last, seq).saturating_sub(d.bad_since_ok);
-                }
-                d.last_seq = Some(seq);
-                d.bad_since_ok = 0;
-                match sketch {
-                    DeviceSketch::Seen(s) => d.seen = Some(s),
-                    DeviceSketch::Freq(f) => d.freq = Some(f),
-                    DeviceSketch::Distinct(h) => d.distinct = Some(h),
-                    DeviceSketch::Top(t) => d.top = Some(t),
-                    DeviceSketch::Values(q) => d.values = Some(q),
-                }
+                d.take(seq, sketch);
             }
             Err(e) => {
                 *self.errors.entry(e.name()).or_default() += 1;
@@ -212,12 +311,17 @@ impl Fleet {
         Ok((raw.device, raw.seq, sketch))
     }
 
-    /// Each device's latest distinct counter, by device id (for the Redis sink).
+    /// Each device's distinct counter (of all it counted, over its restarts too), by device id
+    /// (for the Redis sink).
     // REDIS HOOK
-    pub fn distinct_sketches(&self) -> impl Iterator<Item = (u64, &DeviceDistinct)> {
-        self.devices
-            .iter()
-            .filter_map(|(&id, d)| d.distinct.as_deref().map(|h| (id, h)))
+    pub fn distinct_sketches(&self) -> impl Iterator<Item = (u64, Box<DeviceDistinct>)> + '_ {
+        self.devices.iter().filter_map(|(&id, d)| {
+            let h = match d.sketches() {
+                std::borrow::Cow::Borrowed(s) => s.distinct.clone(),
+                std::borrow::Cow::Owned(s) => s.distinct,
+            };
+            h.map(|h| (id, h))
+        })
     }
 
     /// The figures for the UI, as of `now`.
@@ -227,13 +331,17 @@ impl Fleet {
             .stats(self.rows(now), self.frames(), SHOWN_TOP)
     }
 
-    /// The devices' latest sketches merged, each kind once a device sent one.
+    /// The devices' sketches (each device's latest, merged with its earlier runs') merged, each
+    /// kind once a device sent one.
     #[must_use]
     pub fn merged(&self) -> Merged {
         // Bloom union, cell-wise saturating count-min sums, register-wise HLL max, Space-Saving's
         // mergeable summaries: one generic merge over the library's `Sketch` trait. Seeds and
         // parameters are checked when frames are decoded, so these merges cannot fail.
-        let devices = || self.devices.values();
+        // Each device's sketches: over its restarts too.
+        let all: Vec<std::borrow::Cow<'_, Merged>> =
+            self.devices.values().map(Device::sketches).collect();
+        let devices = || all.iter();
         let seen: Option<DeviceSeen> =
             merge_all(devices().filter_map(|d| d.seen.as_deref())).unwrap_or_default();
         let freq: Option<DeviceFreq> =
@@ -266,17 +374,20 @@ impl Fleet {
     pub fn rows(&self, now: Instant) -> Vec<DeviceRow> {
         self.devices
             .iter()
-            .map(|(&id, d)| DeviceRow {
-                id,
-                addr: d.addr.to_string(),
-                last_seen: now.saturating_duration_since(d.last_seen),
-                ok: d.ok,
-                bad: d.bad,
-                lost: d.lost,
-                bytes: d.bytes,
-                held: d.seen.as_ref().map(|s| s.cardinality()),
-                lines: d.freq.as_ref().map(|f| f.total()),
-                distinct: d.distinct.as_ref().map(|h| h.cardinality()),
+            .map(|(&id, d)| {
+                let s = d.sketches();
+                DeviceRow {
+                    id,
+                    addr: d.addr.to_string(),
+                    last_seen: now.saturating_duration_since(d.last_seen),
+                    ok: d.ok,
+                    bad: d.bad,
+                    lost: d.lost,
+                    bytes: d.bytes,
+                    held: s.seen.as_ref().map(|s| s.cardinality()),
+                    lines: s.freq.as_ref().map(|f| f.total()),
+                    distinct: s.distinct.as_ref().map(|h| h.cardinality()),
+                }
             })
             .collect()
     }
@@ -325,6 +436,17 @@ pub struct Frames {
 }
 
 impl Merged {
+    /// Holds `sketch` as its kind's.
+    fn put(&mut self, sketch: DeviceSketch) {
+        match sketch {
+            DeviceSketch::Seen(s) => self.seen = Some(s),
+            DeviceSketch::Freq(f) => self.freq = Some(f),
+            DeviceSketch::Distinct(h) => self.distinct = Some(h),
+            DeviceSketch::Top(t) => self.top = Some(t),
+            DeviceSketch::Values(q) => self.values = Some(q),
+        }
+    }
+
     /// Adds another fleet's merged sketches (another host's) with the library's merges; a kind
     /// only the other has is taken as it is.
     ///
@@ -414,19 +536,6 @@ impl Merged {
             }),
             rows,
         }
-    }
-}
-
-/// Frames a device sent between sequence numbers `last` and `seq` that never arrived. A number
-/// that goes back (or leaps ahead by more than a device could send between two frames heard) is a
-/// restart — the device counts from 0 again — not 2^32 − 1 frames lost; a count past `u32::MAX`
-/// wraps to 0 and is no restart.
-fn lost_between(last: u32, seq: u32) -> u64 {
-    /// The largest step read as the same run of the device's: days of frames at any real rate.
-    const MAX_STEP: u32 = 1 << 20;
-    match seq.wrapping_sub(last) {
-        step @ 1..=MAX_STEP => u64::from(step - 1),
-        _ => 0,
     }
 }
 
@@ -605,10 +714,50 @@ mod tests {
         // Two runs of the device without a gap, then 3 → 7: three frames lost.
         assert_eq!(fleet.stats(now).rows[0].lost, 3);
         // A count that wraps past u32::MAX goes on (one frame lost between MAX − 1 and 0).
-        assert_eq!(lost_between(u32::MAX - 1, 0), 1);
-        assert_eq!(lost_between(u32::MAX, 0), 0);
-        assert_eq!((lost_between(5, 5), lost_between(5, 4)), (0, 0));
-        assert_eq!(lost_between(5, 5 + (1 << 21)), 0, "a leap is a restart");
+        assert_eq!(step(u32::MAX - 1, 0), Step::Ahead { missed: 1 });
+        assert_eq!(step(u32::MAX, 0), Step::Ahead { missed: 0 });
+        assert_eq!((step(5, 5), step(70, 6)), (Step::Late, Step::Late));
+        assert_eq!((step(70, 5), step(5, 0)), (Step::Restart, Step::Restart));
+        assert_eq!(step(5, 5 + (1 << 21)), Step::Restart, "a leap");
+    }
+
+    #[test]
+    fn a_restarted_device_keeps_what_it_counted_before() {
+        // Found by a user test: a device that restarted counted from 0 again, and the host,
+        // keeping each device's latest sketches, dropped all it had counted before (4,006 lines
+        // reported of 8,012). Its runs' last sketches are merged instead.
+        let from: SocketAddr = "127.0.0.1:4001".parse().unwrap();
+        let now = Instant::now();
+        let counted = |n: u64| {
+            let mut f = DeviceFreq::with_seed(DEVICE_SEED);
+            f.add("GET /", n);
+            f
+        };
+        let mut fleet = Fleet::new();
+        // First run: 10, 20, 30 lines (cumulative); a repeated and a late frame change nothing (a
+        // late frame 0 would read as a restart: a device that restarts soon after it started
+        // is told only by its count going back to 0).
+        for (seq, n) in [(0, 10), (1, 20), (2, 30), (2, 30), (1, 20)] {
+            fleet.datagram(from, &mut encoded(7, seq, counted(n)), now);
+        }
+        assert_eq!(fleet.stats(now).lines_merged, 30);
+        // Restarted: 5 then 12 lines. All it counted is 30 + 12.
+        for (seq, n) in [(0, 5), (1, 12)] {
+            fleet.datagram(from, &mut encoded(7, seq, counted(n)), now);
+        }
+        let s = fleet.stats(now);
+        assert_eq!((s.lines_merged, s.rows[0].lines, s.lost), (42, Some(42), 0));
+        // A frame overtaken by a later one of the same kind does not replace it (it had: the
+        // latest to arrive was kept), while a newer frame of another kind is taken.
+        fleet.datagram(from, &mut encoded(7, 3, counted(20)), now);
+        fleet.datagram(from, &mut encoded(7, 2, counted(15)), now);
+        assert_eq!(fleet.stats(now).lines_merged, 30 + 20);
+        let mut h = sketch_nostd::RedisHll::new();
+        h.insert("x");
+        fleet.datagram(from, &mut encoded(7, 4, h.as_hll14().clone()), now);
+        assert_eq!(fleet.distinct_sketches().count(), 1);
+        // Frame 2 was counted lost when 3 came (a late frame and a repeated one look alike).
+        assert_eq!(fleet.stats(now).rows[0].lost, 1);
     }
 
     #[test]

@@ -89,9 +89,10 @@ mod exact {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
         Option::<String>::deserialize(d)?
-            .map(|t| {
-                t.parse()
-                    .map_err(|_| D::Error::custom(format!("{t:?} is not a number")))
+            .map(|t| match t.parse::<f64>() {
+                // An estimate is a count: never negative, NaN or infinite.
+                Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+                _ => Err(D::Error::custom(format!("{t:?} is not an estimate"))),
             })
             .transpose()
     }
@@ -269,6 +270,20 @@ impl SavedFleet {
     /// # Errors
     /// The library's refusal (sketches hashed with different seeds), naming the sketch.
     pub fn merge(&mut self, other: &Self) -> Result<(), String> {
+        // Quantiles over only some of the devices' lines describe none of them well (as a run's
+        // files with and without quantiles do not merge); a host that heard nothing merges with
+        // anything.
+        let (ours, theirs) = (&self.sketches, &other.sketches);
+        if ours.freq.is_some()
+            && theirs.freq.is_some()
+            && ours.values.is_some() != theirs.values.is_some()
+        {
+            return Err(
+                "only one of the two hosts' devices sent quantiles: merged, they would describe \
+                 only some of the lines"
+                    .into(),
+            );
+        }
         self.sketches.merge(&other.sketches)?;
         self.rows.extend(other.rows.iter().cloned());
         let f = &mut self.frames;
@@ -710,5 +725,42 @@ mod tests {
             "{err}"
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn quantiles_of_only_some_hosts_and_crafted_rows_are_refused_or_bounded() {
+        // Found by a user test: a host whose devices sent quantiles merged with one whose did not
+        // (a run's files are refused so); rows with counts near 2^64 wrapped the sums (a panic
+        // with overflow checks), and an estimate "NaN" was read.
+        let now = Instant::now();
+        let mut with = SavedFleet::of(&fleet(1..=2, 1, 100, now), now);
+        let mut without = with.clone();
+        without.sketches.values = None;
+        let err = with.clone().merge(&without).unwrap_err();
+        assert!(err.contains("only one of the two hosts"), "{err}");
+        assert!(without.clone().merge(&with).is_err());
+        // A host that heard nothing merges with either.
+        let mut nothing = SavedFleet::default();
+        assert!(nothing.merge(&without).is_ok() && with.merge(&SavedFleet::default()).is_ok());
+
+        for r in &mut with.rows {
+            (r.ok, r.bad, r.lost) = (u64::MAX, u64::MAX, u64::MAX);
+        }
+        let s = with.snapshot(String::new(), 10);
+        let d = s.devices.expect("devices");
+        assert_eq!((d.ok, d.bad, d.lost), (u64::MAX, u64::MAX, u64::MAX));
+
+        // An estimate is a finite count: "NaN", "inf" and "-1" are refused, "12.5" is read.
+        let row = serde_json::to_value(Row::of(&with.rows[0])).unwrap();
+        for (held, ok) in [
+            ("NaN", false),
+            ("inf", false),
+            ("-1", false),
+            ("12.5", true),
+        ] {
+            let mut r = row.clone();
+            r["held"] = held.into();
+            assert_eq!(serde_json::from_value::<Row>(r).is_ok(), ok, "{held}");
+        }
     }
 }

@@ -506,10 +506,11 @@ impl Merged {
     pub fn stats(&self, rows: Vec<DeviceRow>, frames: Frames, shown: usize) -> FleetStats {
         let (merged, merged_freq) = (self.seen.as_deref(), self.freq.as_deref());
         FleetStats {
-            ok: rows.iter().map(|r| r.ok).sum(),
-            bad: rows.iter().map(|r| r.bad).sum::<u64>() + frames.unattributed_bad,
+            // Saturating: the rows of saved files are read from disk.
+            ok: sum(rows.iter().map(|r| r.ok)),
+            bad: sum(rows.iter().map(|r| r.bad)).saturating_add(frames.unattributed_bad),
             unattributed_bad: frames.unattributed_bad,
-            lost: rows.iter().map(|r| r.lost).sum(),
+            lost: sum(rows.iter().map(|r| r.lost)),
             bytes: frames.bytes,
             errors: frames.errors,
             held_sum: rows.iter().filter_map(|r| r.held).sum(),
@@ -537,6 +538,11 @@ impl Merged {
             rows,
         }
     }
+}
+
+/// The sum of `counts`, stopping at `u64::MAX` rather than wrapping.
+fn sum(counts: impl Iterator<Item = u64>) -> u64 {
+    counts.fold(0, u64::saturating_add)
 }
 
 /// The merged heavy hitters: the top `shown` lines of the merged Space-Saving summary, each with
@@ -589,7 +595,7 @@ impl FleetStats {
     /// Writes the fleet's merged view into a snapshot: datagrams are what "lines" count, the
     /// merged HyperLogLog is the distinct count, the merged heavy hitters are the heavy hitters.
     pub fn fill(self, snap: &mut Snapshot) {
-        snap.totals.lines = self.ok + self.bad;
+        snap.totals.lines = self.ok.saturating_add(self.bad);
         snap.totals.bytes = self.bytes;
         if let Some((d, r)) = self.merged_distinct.clone() {
             snap.distinct = Some(d);

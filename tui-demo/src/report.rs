@@ -85,23 +85,25 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     if let Some(status) = &snap.redis {
         eprintln!("tui-demo: {}", status.line());
     }
-    if let Some(Some(e)) = &snap.finished {
-        return Err(io::Error::other(e.clone()));
-    }
-    snap.finished = Some(None);
+    // A source that failed on the way (a damaged gzip, a read error) ends the run with what was
+    // counted until then: it is reported, and the failure ([`outcome`]) makes the exit status.
+    snap.finished.get_or_insert(None);
     snap.elapsed = elapsed;
     averaged(&mut snap);
     Ok(snap)
 }
 
-/// Whether the run did all it was asked beside counting, for the exit status once its report is
-/// printed (the figures stand either way): `--save`'s last save was written, and `--redis` wrote
-/// what it was handed at the end.
+/// Whether the run did all it was asked, for the exit status once its report is printed (the
+/// figures stand either way, of what was read): the input was read to its end or to the limit,
+/// `--save`'s last save was written, and `--redis` wrote what it was handed at the end.
 ///
 /// # Errors
-/// The failures, naming the file or the server.
+/// The failures, naming the input, the file or the server.
 pub fn outcome(snap: &Snapshot) -> io::Result<()> {
     let mut failed = Vec::new();
+    if let Some(Some(e)) = &snap.finished {
+        failed.push(e.clone());
+    }
     if let Some(e) = &snap.save_error {
         failed.push(format!("--save: {e}"));
     }

@@ -188,6 +188,21 @@ fn gzip_input_and_several_files() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.gz"), "{err}");
+    // What was read before the damage is reported, as zcat prints it (the report was thrown
+    // away: a user test), after the files before it; then the error, and exit 1.
+    let (out, _) = run(&[
+        "report",
+        "--json",
+        "-i",
+        &path("c.log"),
+        "-i",
+        &path("bad.gz"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("the report, in JSON");
+    let read = v["lines"].as_u64().unwrap();
+    assert!(read > 1 && read < 5_001, "{v}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.gz"));
     // A gzip file cannot be followed: refused at once, named.
     let (out, _) = run(&["report", "--follow", "-i", &path("b.log")]);
     assert_eq!(out.status.code(), Some(1));

@@ -423,6 +423,15 @@ impl RunArgs {
         if stdin > 1 {
             return Err("--input: stdin ('-') can be read once".into());
         }
+        if stdin == self.input.len() && self.follow {
+            // It was ignored: a file redirected to stdin was read to its end and the run ended.
+            // (Beside followed files, stdin is read as it comes, side by side with them.)
+            return Err(
+                "--follow: stdin ('-') cannot be followed (it is read as it comes, until its \
+                 writer closes it); give the file's name, or pipe `tail -F FILE` in"
+                    .into(),
+            );
+        }
         let synthetic_by_default = self.input.is_empty() && self.seed.is_none();
         let source = if self.input.is_empty() {
             SourceSpec::Synthetic {
@@ -753,6 +762,12 @@ mod tests {
         assert_eq!(count("2G"), Ok(2_000_000_000));
         let err = p(&["--rate", "0.5"]).unwrap_err().to_string();
         assert!(err.contains("'0.5' is not a whole number"), "{err}");
+        // `--follow -` was ignored (a user test): refused, saying what to do instead.
+        let err = p(&["report", "--follow", "-i", "-"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("stdin ('-') cannot be followed"), "{err}");
+        assert!(p(&["report", "--follow", "-i", "a.log"]).is_ok());
         // `emit --rate 0` sent nothing (a user test): refused, where 0 is unlimited elsewhere.
         let err = p(&["emit", "1", "--rate", "0"]).unwrap_err().to_string();
         assert!(err.contains("at least 1 line a second"), "{err}");

@@ -302,8 +302,9 @@ fn send(
 
 fn summary(o: &EmitOptions, t: &EmitTotals) -> String {
     format!(
-        "{} devices → udp {}: {} lines counted, {} frames sent ({} corrupted on purpose), {}",
+        "{} device{} → udp {}: {} lines counted, {} frames sent ({} corrupted on purpose), {}",
         o.devices,
+        if o.devices == 1 { "" } else { "s" },
         o.to,
         count(t.lines),
         count(t.frames),
@@ -389,6 +390,24 @@ mod tests {
             fleet.datagram(from, &mut buf[..len], Instant::now());
         }
         (totals, fleet.stats(Instant::now()))
+    }
+
+    #[test]
+    fn the_summary_counts_its_devices() {
+        let mut o = EmitOptions {
+            devices: 1,
+            to: "127.0.0.1:9".parse().unwrap(),
+            rate: 1,
+            period: Duration::from_millis(500),
+            corrupt: 0.0,
+            seconds: None,
+            seed: 1,
+            value_field: None,
+        };
+        // "1 devices" (a user test).
+        assert!(summary(&o, &EmitTotals::default()).starts_with("1 device → udp 127.0.0.1:9: "));
+        o.devices = 3;
+        assert!(summary(&o, &EmitTotals::default()).starts_with("3 devices → "));
     }
 
     #[test]

@@ -305,6 +305,9 @@ fn write_fleet(
     for (why, n) in &f.errors {
         writeln!(w, "refused  {why}: {}", count(*n))?;
     }
+    if let Some(warning) = f.shared_ids() {
+        writeln!(w, "warning  {warning}")?;
+    }
     writeln!(
         w,
         "lines held by the devices' dedupe filters: merged ≈ {} vs sum {} (Bloom {} each)",

@@ -75,6 +75,9 @@ struct Row {
     lines: Option<u64>,
     #[serde(with = "exact")]
     distinct: Option<f64>,
+    /// Absent in files written before it was kept.
+    #[serde(default)]
+    shared: bool,
 }
 
 /// An estimate as a decimal string (Rust's shortest that reads back the same), read back by Rust:
@@ -342,6 +345,7 @@ impl Row {
             held: r.held,
             lines: r.lines,
             distinct: r.distinct,
+            shared: r.shared,
         }
     }
 
@@ -357,6 +361,7 @@ impl Row {
             held: self.held,
             lines: self.lines,
             distinct: self.distinct,
+            shared: self.shared,
         }
     }
 }

@@ -230,6 +230,9 @@ pub struct DeviceRow {
     pub lines: Option<u64>,
     /// Distinct lines it saw (its HyperLogLog estimate).
     pub distinct: Option<f64>,
+    /// Its frames came from two senders taking turns (A, B, A): two devices share its id, and
+    /// its figures mix theirs. A device that restarts sends from a new address once: no turns.
+    pub shared: bool,
 }
 
 /// Device mode: the fleet and its merged view.

@@ -59,6 +59,10 @@ struct Device {
     /// not a loss.
     bad_since_ok: u64,
     bytes: u64,
+    /// The sender before `addr`, and whether frames came back from it after another's
+    /// ([`DeviceRow::shared`]).
+    prev_addr: Option<SocketAddr>,
+    shared: bool,
     /// The latest sketch of each kind since the device last started (each frame holds all the
     /// device counted since it started), with the frame's sequence number.
     now: Merged,
@@ -82,6 +86,8 @@ impl Device {
             last_seq: None,
             bad_since_ok: 0,
             bytes: 0,
+            prev_addr: None,
+            shared: false,
             now: Merged::default(),
             now_seq: [None; KINDS],
             past: None,
@@ -250,7 +256,12 @@ impl Fleet {
                     .devices
                     .entry(device)
                     .or_insert_with(|| Device::new(from, now));
-                d.addr = from;
+                if from != d.addr {
+                    // Back to the sender before the last: two devices with one id take turns.
+                    d.shared |= d.prev_addr == Some(from);
+                    d.prev_addr = Some(d.addr);
+                    d.addr = from;
+                }
                 d.last_seen = now;
                 d.ok += 1;
                 d.bytes += n;
@@ -387,6 +398,7 @@ impl Fleet {
                     held: s.seen.as_ref().map(|s| s.cardinality()),
                     lines: s.freq.as_ref().map(|f| f.total()),
                     distinct: s.distinct.as_ref().map(|h| h.cardinality()),
+                    shared: d.shared,
                 }
             })
             .collect()
@@ -592,6 +604,25 @@ fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>, shown: usize) -> Heav
 }
 
 impl FleetStats {
+    /// The warning for device ids whose frames came from two senders taking turns
+    /// ([`DeviceRow::shared`]), if any: such an id's figures mix two devices'.
+    #[must_use]
+    pub fn shared_ids(&self) -> Option<String> {
+        let ids: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| r.shared)
+            .map(|r| r.id.to_string())
+            .collect();
+        (!ids.is_empty()).then(|| {
+            format!(
+                "ids sent by two devices at once: {} (each device needs its own id; their \
+                 figures are mixed)",
+                ids.join(", ")
+            )
+        })
+    }
+
     /// Writes the fleet's merged view into a snapshot: datagrams are what "lines" count, the
     /// merged HyperLogLog is the distinct count, the merged heavy hitters are the heavy hitters.
     pub fn fill(self, snap: &mut Snapshot) {
@@ -725,6 +756,36 @@ mod tests {
         assert_eq!((step(5, 5), step(70, 6)), (Step::Late, Step::Late));
         assert_eq!((step(70, 5), step(5, 0)), (Step::Restart, Step::Restart));
         assert_eq!(step(5, 5 + (1 << 21)), Step::Restart, "a leap");
+    }
+
+    #[test]
+    fn an_id_sent_by_two_devices_at_once_is_said() {
+        // Found by a user test: two emitters numbering their devices alike, sending to one host,
+        // showed half the devices and half the lines, without a word. Frames of one id from two
+        // senders taking turns (A, B, A) say so; a restart's new sender (A, C) does not.
+        let at = |port: u16| -> SocketAddr { format!("127.0.0.1:{port}").parse().unwrap() };
+        let now = Instant::now();
+        let mut fleet = Fleet::new();
+        for (device, port, seq) in [(1, 4001, 0), (1, 4002, 0), (1, 4001, 1), (2, 4003, 0)] {
+            fleet.datagram(at(port), &mut frame(device, seq, &["x"]), now);
+        }
+        fleet.datagram(at(4004), &mut frame(2, 0, &["y"]), now);
+        let s = fleet.stats(now);
+        assert_eq!(
+            s.rows.iter().map(|r| (r.id, r.shared)).collect::<Vec<_>>(),
+            [(1, true), (2, false)]
+        );
+        let warning = s.shared_ids().expect("a warning");
+        assert!(
+            warning.starts_with("ids sent by two devices at once: 1 ("),
+            "{warning}"
+        );
+        let mut snap = Snapshot::default();
+        s.fill(&mut snap);
+        let mut table = Vec::new();
+        crate::report::write_table(&snap, &mut table).unwrap();
+        let table = String::from_utf8(table).unwrap();
+        assert!(table.contains(&format!("warning  {warning}")), "{table}");
     }
 
     #[test]

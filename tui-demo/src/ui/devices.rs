@@ -157,6 +157,9 @@ impl Widget for &DevicesPanel<'_> {
             }
             lines.push(Line::from(v));
         }
+        if let Some(warning) = s.shared_ids() {
+            lines.push(Line::from(Span::styled(format!("⚠ {warning}"), t.warn())));
+        }
         if s.lines_merged > 0 {
             let mut counted = kv("lines counted", count(s.lines_merged), t);
             counted.push(Span::styled(

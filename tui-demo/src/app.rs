@@ -19,7 +19,7 @@ pub const RATES: [u64; 11] = [
 pub enum Mode {
     /// Ingesting and redrawing.
     Live,
-    /// Ingest is paused; the view keeps the last snapshot.
+    /// The figures are frozen (the view keeps the last snapshot); counting goes on.
     Paused,
     /// The user asked to quit.
     Quit,
@@ -174,7 +174,7 @@ impl App {
         Some(Action::Ingest(Command::Quit))
     }
 
-    /// Pauses or resumes ingest.
+    /// Freezes or unfreezes the figures shown ([`Command::Pause`]: counting goes on).
     pub fn toggle_pause(&mut self) -> Action {
         let pause = self.mode == Mode::Live;
         self.mode = if pause { Mode::Paused } else { Mode::Live };

@@ -332,7 +332,7 @@ pub struct Snapshot {
     pub finished: Option<Option<String>>,
     /// A burst in progress in the synthetic log: the repeated line.
     pub burst: Option<String>,
-    /// Ingest is paused.
+    /// The figures shown are frozen (`p`); counting goes on.
     pub paused: bool,
     /// Time since start (or the last reset), not counting pauses (`seconds` in JSON).
     pub elapsed: Duration,

@@ -33,7 +33,10 @@ pub const HISTORY: usize = 240;
 /// Control sent from the UI to ingest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
-    /// Stop or resume consuming input.
+    /// Freeze or unfreeze the figures shown (the published snapshot). Counting goes on while they
+    /// are frozen: a live log cannot wait (a followed file rotates or is truncated under a reader
+    /// that stopped, a pipe's writer blocks, devices' datagrams are dropped), so what arrives is
+    /// counted and shown on resume. A window switch or a reset is shown at once, then frozen again.
     Pause(bool),
     /// Forget everything counted so far.
     Reset,
@@ -307,7 +310,6 @@ fn spawn_full(
         engine: Engine::new(options),
         meter: Meter::new(),
         started: Instant::now(),
-        paused_for: Duration::ZERO,
         paused_since: None,
         finished: None,
         burst: None,
@@ -360,7 +362,7 @@ struct Ingest {
     label: String,
     meter: Meter,
     started: Instant,
-    paused_for: Duration,
+    /// The figures shown are frozen since ([`Command::Pause`]); counting goes on.
     paused_since: Option<Instant>,
     finished: Option<Option<String>>,
     burst: Option<String>,
@@ -408,7 +410,7 @@ impl Ingest {
                             self.save_now(Instant::now());
                         }
                         // The last figures, for the report or the summary printed on quit.
-                        self.publish(Instant::now());
+                        self.publish(Instant::now(), true);
                         return;
                     }
                     Ok(Command::Save(plan)) => {
@@ -418,7 +420,7 @@ impl Ingest {
                     Ok(Command::Pause(p)) => self.pause(p),
                     Ok(Command::Window(w)) => {
                         self.window = w;
-                        self.publish(Instant::now());
+                        self.publish(Instant::now(), true);
                     }
                     Ok(Command::Reset) => {
                         self.engine.reset();
@@ -431,13 +433,13 @@ impl Ingest {
                         self.meter = Meter::new();
                         self.epoch = self.clock.now();
                         self.started = Instant::now();
-                        self.paused_for = Duration::ZERO;
                         self.paused_since = self.paused_since.map(|_| Instant::now());
+                        self.publish(Instant::now(), true);
                     }
                     Err(std::sync::mpsc::TryRecvError::Empty) => break,
                 }
             }
-            if self.paused_since.is_some() || self.finished.is_some() {
+            if self.finished.is_some() {
                 // Nothing to read: wait for a command (the report's quit once the input is over)
                 // until the next snapshot is due, rather than sleeping through it.
                 let wait = next_publish.saturating_duration_since(Instant::now());
@@ -500,7 +502,7 @@ impl Ingest {
             }
             if now >= next_publish {
                 self.meter.tick(now);
-                self.publish(now);
+                self.publish(now, false);
                 next_publish = now + PUBLISH_EVERY;
             }
         }
@@ -523,33 +525,28 @@ impl Ingest {
         self.next_save = crate::clock::deadline(now, Some(plan.every.as_secs_f64()));
     }
 
+    /// Freezes (or unfreezes) the figures shown, showing the change at once ([`Command::Pause`]).
     fn pause(&mut self, pause: bool) {
-        match (pause, self.paused_since) {
-            (true, None) => self.paused_since = Some(Instant::now()),
-            (false, Some(since)) => {
-                self.paused_for += since.elapsed();
-                self.paused_since = None;
-            }
-            _ => {}
+        if pause != self.paused_since.is_some() {
+            self.paused_since = pause.then(Instant::now);
+            self.publish(Instant::now(), true);
         }
     }
 
-    fn publish(&mut self, now: Instant) {
+    /// Makes the figures of `now` (the Redis writer is handed its HyperLogLogs whatever happens);
+    /// they replace those shown unless the view is frozen ([`Command::Pause`]) and not `forced`
+    /// (a command's effect, the last figures).
+    fn publish(&mut self, now: Instant, forced: bool) {
         self.published = self.published.saturating_add(1);
         if let Some(n) = self.panic_after.filter(|&n| self.published > n) {
             panic!("{PANIC_AFTER_VAR}: the ingest thread panics on purpose after {n} snapshots");
         }
-        let paused = self
-            .paused_since
-            .map_or(Duration::ZERO, |s| now.duration_since(s));
         let mut snap = Snapshot {
             source: self.label.clone(),
             finished: self.finished.clone(),
             burst: self.burst.clone(),
             paused: self.paused_since.is_some(),
-            elapsed: now
-                .duration_since(self.started)
-                .saturating_sub(self.paused_for + paused),
+            elapsed: now.duration_since(self.started),
             throughput: self.meter.stats(),
             save_error: self.save_error.clone(),
             ..Snapshot::default()
@@ -566,6 +563,9 @@ impl Ingest {
         if let Some(r) = self.redis.as_mut() {
             r.refresh(now, self.fleet.as_ref());
             snap.redis = Some(r.status());
+        }
+        if self.paused_since.is_some() && !forced {
+            return;
         }
         if let Ok(mut latest) = self.latest.lock() {
             *latest = Arc::new(snap);
@@ -706,6 +706,58 @@ mod tests {
         )
         .unwrap();
         assert!(!handle.wait_finished(Duration::from_millis(50)));
+        assert_eq!(handle.finish(), Ok(()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_pause_freezes_the_figures_while_counting_goes_on() {
+        // Found by a user test: a pause stopped reading a followed file, which a copytruncate
+        // then cut under the stopped reader (57,870 lines counted of 300,110). Now the figures
+        // shown freeze and the file is still read; a command's effect is shown at once.
+        let dir = std::env::temp_dir().join(format!("tui-demo-pause-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("log");
+        std::fs::write(&path, "a\n".repeat(100)).unwrap();
+        let handle = spawn_with(
+            &SourceSpec::Lines(vec![source::Input::Follow(path.clone())]),
+            EngineOptions::default(),
+            0,
+            None,
+            None,
+        )
+        .unwrap();
+        let limit = Duration::from_secs(60);
+        let lines = |h: &Handle| h.snapshot().totals.lines;
+        assert!(wait_until(limit, || lines(&handle) == 100));
+        handle.send(Command::Pause(true));
+        assert!(wait_until(limit, || handle.snapshot().paused));
+        let append = |n: usize| {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            f.write_all("b\n".repeat(n).as_bytes()).unwrap();
+        };
+        append(5_000);
+        // Frozen: half a second of publications (every 250 ms) later, the same figures.
+        std::thread::sleep(Duration::from_millis(600));
+        assert_eq!(lines(&handle), 100, "the figures froze");
+        // Yet counted: a command shows the state of the moment (the file was read meanwhile), and
+        // the figures stay paused.
+        assert!(wait_until(limit, || {
+            handle.send(Command::Window(crate::window::Window::All));
+            std::thread::sleep(Duration::from_millis(20));
+            lines(&handle) == 5_100
+        }));
+        assert!(handle.snapshot().paused);
+        // Truncated while paused (copytruncate), then written again: nothing is missed.
+        std::fs::write(&path, "").unwrap();
+        append(7);
+        handle.send(Command::Pause(false));
+        assert!(wait_until(limit, || lines(&handle) == 5_107));
+        assert!(!handle.snapshot().paused);
         assert_eq!(handle.finish(), Ok(()));
         let _ = std::fs::remove_dir_all(&dir);
     }

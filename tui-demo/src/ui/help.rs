@@ -18,7 +18,10 @@ pub struct Help {
 
 const KEYS: [(&str, &str); 9] = [
     ("q Esc Ctrl-C", "quit (Esc first closes help or zoom)"),
-    ("p Space", "pause / resume ingest"),
+    (
+        "p Space",
+        "pause / resume the figures (counting goes on: nothing is missed)",
+    ),
     ("r", "reset every count and sketch"),
     (
         "Tab Shift-Tab",

@@ -310,6 +310,7 @@ fn spawn_full(
         engine: Engine::new(options),
         meter: Meter::new(),
         started: Instant::now(),
+        ended: None,
         paused_since: None,
         finished: None,
         burst: None,
@@ -362,6 +363,9 @@ struct Ingest {
     label: String,
     meter: Meter,
     started: Instant,
+    /// When the input ended: the run's time stops there (a summary's rates are of the reading,
+    /// not of how long the view stayed open after it).
+    ended: Option<Instant>,
     /// The figures shown are frozen since ([`Command::Pause`]); counting goes on.
     paused_since: Option<Instant>,
     finished: Option<Option<String>>,
@@ -473,6 +477,7 @@ impl Ingest {
                         }
                         Ok(SourceMsg::End(e)) => {
                             self.finished = Some(e);
+                            self.ended = Some(Instant::now());
                             // Published at once: a report waits for this snapshot to finish.
                             next_publish = Instant::now();
                             break;
@@ -487,6 +492,7 @@ impl Ingest {
                                 .and_then(|t| joined(t).err())
                                 .map(|m| format!("the source thread panicked: {m}"));
                             self.finished.get_or_insert(panicked);
+                            self.ended.get_or_insert_with(Instant::now);
                             next_publish = Instant::now();
                             break;
                         }
@@ -546,7 +552,10 @@ impl Ingest {
             finished: self.finished.clone(),
             burst: self.burst.clone(),
             paused: self.paused_since.is_some(),
-            elapsed: now.duration_since(self.started),
+            elapsed: self
+                .ended
+                .unwrap_or(now)
+                .saturating_duration_since(self.started),
             throughput: self.meter.stats(),
             save_error: self.save_error.clone(),
             ..Snapshot::default()
@@ -695,6 +704,16 @@ mod tests {
         assert!(handle.wait_finished(limit));
         assert!(start.elapsed() < limit, "not woken by the publication");
         assert_eq!(handle.snapshot().totals.lines, 2);
+        // The run's time stops where the input ended (a user test: a live view left open after
+        // the end of its input gave a summary of 25.0k lines/s for 4.55M).
+        let before = handle.snapshot();
+        std::thread::sleep(Duration::from_millis(300));
+        handle.send(Command::Window(crate::window::Window::All));
+        assert!(wait_until(limit, || !Arc::ptr_eq(
+            &handle.snapshot(),
+            &before
+        )));
+        assert_eq!(handle.snapshot().elapsed, before.elapsed);
         assert_eq!(handle.finish(), Ok(()));
         // A followed file never ends: the wait gives up at its timeout.
         let handle = spawn_with(

@@ -167,15 +167,24 @@ impl Widget for &DistinctPanel<'_> {
 
 /// How the sketch's bytes compare with an exact set's: `": N× less"` (and `true`) when the sketch
 /// is smaller, `": N× more"` when it is larger (few distinct lines: the sketch's fixed size is the
-/// larger then), rounded down but never to 0; `None` for an empty side.
+/// larger then), with a decimal below 10× (1.6×, where it said 1×), rounded; `None` for an empty
+/// side.
 fn against_exact(sketch: u64, exact: u64) -> Option<(String, bool)> {
     if sketch == 0 || exact == 0 {
         return None;
     }
+    let times = |big: u64, small: u64| {
+        let r = big as f64 / small as f64;
+        if r < 9.95 {
+            format!("{r:.1}")
+        } else {
+            count(r.round() as u64)
+        }
+    };
     Some(if exact >= sketch {
-        (format!(": {}× less", count(exact / sketch)), true)
+        (format!(": {}× less", times(exact, sketch)), true)
     } else {
-        (format!(": {}× more", count(sketch / exact)), false)
+        (format!(": {}× more", times(sketch, exact)), false)
     })
 }
 
@@ -188,15 +197,28 @@ mod tests {
         // Found by a user test: 12.0 KiB against 427 B read "0× less", in the good colour.
         assert_eq!(
             against_exact(12_336, 427),
-            Some((": 28× more".into(), false))
+            Some((": 29× more".into(), false))
         );
         assert_eq!(
             against_exact(12_336, 12_336),
-            Some((": 1× less".into(), true))
+            Some((": 1.0× less".into(), true))
         );
         assert_eq!(
             against_exact(12_336, 4_000_000),
             Some((": 324× less".into(), true))
+        );
+        // Below 10×, a decimal (a user test: "1× more" for 1.6×, "2× less" for 2.48×).
+        assert_eq!(
+            against_exact(12_288, 7_600),
+            Some((": 1.6× more".into(), false))
+        );
+        assert_eq!(
+            against_exact(12_288, 30_500),
+            Some((": 2.5× less".into(), true))
+        );
+        assert_eq!(
+            against_exact(1_000, 9_990),
+            Some((": 10× less".into(), true))
         );
         assert_eq!(against_exact(0, 5), None);
         assert_eq!(against_exact(5, 0), None);

@@ -59,6 +59,9 @@ pub struct App {
     pub window: crate::window::Window,
     /// Lines of help scrolled past.
     pub help_scroll: u16,
+    /// The most the help could be scrolled as last drawn (its lines past the overlay's height):
+    /// scrolling stops there, so a key back up always moves it.
+    pub help_max: std::cell::Cell<u16>,
     /// The terminal's area as last drawn: arrows move the focus by where the panels are.
     pub area: ratatui::layout::Rect,
 }
@@ -78,6 +81,7 @@ impl App {
             fps: 0.0,
             window: crate::window::Window::All,
             help_scroll: 0,
+            help_max: std::cell::Cell::new(0),
             area: ratatui::layout::Rect::new(0, 0, 80, 24),
         }
     }
@@ -125,20 +129,20 @@ impl App {
                 self.help_scroll = 0;
                 None
             }
-            KeyCode::Up | KeyCode::Char('k') if self.help => {
-                self.help_scroll = self.help_scroll.saturating_sub(1);
-                None
-            }
-            KeyCode::Down | KeyCode::Char('j') if self.help => {
-                self.help_scroll = self.help_scroll.saturating_add(1).min(200);
-                None
-            }
-            KeyCode::PageUp if self.help => {
-                self.help_scroll = self.help_scroll.saturating_sub(10);
-                None
-            }
-            KeyCode::PageDown if self.help => {
-                self.help_scroll = self.help_scroll.saturating_add(10).min(200);
+            KeyCode::Up | KeyCode::Char('k') if self.help => self.scroll_help(-1),
+            KeyCode::Down | KeyCode::Char('j') if self.help => self.scroll_help(1),
+            KeyCode::PageUp if self.help => self.scroll_help(-10),
+            KeyCode::PageDown if self.help => self.scroll_help(10),
+            // The help is over the panels: their keys wait until it closes (Tab moved the focus
+            // behind it).
+            KeyCode::Tab
+            | KeyCode::BackTab
+            | KeyCode::Left
+            | KeyCode::Right
+            | KeyCode::Enter
+            | KeyCode::Char('z')
+                if self.help =>
+            {
                 None
             }
             KeyCode::Char('p' | 'P' | ' ') => Some(self.toggle_pause()),
@@ -167,6 +171,15 @@ impl App {
             KeyCode::Char('-' | '_') => self.step_rate(-1),
             _ => None,
         }
+    }
+
+    /// Scrolls the help by `lines`, within what it has as last drawn (after a resize the
+    /// offset may be past it: a key back up starts from the end).
+    fn scroll_help(&mut self, lines: i32) -> Option<Action> {
+        let max = self.help_max.get();
+        let from = i32::from(self.help_scroll.min(max));
+        self.help_scroll = u16::try_from((from + lines).clamp(0, i32::from(max))).unwrap_or(0);
+        None
     }
 
     fn quit(&mut self) -> Option<Action> {
@@ -409,6 +422,8 @@ mod tests {
     fn help_scrolls_with_arrows_while_open() {
         let mut a = app();
         a.on_key(key(KeyCode::Char('?')));
+        // As drawn, the help has 20 lines more than the overlay holds.
+        a.help_max.set(20);
         a.on_key(key(KeyCode::Down));
         a.on_key(key(KeyCode::PageDown));
         assert_eq!(a.help_scroll, 11);
@@ -419,6 +434,22 @@ mod tests {
             Panel::Dedupe,
             "arrows scroll the help, not the focus"
         );
+        // Scrolling stops at the end, and one key back up moves it (a user test: 50 keys down
+        // took 31 back up to move); after a resize that leaves less to scroll, from the new end.
+        for _ in 0..50 {
+            a.on_key(key(KeyCode::Down));
+        }
+        assert_eq!(a.help_scroll, 20);
+        a.on_key(key(KeyCode::Up));
+        assert_eq!(a.help_scroll, 19);
+        a.help_max.set(5);
+        a.on_key(key(KeyCode::Up));
+        assert_eq!(a.help_scroll, 4);
+        // The panels' keys wait while the help is open (Tab moved the focus behind it).
+        for k in [KeyCode::Tab, KeyCode::Right, KeyCode::Left, KeyCode::Enter] {
+            a.on_key(key(k));
+        }
+        assert_eq!((a.focus, a.zoom), (Panel::Dedupe, false));
         a.on_key(key(KeyCode::Char('?')));
         assert_eq!(a.help_scroll, 0);
     }

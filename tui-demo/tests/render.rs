@@ -524,6 +524,17 @@ fn help_overlay_and_pause_are_shown() {
         &screen,
         &["help", "pause / resume", "PAUSED", "zoom the focused panel"],
     );
+    // The help tells the view how far it scrolls as drawn (the title's N of "scroll 0/N"): keys
+    // stop there. Taller, it scrolls less.
+    let max_at = |h: u16| {
+        let mut terminal = Terminal::new(TestBackend::new(80, h)).unwrap();
+        terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+        let screen = text(terminal.backend().buffer());
+        assert_has(&screen, &[&format!("scroll 0/{}", a.help_max.get())]);
+        a.help_max.get()
+    };
+    let (short, tall) = (max_at(20), max_at(30));
+    assert!(short > tall && tall > 0, "{short} {tall}");
 }
 
 #[test]

@@ -9,11 +9,13 @@ use super::theme::Theme;
 
 /// The overlay, centred over whatever it is drawn on; it scrolls when it does not fit.
 #[derive(Clone, Copy, Debug)]
-pub struct Help {
+pub struct Help<'a> {
     /// The theme.
     pub theme: Theme,
     /// Lines scrolled past (clamped to what there is).
     pub scroll: u16,
+    /// Told the most the help can be scrolled as drawn ([`crate::app::App::help_max`]).
+    pub max: &'a std::cell::Cell<u16>,
 }
 
 const KEYS: [(&str, &str); 9] = [
@@ -57,7 +59,7 @@ const ABOUT: [&str; 20] = [
     "↑ ↓ PgUp PgDn scroll this help.",
 ];
 
-impl Widget for Help {
+impl Widget for Help<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = self.theme;
         let w = area.width.min(86);
@@ -112,6 +114,7 @@ impl Widget for Help {
         Clear.render(r, buf);
         let inner_h = h.saturating_sub(2);
         let max = total.saturating_sub(inner_h);
+        self.max.set(max);
         let scroll = self.scroll.min(max);
         let title = if max > 0 {
             format!(" help · ↑↓ scroll {}/{} · ? to close ", scroll, max)

@@ -130,6 +130,7 @@ impl Widget for &App {
             help::Help {
                 theme: self.theme,
                 scroll: self.help_scroll,
+                max: &self.help_max,
             }
             .render(body, buf);
         }

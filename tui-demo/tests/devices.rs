@@ -432,6 +432,23 @@ fn device_mode_titles_and_devices_panel_cut_no_text() {
     }
 }
 
+/// Ids two devices share are said in the Devices panel, whole at 80×24 (a user test found the
+/// warning cut after "1, ": the report's sentence did not fit).
+#[test]
+fn shared_ids_are_said_whole_in_the_devices_panel() {
+    let mut app = device_app();
+    let mut snap = Snapshot::clone(&app.snapshot);
+    let fleet = snap.devices.as_mut().unwrap();
+    for r in fleet.rows.iter_mut().filter(|r| r.id <= 2) {
+        r.shared = true;
+    }
+    app.snapshot = Arc::new(snap);
+    for (w, h) in [(80, 24), (120, 32)] {
+        let screen = draw(&app, w, h);
+        panel_cuts_no_text(&screen, "Devices", &["⚠ ids of two devices: 1, 2"], (w, h));
+    }
+}
+
 /// Asserts that no row of `panel` on `screen` runs into the panel's right edge (every row's last
 /// cell is blank) and that each of `wholes` is in its text uncut; returns the rows.
 fn panel_cuts_no_text(

@@ -70,7 +70,13 @@ struct Device {
     /// What the device counted before it last restarted: its last sketches of each earlier run,
     /// merged (a restart empties a device's sketches; what the host heard of them stays counted).
     past: Option<Box<Merged>>,
+    /// Late frames in a row ([`Step::Late`]).
+    late: u32,
 }
+
+/// Late frames in a row past which the device is taken to have restarted (UDP reorders a frame
+/// or two; a device sends five a period).
+const MAX_LATE: u32 = 8;
 
 /// Kinds of sketch a device sends.
 const KINDS: usize = 5;
@@ -91,14 +97,27 @@ impl Device {
             now: Merged::default(),
             now_seq: [None; KINDS],
             past: None,
+            late: 0,
         }
     }
 
     /// Takes a good frame's sketch, numbered `seq`: a frame older than the latest of its kind
     /// (UDP reorders) is counted as received but changes nothing; a restart (the numbers start
     /// again) keeps what the device had counted before it.
-    fn take(&mut self, seq: u32, sketch: DeviceSketch) {
-        match self.last_seq.map(|last| step(last, seq)) {
+    fn take(&mut self, seq: u32, sketch: DeviceSketch, new_sender: bool) {
+        let mut seen = self.last_seq.map(|last| step(last, seq));
+        if seen == Some(Step::Late) {
+            self.late += 1;
+            // Frames behind the latest from a new sender, or more in a row than UDP reorders: the
+            // device restarted and its first frames were lost (the count's return to 0 unseen).
+            if new_sender || self.late > MAX_LATE {
+                seen = Some(Step::Restart);
+            }
+        }
+        if seen != Some(Step::Late) {
+            self.late = 0;
+        }
+        match seen {
             None => self.last_seq = Some(seq),
             Some(Step::Ahead { missed }) => {
                 self.lost += missed.saturating_sub(self.bad_since_ok);
@@ -256,7 +275,8 @@ impl Fleet {
                     .devices
                     .entry(device)
                     .or_insert_with(|| Device::new(from, now));
-                if from != d.addr {
+                let moved = from != d.addr;
+                if moved {
                     // Back to the sender before the last: two devices with one id take turns.
                     d.shared |= d.prev_addr == Some(from);
                     d.prev_addr = Some(d.addr);
@@ -265,7 +285,10 @@ impl Fleet {
                 d.last_seen = now;
                 d.ok += 1;
                 d.bytes += n;
-                d.take(seq, sketch);
+                // A device that restarts sends from a new socket: a number behind the latest from
+                // a new sender is a restart even when its first frames were lost (not for an id
+                // two devices share, whose senders take turns).
+                d.take(seq, sketch, moved && !d.shared);
             }
             Err(e) => {
                 *self.errors.entry(e.name()).or_default() += 1;
@@ -608,19 +631,24 @@ impl FleetStats {
     /// ([`DeviceRow::shared`]), if any: such an id's figures mix two devices'.
     #[must_use]
     pub fn shared_ids(&self) -> Option<String> {
+        self.shared_id_list().map(|ids| {
+            format!(
+                "ids sent by two devices at once: {ids} (each device needs its own id; their \
+                 figures are mixed)"
+            )
+        })
+    }
+
+    /// The ids of [`shared_ids`](Self::shared_ids), `1, 2`, if any.
+    #[must_use]
+    pub fn shared_id_list(&self) -> Option<String> {
         let ids: Vec<String> = self
             .rows
             .iter()
             .filter(|r| r.shared)
             .map(|r| r.id.to_string())
             .collect();
-        (!ids.is_empty()).then(|| {
-            format!(
-                "ids sent by two devices at once: {} (each device needs its own id; their \
-                 figures are mixed)",
-                ids.join(", ")
-            )
-        })
+        (!ids.is_empty()).then(|| ids.join(", "))
     }
 
     /// Writes the fleet's merged view into a snapshot: datagrams are what "lines" count, the
@@ -756,6 +784,60 @@ mod tests {
         assert_eq!((step(5, 5), step(70, 6)), (Step::Late, Step::Late));
         assert_eq!((step(70, 5), step(5, 0)), (Step::Restart, Step::Restart));
         assert_eq!(step(5, 5 + (1 << 21)), Step::Restart, "a leap");
+    }
+
+    #[test]
+    fn a_restart_whose_first_frames_were_lost_is_still_one() {
+        // Found by a user test: when the frame numbered 0 after a restart was refused (or lost),
+        // the new run's frames read as late ones of the old run, then replaced its counts once
+        // their numbers passed it (20,024 lines reported of 24,032).
+        let at = |port: u16| -> SocketAddr { format!("127.0.0.1:{port}").parse().unwrap() };
+        let now = Instant::now();
+        let counted = |n: u64| {
+            let mut f = DeviceFreq::with_seed(DEVICE_SEED);
+            f.add("GET /", n);
+            f
+        };
+        // A new sender (a restarted process's new socket): its first frame heard is a restart.
+        let mut fleet = Fleet::new();
+        for seq in 0..=40u32 {
+            fleet.datagram(
+                at(4001),
+                &mut encoded(3, seq, counted(u64::from(seq) + 1)),
+                now,
+            );
+        }
+        for (seq, n) in [(1, 2), (2, 3), (45, 50)] {
+            fleet.datagram(at(4002), &mut encoded(3, seq, counted(n)), now);
+        }
+        assert_eq!(fleet.stats(now).lines_merged, 41 + 50);
+        // The same sender: more late frames in a row than UDP reorders are a restart too.
+        let mut fleet = Fleet::new();
+        for seq in 0..=40u32 {
+            fleet.datagram(
+                at(4001),
+                &mut encoded(3, seq, counted(u64::from(seq) + 1)),
+                now,
+            );
+        }
+        for seq in 1..=12u32 {
+            fleet.datagram(
+                at(4001),
+                &mut encoded(3, seq, counted(u64::from(seq) * 10)),
+                now,
+            );
+        }
+        assert_eq!(fleet.stats(now).lines_merged, 41 + 120);
+        // Two or three frames overtaken on the way are no restart.
+        let mut fleet = Fleet::new();
+        for seq in [0u32, 1, 2, 5, 3, 4, 6] {
+            fleet.datagram(
+                at(4001),
+                &mut encoded(3, seq, counted(u64::from(seq) + 1)),
+                now,
+            );
+        }
+        assert_eq!(fleet.stats(now).lines_merged, 7);
     }
 
     #[test]

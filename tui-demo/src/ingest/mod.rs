@@ -600,6 +600,16 @@ mod tests {
         true
     }
 
+    /// A directory of this test's own, `tui-demo-NAME-PID` under the system's, with a file `log`
+    /// holding `text`: (the directory, the file).
+    fn temp_log(name: &str, text: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("tui-demo-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("log");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
     #[test]
     fn a_panic_in_the_ingest_thread_is_reported_not_hung() {
         let handle = spawn_with(
@@ -643,11 +653,8 @@ mod tests {
     #[test]
     fn the_windows_run_on_the_clock_ingest_is_given() {
         use crate::window::Window;
-        let dir = std::env::temp_dir().join(format!("tui-demo-clock-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("log");
         let text: String = (0..1_000).map(|i| format!("line {}\n", i % 37)).collect();
-        std::fs::write(&path, text).unwrap();
+        let (dir, path) = temp_log("clock", &text);
         let clock = crate::clock::ManualClock::default();
         clock.set(Duration::from_secs(3));
         let handle = spawn_clocked(
@@ -684,10 +691,7 @@ mod tests {
     fn wait_finished_is_woken_when_the_input_ends() {
         // A headless report waits on this: the snapshot saying the input is over wakes it, where a
         // report polled every 5 ms (an empty input took 8.6 ms, 5 of them asleep).
-        let dir = std::env::temp_dir().join(format!("tui-demo-wake-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("log");
-        std::fs::write(&path, "a\nb\n").unwrap();
+        let (dir, path) = temp_log("wake", "a\nb\n");
         let spec = |input| SourceSpec::Lines(vec![input]);
         let handle = spawn_with(
             &spec(source::Input::File(path.clone())),
@@ -734,10 +738,7 @@ mod tests {
         // Found by a user test: a pause stopped reading a followed file, which a copytruncate
         // then cut under the stopped reader (57,870 lines counted of 300,110). Now the figures
         // shown freeze and the file is still read; a command's effect is shown at once.
-        let dir = std::env::temp_dir().join(format!("tui-demo-pause-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("log");
-        std::fs::write(&path, "a\n".repeat(100)).unwrap();
+        let (dir, path) = temp_log("pause", &"a\n".repeat(100));
         let handle = spawn_with(
             &SourceSpec::Lines(vec![source::Input::Follow(path.clone())]),
             EngineOptions::default(),
@@ -785,11 +786,8 @@ mod tests {
     fn intervals_close_on_the_clock_while_the_input_stalls() {
         // A followed file that stops growing: the source neither sends lines nor ends, and no
         // command comes in. The interval must still close when the clock passes its end.
-        let dir = std::env::temp_dir().join(format!("tui-demo-stall-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("log");
         let text: String = (0..500).map(|i| format!("line {}\n", i % 37)).collect();
-        std::fs::write(&path, text).unwrap();
+        let (dir, path) = temp_log("stall", &text);
         let clock = crate::clock::ManualClock::default();
         let handle = spawn_clocked(
             &SourceSpec::Lines(vec![source::Input::Follow(path)]),

@@ -486,11 +486,20 @@ fn given_twice(paths: &[std::path::PathBuf]) -> Vec<String> {
 /// # Errors
 /// A file that cannot be read or decoded, or does not merge, named.
 pub fn merge_files(paths: &[std::path::PathBuf], top: usize) -> io::Result<Snapshot> {
+    // Each file is read once: its kind is told from its bytes, which are then decoded.
+    let files = paths
+        .iter()
+        .map(|path| {
+            std::fs::read(path)
+                .map(|bytes| (path.as_path(), bytes))
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        })
+        .collect::<io::Result<Vec<_>>>()?;
     // Devices' files (`listen --save`) have their own sketches; files of both kinds are refused.
-    if crate::saved_fleet::of_devices(paths)? {
-        return crate::saved_fleet::merge_files(paths, top);
+    if crate::saved_fleet::of_devices(&files)? {
+        return crate::saved_fleet::merge_files(paths, &files, top);
     }
-    let merged = merge_all(paths, Saved::read, Saved::merge)?;
+    let merged = merge_all(&files, Saved::decode, Saved::merge)?;
     let key = match merged.key.as_deref() {
         Some(WHOLE_LINE) => String::new(),
         Some(key) => format!(" · key: {key}"),
@@ -499,26 +508,27 @@ pub fn merge_files(paths: &[std::path::PathBuf], top: usize) -> io::Result<Snaps
     Ok(merged.snapshot(merged_source(paths, &key), top))
 }
 
-/// The files of `paths`, each read with `read`, merged in order with `merge`; a file that cannot
-/// be read or does not merge with those before it is named.
+/// The `files` (each path with its bytes), each decoded with `decode` and merged in order with
+/// `merge`; a file that does not decode or does not merge with those before it is named.
 ///
 /// # Errors
 /// The first such file's error.
 pub(crate) fn merge_all<T>(
-    paths: &[std::path::PathBuf],
-    read: impl Fn(&Path) -> io::Result<T>,
+    files: &[(&Path, Vec<u8>)],
+    decode: impl Fn(&[u8]) -> Result<T, String>,
     merge: impl Fn(&mut T, &T) -> Result<(), String>,
 ) -> io::Result<T> {
     let mut merged: Option<T> = None;
-    for path in paths {
-        let saved = read(path)?;
+    for (path, bytes) in files {
+        let named = |e: String| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{}: {e}", path.display()),
+            )
+        };
+        let saved = decode(bytes).map_err(named)?;
         match merged.as_mut() {
-            Some(m) => merge(m, &saved).map_err(|e| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{}: {e}", path.display()),
-                )
-            })?,
+            Some(m) => merge(m, &saved).map_err(named)?,
             None => merged = Some(saved),
         }
     }

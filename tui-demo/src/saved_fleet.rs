@@ -395,16 +395,16 @@ impl Kind {
     }
 }
 
-/// Whether `merge`'s files are devices' files (`listen --save`) rather than runs' over lines.
+/// Whether `merge`'s files (each path with its bytes) are devices' files (`listen --save`) rather
+/// than runs' over lines.
 ///
 /// # Errors
-/// A file that cannot be read, or files of both kinds: they count different keys (a device's whole
+/// Files of both kinds: they count different keys (a device's whole
 /// lines, a run's line hashes or fields) with different seeds, so nothing of them merges.
-pub(crate) fn of_devices(paths: &[PathBuf]) -> io::Result<bool> {
+pub(crate) fn of_devices(files: &[(&Path, Vec<u8>)]) -> io::Result<bool> {
     let (mut devices, mut lines): (Option<&Path>, Option<&Path>) = (None, None);
-    for path in paths {
-        let bytes = std::fs::read(path).map_err(|e| named(path, e))?;
-        let (this, other) = match Kind::of(&bytes) {
+    for &(path, ref bytes) in files {
+        let (this, other) = match Kind::of(bytes) {
             Kind::Devices => (
                 ("a devices' file (listen --save)", &mut devices),
                 ("a run's file over lines (live or report --save)", lines),
@@ -441,8 +441,12 @@ pub(crate) fn of_devices(paths: &[PathBuf]) -> io::Result<bool> {
 ///
 /// # Errors
 /// A file that cannot be read or decoded, or does not merge, named.
-pub(crate) fn merge_files(paths: &[PathBuf], top: usize) -> io::Result<Snapshot> {
-    let merged = crate::saved::merge_all(paths, SavedFleet::read, SavedFleet::merge)?;
+pub(crate) fn merge_files(
+    paths: &[PathBuf],
+    files: &[(&Path, Vec<u8>)],
+    top: usize,
+) -> io::Result<Snapshot> {
+    let merged = crate::saved::merge_all(files, SavedFleet::decode, SavedFleet::merge)?;
     let detail = format!(
         " · devices' sketches (listen --save) of {} devices",
         merged.rows.len()
@@ -632,7 +636,7 @@ mod tests {
         assert!(m.sketches.distinct == one.distinct && m.sketches.values == one.values);
 
         // `merge A B`: the same figures, the rows of both hosts, the frames added.
-        let s = merge_files(&[pa.clone(), pb.clone()], 10).unwrap();
+        let s = crate::saved::merge_files(&[pa.clone(), pb.clone()], 10).unwrap();
         let d = s.devices.clone().unwrap();
         assert_eq!(d.rows.len(), 5);
         assert_eq!(s.totals.lines, 5 * 5, "datagrams of both hosts");
@@ -644,7 +648,7 @@ mod tests {
         assert_eq!(s.quantiles.as_ref().unwrap().count, d.lines_merged);
         assert!(s.source.contains("of 5 devices"), "{}", s.source);
         assert!(s.sketches_only && !s.source.contains("more than once"));
-        let twice = merge_files(&[pa.clone(), pa.clone()], 10).unwrap();
+        let twice = crate::saved::merge_files(&[pa.clone(), pa.clone()], 10).unwrap();
         assert!(twice.source.contains("given more than once"));
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -1,5 +1,5 @@
 //! A fleet's results kept: `listen --save FILE` writes the devices' merged sketches (the merges
-//! the host shows, [`Fleet::merged`]) at exit and every `--save-every` seconds, and `merge A B …`
+//! the host shows, [`Fleet::merged_rows`]) at exit and every `--save-every` seconds, and `merge A B …`
 //! merges such files from other hosts with the library's merges and reports them as `listen
 //! --report` reports its fleet ([`crate::saved::merge_files`] hands them here).
 //!
@@ -119,9 +119,10 @@ impl SavedFleet {
     /// The fleet's merged sketches and rows as of `now`.
     #[must_use]
     pub fn of(fleet: &Fleet, now: Instant) -> Self {
+        let (sketches, rows) = fleet.merged_rows(now);
         Self {
-            sketches: fleet.merged(),
-            rows: fleet.rows(now),
+            sketches,
+            rows,
             frames: fleet.frames(),
         }
     }
@@ -631,7 +632,7 @@ mod tests {
         // all five devices (Space-Saving's merge is not associative: only its guarantee holds).
         let mut all = fa.clone();
         hear(&mut all, 11..=12, 2, 2_000, now);
-        let one = all.merged();
+        let one = all.merged_rows(now).0;
         assert!(m.sketches.seen == one.seen && m.sketches.freq == one.freq);
         assert!(m.sketches.distinct == one.distinct && m.sketches.values == one.values);
 

@@ -361,21 +361,25 @@ impl Fleet {
     /// The figures for the UI, as of `now`.
     #[must_use]
     pub fn stats(&self, now: Instant) -> FleetStats {
-        self.merged()
-            .stats(self.rows(now), self.frames(), SHOWN_TOP)
+        let (merged, rows) = self.merged_rows(now);
+        merged.stats(rows, self.frames(), SHOWN_TOP)
     }
 
     /// The devices' sketches (each device's latest, merged with its earlier runs') merged, each
-    /// kind once a device sent one.
+    /// kind once a device sent one; and one row per device, by id, as of `now`. Each device's
+    /// sketches are made once for both (a copy, for a device that restarted).
     #[must_use]
-    pub fn merged(&self) -> Merged {
+    pub fn merged_rows(&self, now: Instant) -> (Merged, Vec<DeviceRow>) {
         // Bloom union, cell-wise saturating count-min sums, register-wise HLL max, Space-Saving's
         // mergeable summaries: one generic merge over the library's `Sketch` trait. Seeds and
         // parameters are checked when frames are decoded, so these merges cannot fail.
         // Each device's sketches: over its restarts too.
-        let all: Vec<std::borrow::Cow<'_, Merged>> =
-            self.devices.values().map(Device::sketches).collect();
-        let devices = || all.iter();
+        let all: Vec<(u64, &Device, std::borrow::Cow<'_, Merged>)> = self
+            .devices
+            .iter()
+            .map(|(&id, d)| (id, d, d.sketches()))
+            .collect();
+        let devices = || all.iter().map(|(_, _, s)| s);
         let seen: Option<DeviceSeen> =
             merge_all(devices().filter_map(|d| d.seen.as_deref())).unwrap_or_default();
         let freq: Option<DeviceFreq> =
@@ -394,37 +398,30 @@ impl Fleet {
                 None => values = Some(q.clone()),
             }
         }
-        Merged {
+        let merged = Merged {
             seen: seen.map(Box::new),
             freq: freq.map(Box::new),
             distinct: distinct.map(Box::new),
             top: top.map(Box::new),
             values: values.map(Box::new),
-        }
-    }
-
-    /// One row per device, by id, as of `now`.
-    #[must_use]
-    pub fn rows(&self, now: Instant) -> Vec<DeviceRow> {
-        self.devices
+        };
+        let rows = all
             .iter()
-            .map(|(&id, d)| {
-                let s = d.sketches();
-                DeviceRow {
-                    id,
-                    addr: d.addr.to_string(),
-                    last_seen: now.saturating_duration_since(d.last_seen),
-                    ok: d.ok,
-                    bad: d.bad,
-                    lost: d.lost,
-                    bytes: d.bytes,
-                    held: s.seen.as_ref().map(|s| s.cardinality()),
-                    lines: s.freq.as_ref().map(|f| f.total()),
-                    distinct: s.distinct.as_ref().map(|h| h.cardinality()),
-                    shared: d.shared,
-                }
+            .map(|(id, d, s)| DeviceRow {
+                id: *id,
+                addr: d.addr.to_string(),
+                last_seen: now.saturating_duration_since(d.last_seen),
+                ok: d.ok,
+                bad: d.bad,
+                lost: d.lost,
+                bytes: d.bytes,
+                held: s.seen.as_ref().map(|s| s.cardinality()),
+                lines: s.freq.as_ref().map(|f| f.total()),
+                distinct: s.distinct.as_ref().map(|h| h.cardinality()),
+                shared: d.shared,
             })
-            .collect()
+            .collect();
+        (merged, rows)
     }
 
     /// What was received beside the devices' rows: refusals from unknown senders, bytes, why

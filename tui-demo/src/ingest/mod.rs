@@ -311,7 +311,7 @@ fn spawn_full(
         meter: Meter::new(),
         started: Instant::now(),
         ended: None,
-        paused_since: None,
+        paused: false,
         finished: None,
         burst: None,
         latest: Arc::clone(&latest),
@@ -366,8 +366,8 @@ struct Ingest {
     /// When the input ended: the run's time stops there (a summary's rates are of the reading,
     /// not of how long the view stayed open after it).
     ended: Option<Instant>,
-    /// The figures shown are frozen since ([`Command::Pause`]); counting goes on.
-    paused_since: Option<Instant>,
+    /// The figures shown are frozen ([`Command::Pause`]); counting goes on.
+    paused: bool,
     finished: Option<Option<String>>,
     burst: Option<String>,
     latest: Latest,
@@ -437,7 +437,6 @@ impl Ingest {
                         self.meter = Meter::new();
                         self.epoch = self.clock.now();
                         self.started = Instant::now();
-                        self.paused_since = self.paused_since.map(|_| Instant::now());
                         self.publish(Instant::now(), true);
                     }
                     Err(std::sync::mpsc::TryRecvError::Empty) => break,
@@ -533,8 +532,8 @@ impl Ingest {
 
     /// Freezes (or unfreezes) the figures shown, showing the change at once ([`Command::Pause`]).
     fn pause(&mut self, pause: bool) {
-        if pause != self.paused_since.is_some() {
-            self.paused_since = pause.then(Instant::now);
+        if pause != self.paused {
+            self.paused = pause;
             self.publish(Instant::now(), true);
         }
     }
@@ -551,7 +550,7 @@ impl Ingest {
             source: self.label.clone(),
             finished: self.finished.clone(),
             burst: self.burst.clone(),
-            paused: self.paused_since.is_some(),
+            paused: self.paused,
             elapsed: self
                 .ended
                 .unwrap_or(now)
@@ -573,7 +572,7 @@ impl Ingest {
             r.refresh(now, self.fleet.as_ref());
             snap.redis = Some(r.status());
         }
-        if self.paused_since.is_some() && !forced {
+        if self.paused && !forced {
             return;
         }
         if let Ok(mut latest) = self.latest.lock() {

@@ -160,12 +160,9 @@ impl Widget for &DevicesPanel<'_> {
         if let Some(ids) = s.shared_id_list() {
             // Short, to fit the panel at 80×24 (the report has the whole warning); the ids that
             // do not fit end with `…`.
-            let mut text = format!("⚠ ids of two devices: {ids}");
             let room = usize::from(inner.width.saturating_sub(1));
-            if text.chars().count() > room {
-                text = text.chars().take(room.saturating_sub(1)).collect();
-                text.push('…');
-            }
+            let text = format!("⚠ ids of two devices: {ids}");
+            let text = crate::human::KeyText::new(text.as_bytes(), false, room).printable();
             lines.push(Line::from(Span::styled(text, t.warn())));
         }
         if s.lines_merged > 0 {

@@ -192,7 +192,8 @@ pub struct RunArgs {
     #[arg(long, value_parser = count)]
     pub rate: Option<u64>,
     /// Keep reading the --input files as they grow, like tail -F: across rotation (a new file
-    /// under the name) and truncation; several files are followed side by side.
+    /// under the name) and truncation, and waiting for a name that does not exist yet; several
+    /// files are followed side by side.
     #[arg(long, requires = "input")]
     pub follow: bool,
     /// The synthetic log's seed (with no --input; it is read even when stdin is a pipe)

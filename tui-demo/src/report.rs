@@ -401,6 +401,19 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     if let Some(win) = &s.window {
         writeln!(w, "window {}", window_line(win))?;
     }
+    for f in &s.follow {
+        let what = f.what();
+        writeln!(
+            w,
+            "follow {}: {}",
+            crate::human::printable(f.file.as_bytes(), 200),
+            if what.is_empty() {
+                "no rotation or truncation"
+            } else {
+                &what
+            }
+        )?;
+    }
     writeln!(
         w,
         "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole){}",

@@ -363,6 +363,53 @@ pub struct Snapshot {
     pub redis: Option<crate::redis_sink::RedisStatus>,
     /// `--save`: why the last save failed, if it did.
     pub save_error: Option<String>,
+    /// `--follow`: the followed files and what has happened to each (empty when none is).
+    pub follow: Vec<Followed>,
+}
+
+/// A followed file (`--follow`): whether it is waited for, and its rotations and truncations.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Followed {
+    /// Its name, as given.
+    pub file: String,
+    /// The name does not exist (yet): it is waited for, as `tail -F` does.
+    pub waiting: bool,
+    /// Times a new file under the name was opened (log rotation), the old one read to its end.
+    pub rotations: u64,
+    /// Times the file was cut shorter than what was read (`> app.log`) and read again from its
+    /// start.
+    pub truncations: u64,
+}
+
+impl Followed {
+    /// What has happened, in words (empty when nothing has): `waiting for it to appear`, or
+    /// rotations and truncations.
+    ///
+    /// ```
+    /// use tui_demo::snapshot::Followed;
+    /// let f = Followed { file: "app.log".into(), rotations: 1, truncations: 2, ..Followed::default() };
+    /// assert_eq!(f.what(), "1 rotation · 2 truncations");
+    /// let w = Followed { waiting: true, ..f };
+    /// assert_eq!(w.what(), "waiting for it to appear · 1 rotation · 2 truncations");
+    /// ```
+    #[must_use]
+    pub fn what(&self) -> String {
+        let plural = |n: u64, one: &str| {
+            let s = if n == 1 { "" } else { "s" };
+            format!("{} {one}{s}", crate::human::count(n))
+        };
+        let mut parts = Vec::new();
+        if self.waiting {
+            parts.push("waiting for it to appear".to_string());
+        }
+        if self.rotations > 0 {
+            parts.push(plural(self.rotations, "rotation"));
+        }
+        if self.truncations > 0 {
+            parts.push(plural(self.truncations, "truncation"));
+        }
+        parts.join(" · ")
+    }
 }
 
 impl Serialize for Snapshot {
@@ -397,6 +444,7 @@ struct Json<'a> {
     window: &'a Option<WindowStats>,
     devices: &'a Option<FleetStats>,
     quantiles: &'a Option<QuantileStats>,
+    follow: &'a [Followed],
 }
 
 impl<'a> Json<'a> {
@@ -429,6 +477,7 @@ impl<'a> Json<'a> {
             window: &snap.window,
             devices: &snap.devices,
             quantiles: &snap.quantiles,
+            follow: &snap.follow,
         }
     }
 }

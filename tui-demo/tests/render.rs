@@ -321,6 +321,7 @@ fn throughput_panel() {
             stats: &s.throughput,
             totals: &s.totals,
             window: s.window.as_ref(),
+            follow: &[],
             unit: "lines",
             theme: Theme { color: true },
             focused: false,
@@ -348,12 +349,73 @@ fn throughput_panel() {
             stats: &s.throughput,
             totals: &s.totals,
             window: s.window.as_ref(),
+            follow: &[],
             unit: "lines",
             theme: Theme { color: false },
             focused: false,
         };
         draw(&panel, w, h);
     }
+}
+
+/// `--follow`: a followed name that does not exist yet is said in the footer (nothing else would
+/// say why no line comes), and a followed file's rotations and truncations in the Ingest panel, in
+/// the report's text and in its JSON.
+#[test]
+fn followed_files_waiting_rotated_and_truncated_are_shown() {
+    use tui_demo::snapshot::Followed;
+    let mut s = fixture();
+    s.follow = vec![
+        Followed {
+            file: "app.log".into(),
+            rotations: 2,
+            truncations: 1,
+            ..Followed::default()
+        },
+        Followed {
+            file: "later.log".into(),
+            waiting: true,
+            ..Followed::default()
+        },
+    ];
+    let panel = ThroughputPanel {
+        stats: &s.throughput,
+        totals: &s.totals,
+        window: s.window.as_ref(),
+        follow: &s.follow,
+        unit: "lines",
+        theme: Theme { color: false },
+        focused: false,
+    };
+    let screen = text(&draw(&panel, 80, 10));
+    assert_has(&screen, &["app.log: 2 rotations · 1 truncation"]);
+    assert!(!screen.contains("later.log"), "{screen}");
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let a = app(&s);
+    terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let screen = text(terminal.backend().buffer());
+    assert_has(
+        &screen,
+        &["--follow: later.log does not exist yet; waiting for it to appear"],
+    );
+    let mut report = Vec::new();
+    tui_demo::report::write_table(&s, &mut report).unwrap();
+    let report = String::from_utf8(report).unwrap();
+    assert_has(
+        &report,
+        &[
+            "follow app.log: 2 rotations · 1 truncation",
+            "follow later.log: waiting for it to appear",
+        ],
+    );
+    let json: serde_json::Value = serde_json::to_value(&s).unwrap();
+    assert_eq!(
+        json["follow"],
+        serde_json::json!([
+            {"file": "app.log", "waiting": false, "rotations": 2, "truncations": 1},
+            {"file": "later.log", "waiting": true, "rotations": 0, "truncations": 0},
+        ])
+    );
 }
 
 #[test]

@@ -66,7 +66,16 @@ fn follow_reads_appends_across_rotation_truncation_and_a_missing_name() {
     )
     .unwrap();
     let rx = &started.rx;
+    // (waiting, rotations, truncations) of the one followed file.
+    let status = || {
+        let [(name, s)] = started.follows.as_slice() else {
+            panic!("one followed file: {:?}", started.follows);
+        };
+        assert!(name.ends_with("app.log"), "{name}");
+        s.counts()
+    };
     assert_eq!(receive(rx, 10).last().map(String::as_str), Some("a9"));
+    assert_eq!(status(), (false, 0, 0));
     // A line is counted once its newline comes.
     append(&log, "-rest\n");
     assert_eq!(receive(rx, 1), ["a10-rest"]);
@@ -75,14 +84,18 @@ fn follow_reads_appends_across_rotation_truncation_and_a_missing_name() {
     std::fs::rename(&log, dir.join("app.log.1")).unwrap();
     append(&log, "b0\nb1\n");
     assert_eq!(receive(rx, 4), ["a11", "last-partial", "b0", "b1"]);
+    assert_eq!(status(), (false, 1, 0));
     // Truncation: the file is read again from its start.
     std::fs::write(&log, "c0\n").unwrap();
     assert_eq!(receive(rx, 1), ["c0"]);
+    assert_eq!(status(), (false, 1, 1));
     // The name is missing for a while, then back.
     std::fs::remove_file(&log).unwrap();
     std::thread::sleep(Duration::from_millis(300));
     append(&log, "d0\n");
     assert_eq!(receive(rx, 1), ["d0"]);
+    // Back under the name: a new file, so a rotation.
+    assert_eq!(status(), (false, 2, 1));
     // Stopping ends it cleanly.
     control
         .stop
@@ -98,6 +111,59 @@ fn follow_reads_appends_across_rotation_truncation_and_a_missing_name() {
             Err(e) => panic!("no end: {e}"),
         }
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A followed name that does not exist yet is waited for (as `tail -F` does), not refused: its
+/// status says so, and once it appears it is read from its start. Found by a user test: the run
+/// ended at once with "No such file or directory".
+#[test]
+fn follow_waits_for_a_name_that_does_not_exist_yet() {
+    let dir = temp_dir("follow-later");
+    let log = dir.join("later.log");
+    let control = Control::new(0);
+    let started = source::spawn(
+        &SourceSpec::Lines(vec![Input::Follow(log.clone())]),
+        None,
+        Arc::clone(&control),
+    )
+    .expect("a missing followed name is waited for");
+    let status = &started.follows[0].1;
+    assert_eq!(status.counts(), (true, 0, 0));
+    std::thread::sleep(Duration::from_millis(250));
+    assert_eq!(status.counts(), (true, 0, 0), "still waited for");
+    append(&log, "x0\nx1\n");
+    assert_eq!(receive(&started.rx, 2), ["x0", "x1"]);
+    assert_eq!(status.counts(), (false, 0, 0), "appeared: not a rotation");
+    control
+        .stop
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // The binary: a report says it waits, then counts the file once it comes.
+    let dir = temp_dir("follow-later-bin");
+    let log = dir.join("later.log");
+    let child = Command::new(BIN)
+        .args(["report", "--json", "--follow", "--lines", "3", "-i"])
+        .arg(&log)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    append(&log, "a\nb\na\n");
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("later.log: does not exist yet; waiting for it to appear (--follow)"),
+        "{err}"
+    );
+    let v = json(&out);
+    assert_eq!(v["lines"], 3);
+    assert_eq!(v["heavy"]["rows"][0]["line"], "a");
+    assert_eq!(v["follow"][0]["waiting"], false);
+    assert_eq!(v["follow"][0]["rotations"], 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

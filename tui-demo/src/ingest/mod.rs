@@ -293,11 +293,13 @@ fn spawn_full(
     clock: Box<dyn crate::clock::Clock>,
 ) -> std::io::Result<Handle> {
     let control = Control::new(rate);
+    let mut follows = Vec::new();
     // Plain files are read on the ingest thread; other sources on their own.
     let (mut feed, spec, source_thread) = match source::inline(spec, limit, &control)? {
         Ok(inline) => (Feed::Inline(Box::new(inline)), spec.clone(), None),
         Err(opened) => {
             let started = source::spawn_opened(spec, limit, Arc::clone(&control), opened)?;
+            follows = started.follows;
             (Feed::Thread(started.rx), started.spec, Some(started.thread))
         }
     };
@@ -327,6 +329,7 @@ fn spawn_full(
         clock,
         window: crate::window::Window::All,
         source_thread,
+        follows,
     };
     let control2 = Arc::clone(&control);
     let thread = std::thread::Builder::new()
@@ -360,6 +363,8 @@ impl Feed {
 
 struct Ingest {
     engine: Engine,
+    /// `--follow`: each followed file's name and what its reader says has happened to it.
+    follows: Vec<(String, Arc<source::follow::FollowStatus>)>,
     label: String,
     meter: Meter,
     started: Instant,
@@ -557,6 +562,19 @@ impl Ingest {
                 .saturating_duration_since(self.started),
             throughput: self.meter.stats(),
             save_error: self.save_error.clone(),
+            follow: self
+                .follows
+                .iter()
+                .map(|(file, status)| {
+                    let (waiting, rotations, truncations) = status.counts();
+                    crate::snapshot::Followed {
+                        file: file.clone(),
+                        waiting,
+                        rotations,
+                        truncations,
+                    }
+                })
+                .collect(),
             ..Snapshot::default()
         };
         if self.fleet.is_none() {

@@ -7,12 +7,18 @@
 //! read (truncation, `> app.log`) is read again from its start; a name that is missing for a while
 //! (between a rotation's rename and the new file's creation) is waited for. A line cut by a
 //! rotation or a truncation is ended there (a newline is supplied), so it never runs into the next
-//! file's first line. It only returns end-of-input once its [`Control`] says stop.
+//! file's first line. A name that does not exist yet when the run starts is waited for too (as
+//! `tail -F` does: the log of a service not started yet), and read from its start once it appears.
+//! It only returns end-of-input once its [`Control`] says stop.
+//!
+//! What happened to each followed file (waiting for it, rotations, truncations) is kept in a
+//! [`FollowStatus`] that the run shows.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,11 +27,42 @@ use super::{open_file, Control};
 /// How often the end of a followed file is checked for more.
 pub const POLL: Duration = Duration::from_millis(100);
 
+/// What has happened to a followed file, shared between its reader and the run that shows it.
+///
+/// ```
+/// use std::sync::atomic::Ordering;
+/// let status = tui_demo::source::follow::FollowStatus::default();
+/// status.rotations.fetch_add(1, Ordering::Relaxed);
+/// assert_eq!(status.counts(), (false, 1, 0));
+/// ```
+#[derive(Debug, Default)]
+pub struct FollowStatus {
+    /// The name does not exist (yet): the reader waits for it to appear.
+    pub waiting: AtomicBool,
+    /// Times the name was opened again after a rotation (a new file under it).
+    pub rotations: AtomicU64,
+    /// Times the file was read again from its start after a truncation.
+    pub truncations: AtomicU64,
+}
+
+impl FollowStatus {
+    /// (waiting, rotations, truncations), as of now.
+    #[must_use]
+    pub fn counts(&self) -> (bool, u64, u64) {
+        (
+            self.waiting.load(Ordering::Relaxed),
+            self.rotations.load(Ordering::Relaxed),
+            self.truncations.load(Ordering::Relaxed),
+        )
+    }
+}
+
 /// A followed file.
 #[derive(Debug)]
 pub struct Follow {
     path: PathBuf,
-    file: File,
+    /// The open file; `None` while the name does not exist yet (waited for).
+    file: Option<File>,
     /// (device, inode) of the open file.
     id: (u64, u64),
     /// Bytes read from the open file.
@@ -33,19 +70,43 @@ pub struct Follow {
     /// The last byte returned was a newline (or nothing was returned yet).
     at_line_start: bool,
     control: Arc<Control>,
-    /// Times the file was opened again after a rotation, and read again after a truncation.
-    pub rotations: u64,
-    /// See `rotations`.
-    pub truncations: u64,
+    status: Arc<FollowStatus>,
 }
 
 impl Follow {
-    /// Opens `path` to follow it, from its start.
+    /// Opens `path` to follow it, from its start; a name that does not exist yet is waited for
+    /// (`status` says so meanwhile).
     ///
     /// # Errors
-    /// When the file cannot be opened, is a directory or is gzip (the message names it).
-    pub fn open(path: PathBuf, control: Arc<Control>) -> io::Result<Self> {
-        let mut file = open_file(&path)?;
+    /// When the file cannot be opened (other than not existing), is not a regular file or is gzip
+    /// (the message names it).
+    pub fn open(
+        path: PathBuf,
+        control: Arc<Control>,
+        status: Arc<FollowStatus>,
+    ) -> io::Result<Self> {
+        let mut follow = Self {
+            path,
+            file: None,
+            id: (0, 0),
+            pos: 0,
+            at_line_start: true,
+            control,
+            status,
+        };
+        match std::fs::metadata(&follow.path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                follow.status.waiting.store(true, Ordering::Relaxed);
+            }
+            _ => follow.open_now()?,
+        }
+        Ok(follow)
+    }
+
+    /// Opens the file under the name, refusing what cannot be followed.
+    fn open_now(&mut self) -> io::Result<()> {
+        let path = &self.path;
+        let mut file = open_file(path)?;
         if !file.metadata()?.is_file() {
             // A device or a socket: no size, no truncation, no rotation to watch for.
             return Err(io::Error::new(
@@ -59,7 +120,7 @@ impl Follow {
         let mut head = [0u8; 2];
         let n = file.read(&mut head)?;
         file.seek(SeekFrom::Start(0))?;
-        if is_gzip(&path, head.get(..n).unwrap_or_default()) {
+        if is_gzip(path, head.get(..n).unwrap_or_default()) {
             // A compressed stream cannot be read as it grows, nor from a truncation point.
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -70,16 +131,11 @@ impl Follow {
             ));
         }
         let m = file.metadata()?;
-        Ok(Self {
-            path,
-            file,
-            id: (m.dev(), m.ino()),
-            pos: 0,
-            at_line_start: true,
-            control,
-            rotations: 0,
-            truncations: 0,
-        })
+        self.id = (m.dev(), m.ino());
+        self.pos = 0;
+        self.file = Some(file);
+        self.status.waiting.store(false, Ordering::Relaxed);
+        Ok(())
     }
 
     /// At the end of the open file: whether it was replaced or truncated (and is now reopened or
@@ -89,18 +145,21 @@ impl Follow {
             if (m.dev(), m.ino()) != self.id && !m.is_dir() {
                 // Rotated: the old file is read to its end (we are there), the new one from 0.
                 if let Ok(file) = File::open(&self.path) {
-                    self.file = file;
+                    self.file = Some(file);
                     self.id = (m.dev(), m.ino());
                     self.pos = 0;
-                    self.rotations += 1;
+                    self.status.rotations.fetch_add(1, Ordering::Relaxed);
                     return Ok(true);
                 }
             }
         }
-        if self.file.metadata()?.len() < self.pos {
-            self.file.seek(SeekFrom::Start(0))?;
+        let Some(file) = self.file.as_mut() else {
+            return Ok(false);
+        };
+        if file.metadata()?.len() < self.pos {
+            file.seek(SeekFrom::Start(0))?;
             self.pos = 0;
-            self.truncations += 1;
+            self.status.truncations.fetch_add(1, Ordering::Relaxed);
             return Ok(true);
         }
         Ok(false)
@@ -116,7 +175,16 @@ impl Read for Follow {
             if self.control.stopped() {
                 return Ok(0);
             }
-            let n = self.file.read(buf)?;
+            let Some(file) = self.file.as_mut() else {
+                // Waiting for the name to appear (it is opened from its start then).
+                match self.open_now() {
+                    // (Still, or again: removed between a look and the open.)
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => std::thread::sleep(POLL),
+                    result => result?,
+                }
+                continue;
+            };
+            let n = file.read(buf)?;
             if n > 0 {
                 self.pos += n as u64;
                 self.at_line_start = buf.get(n - 1) == Some(&b'\n');

@@ -500,6 +500,8 @@ pub struct Started {
     /// The source as started: for `--listen`, the address actually bound (port 0 asks the system
     /// for a free port, and this is the one it gave).
     pub spec: SourceSpec,
+    /// The followed files (`--follow`), by name, with what has happened to each.
+    pub follows: Vec<(String, Arc<follow::FollowStatus>)>,
 }
 
 /// Plain files read by ingest on its own thread rather than on a source thread of their own:
@@ -706,6 +708,7 @@ pub fn spawn_opened(
 ) -> std::io::Result<Started> {
     let (tx, rx) = sync_channel(CHANNEL_DEPTH);
     let mut spec = spec.clone();
+    let mut follows = Vec::new();
     let thread = match &mut spec {
         SourceSpec::Synthetic { seed } => {
             let seed = *seed;
@@ -732,10 +735,15 @@ pub fn spawn_opened(
                         Pending::Fifo(path.clone())
                     }
                     Input::File(path) => Pending::Open(follow::open_lines(path)?),
-                    Input::Follow(path) => Pending::Open(Box::new(follow::Follow::open(
-                        path.clone(),
-                        Arc::clone(&control),
-                    )?)),
+                    Input::Follow(path) => {
+                        let status = Arc::new(follow::FollowStatus::default());
+                        follows.push((input.name(), Arc::clone(&status)));
+                        Pending::Open(Box::new(follow::Follow::open(
+                            path.clone(),
+                            Arc::clone(&control),
+                            status,
+                        )?))
+                    }
                 };
                 readers.push((input.name(), matches!(input, Input::Follow(_)), reader));
             }
@@ -795,7 +803,12 @@ pub fn spawn_opened(
                 .spawn(move || device::receive(&socket, &control, &tx))?
         }
     };
-    Ok(Started { rx, thread, spec })
+    Ok(Started {
+        rx,
+        thread,
+        spec,
+        follows,
+    })
 }
 
 /// Sends a message, returning `false` when the receiver is gone (ingest finished).

@@ -212,6 +212,7 @@ impl App {
                 stats: &s.throughput,
                 totals: &s.totals,
                 window: s.window.as_ref(),
+                follow: &s.follow,
                 unit: if s.devices.is_some() {
                     "frames"
                 } else {
@@ -277,6 +278,15 @@ impl App {
         } else if let Some(r) = s.redis.as_ref().filter(|r| r.last_error.is_some()) {
             // REDIS HOOK: a lost Redis connection is shown until a write succeeds.
             Line::from(Span::styled(format!(" {}", r.line()), t.bad()))
+        } else if let Some(f) = s.follow.iter().find(|f| f.waiting) {
+            // --follow of a name that does not exist yet: nothing comes until it does.
+            Line::from(Span::styled(
+                format!(
+                    " --follow: {} does not exist yet; waiting for it to appear",
+                    human::printable(f.file.as_bytes(), 200)
+                ),
+                t.warn(),
+            ))
         } else if let Some(burst) = &s.burst {
             Line::from(vec![
                 Span::styled(

@@ -8,8 +8,8 @@ use ratatui::widgets::{Paragraph, Sparkline, Widget};
 
 use super::theme::Theme;
 use super::{framed, kv, panel_block};
-use crate::human::{bytes, count, short};
-use crate::snapshot::{Throughput, Totals, WindowStats};
+use crate::human::{self, bytes, count, short};
+use crate::snapshot::{Followed, Throughput, Totals, WindowStats};
 
 /// One row of a text sparkline: the last `width` values, scaled to the largest of them (0 is a
 /// blank, anything above 0 at least `▁`).
@@ -47,6 +47,8 @@ pub struct ThroughputPanel<'a> {
     pub totals: &'a Totals,
     /// The windows: per-interval history and the ring's memory (not in device mode).
     pub window: Option<&'a WindowStats>,
+    /// `--follow`: the followed files (their rotations and truncations are shown).
+    pub follow: &'a [Followed],
     /// What is counted: "lines", or "frames" in device mode.
     pub unit: &'static str,
     /// The theme.
@@ -82,6 +84,26 @@ impl Widget for &ThroughputPanel<'_> {
             }
         }
         let mut text = vec![Line::from(first), Line::from(second)];
+        // What happened to followed files (a name still waited for is said in the footer).
+        let followed: Vec<String> = self
+            .follow
+            .iter()
+            .filter(|f| f.rotations + f.truncations > 0)
+            .map(|f| {
+                let quiet = Followed {
+                    waiting: false,
+                    ..f.clone()
+                };
+                format!(
+                    "{}: {}",
+                    human::printable(f.file.as_bytes(), 60),
+                    quiet.what()
+                )
+            })
+            .collect();
+        if !followed.is_empty() {
+            text.push(Line::from(Span::styled(followed.join("; "), t.dim())));
+        }
         if let Some(win) = self.window {
             // Per interval, oldest left, newest right, each with its scale's top as a legend.
             let per = format!("/{}s", win.interval.as_secs());

@@ -359,7 +359,10 @@ impl Pacer {
         }
     }
 
-    /// When the next `lines` lines are due at `rate` lines per second, asked at `now`.
+    /// When the next `lines` lines are due at `rate` lines per second, asked at `now`: when the
+    /// time they take at that rate is over (so that after `t` seconds at most `rate·t` lines
+    /// are through, as the synthetic log paces; a slice sent when it began made `--rate N
+    /// --seconds S` read one slice more than `N·S`).
     fn due(&mut self, now: std::time::Instant, rate: u64, lines: u64) -> std::time::Instant {
         let rate = rate.max(1);
         if self.rate != rate {
@@ -369,16 +372,16 @@ impl Pacer {
                 lines: 0,
             };
         }
-        let mut due =
-            self.start + std::time::Duration::from_secs_f64(self.lines as f64 / rate as f64);
-        if now.saturating_duration_since(due) > Self::MAX_LAG {
+        let at = |start: std::time::Instant, lines: u64| {
+            start + std::time::Duration::from_secs_f64(lines as f64 / rate as f64)
+        };
+        if now.saturating_duration_since(at(self.start, self.lines + lines)) > Self::MAX_LAG {
             // Far behind: pace from now, with no catch-up burst.
             self.start = now;
             self.lines = 0;
-            due = now;
         }
         self.lines += lines;
-        due
+        at(self.start, self.lines)
     }
 }
 
@@ -858,13 +861,14 @@ mod tests {
     fn a_slice_a_little_late_is_caught_up_and_a_rate_change_restarts() {
         let t0 = Instant::now();
         let mut p = Pacer::new(t0);
-        assert_eq!(p.due(t0, 100, 10), t0);
-        // Due at 0.1 s; asked at 0.15 s (50 ms late, within the lag): still due at 0.1 s.
-        let late = t0 + Duration::from_millis(150);
-        assert_eq!(p.due(late, 100, 10), t0 + Duration::from_millis(100));
+        // A slice is due when its time at the rate is over: 10 lines at 100/s, at 0.1 s.
+        assert_eq!(p.due(t0, 100, 10), t0 + Duration::from_millis(100));
+        // The next at 0.2 s; asked at 0.25 s (50 ms late, within the lag): still due at 0.2 s.
+        let late = t0 + Duration::from_millis(250);
+        assert_eq!(p.due(late, 100, 10), t0 + Duration::from_millis(200));
         // A new rate paces from when it is set.
-        let t1 = t0 + Duration::from_millis(160);
-        assert_eq!(p.due(t1, 200, 10), t1);
+        let t1 = t0 + Duration::from_millis(260);
         assert_eq!(p.due(t1, 200, 10), t1 + Duration::from_millis(50));
+        assert_eq!(p.due(t1, 200, 10), t1 + Duration::from_millis(100));
     }
 }

@@ -21,9 +21,10 @@
 # and prints the ratios against the targets (>= 10x faster than sort -u, >= 15x than sort | uniq -c,
 # <= 1/100 of their memory), the load average before and after (other work on the machine slows
 # every run), the distinct-count error against the sketch's 2σ bound, and whether the top 10 agree.
-# The demo's keys are trimmed lines; where the log has lines with surrounding space (the Rust
-# sources' indentation) its answers are checked against exact counts of the trimmed lines (made
-# with sed, untimed), else against the timed runs' own output.
+# The demo's keys are trimmed lines (a blank line has none); where the log has lines with
+# surrounding space (the Rust sources' indentation) its answers are checked against exact counts of
+# the trimmed lines less the blank ones (made with sed, untimed), else against the timed runs' own
+# output.
 # The page cache is warmed first so that every command reads the file from memory. For a pipeline,
 # /usr/bin/time reports the peak of its largest process (sort), not the sum.
 #
@@ -77,7 +78,8 @@ bench() { # bench NAME LOG
     if LC_ALL=C grep -q -m1 -E $'^[ \t\f\r]|[ \t\f\r]$' "$log"; then
         # The demo's keys are the trimmed lines (`--field 1-`): exact answers of those, untimed.
         echo "exact answers of the trimmed lines (untimed)"
-        LC_ALL=C sed -E $'s/^[ \t\f\r]+//; s/[ \t\f\r]+$//' "$log" > "$DIR/$name-trimmed.txt"
+        # A blank line has no field 1: no key, not counted (`missing_field`), so it is left out.
+        LC_ALL=C sed -E $'s/^[ \t\f\r]+//; s/[ \t\f\r]+$//; /^$/d' "$log" > "$DIR/$name-trimmed.txt"
         LC_ALL=C sort -u "$DIR/$name-trimmed.txt" | wc -l > "$DIR/$name-trimmed-distinct.out"
         # (head ends the pipe early: without pipefail, as in the timed run)
         sh -c "LC_ALL=C sort '$DIR/$name-trimmed.txt' | uniq -c | sort -rn | head -10" > "$DIR/$name-trimmed-top10.out"

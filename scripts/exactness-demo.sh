@@ -8,6 +8,7 @@
 # For each key (whole lines; the first whitespace field, `--field 1`; a regex capture of function
 # names, `--key-regex 'fn\s+(\w+)'`) it runs `tui-demo report --json --exact-cap 0` (sketches only)
 # and computes the exact answers with standard tools (LC_ALL=C sort | uniq -c for lines and fields,
+# a blank line having no field 1,
 # python3's `re` for the regex, first match per line as the regex crate's `captures`), then prints
 # one markdown row: lines, exact distinct, the HyperLogLog estimate and its error, whether the exact
 # count lies in the sketch's 2σ band, whether the top 10 are the exact top 10 with the same counts
@@ -74,7 +75,7 @@ echo "| --- | ---: | ---: | ---: | ---: | :---: | :---: | :---: |"
 LC_ALL=C sed 's/\r$//' "$CORPUS" > "$DIR/corpus-lf.txt"
 exact_counts < "$DIR/corpus-lf.txt" > "$DIR/exact-lines.txt"
 row "whole lines" "$DIR/exact-lines.txt"
-LC_ALL=C awk '{ print $1 }' "$DIR/corpus-lf.txt" | exact_counts > "$DIR/exact-field1.txt"
+LC_ALL=C awk 'NF { print $1 }' "$DIR/corpus-lf.txt" | exact_counts > "$DIR/exact-field1.txt"
 row "first field (\`--field 1\`)" "$DIR/exact-field1.txt" --field 1
 python3 - "$DIR/corpus-lf.txt" <<'PY' | exact_counts > "$DIR/exact-fn.txt"
 import re, sys

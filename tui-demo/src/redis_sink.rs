@@ -314,7 +314,7 @@ impl RedisSink {
                 KeyFound::Whole => {
                     log.insert(bytes);
                 }
-                KeyFound::Made(_) => {
+                KeyFound::Made => {
                     log.insert(self.key_buf.as_slice());
                 }
                 KeyFound::Missing => {}

@@ -421,9 +421,12 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         count(t.crlf),
         count(t.long),
         if t.missing_field > 0 {
-            // `--field`: lines lacking a field (counted by those they have); a regex or JSON key:
-            // lines without one (not counted).
-            format!(" · {} without the whole key", count(t.missing_field))
+            // Lines lacking a field, that the regex does not match or without the JSON field:
+            // not counted by the sketches.
+            format!(
+                " · {} without the key (not counted)",
+                count(t.missing_field)
+            )
         } else {
             String::new()
         }

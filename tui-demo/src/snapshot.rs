@@ -26,8 +26,8 @@ pub struct Totals {
     pub crlf: u64,
     /// Lines too long to hold, hashed while streaming.
     pub long: u64,
-    /// Lines lacking a field the key is made of (`--field`: counted by the fields they have), or
-    /// without a key at all (`--key-regex`, `--json-key`: not counted).
+    /// Lines without a key, not counted by the sketches: lacking a field the key is made of
+    /// (`--field`), not matched (`--key-regex`), not JSON or without the field (`--json-key`).
     pub missing_field: u64,
 }
 

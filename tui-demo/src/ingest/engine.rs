@@ -89,17 +89,20 @@ impl EngineOptions {
         self.key.is_whole_line() && self.rule.is_line() && self.strip.is_none()
     }
 
-    /// Writes the key of `line` into `out`. With a key of fields a missing field still makes a key
-    /// (of what was found: `Made(false)`); a regex or JSON rule that finds nothing makes none.
+    /// Writes the key of `line` into `out`. A line lacking one of the fields, that a regex does
+    /// not match or that has no such JSON field has no key ([`KeyFound::Missing`]).
     pub fn key_of(&self, line: &[u8], out: &mut Vec<u8>) -> KeyFound {
         if self.whole_line() {
             return KeyFound::Whole;
         }
         let text = self.strip.as_ref().map_or(line, |s| s.strip(line));
-        if !self.key.is_whole_line() {
-            KeyFound::Made(self.key.extract(text, out))
-        } else if self.rule.extract(text, out) {
-            KeyFound::Made(true)
+        let found = if self.key.is_whole_line() {
+            self.rule.extract(text, out)
+        } else {
+            self.key.extract(text, out)
+        };
+        if found {
+            KeyFound::Made
         } else {
             KeyFound::Missing
         }
@@ -125,9 +128,9 @@ impl EngineOptions {
 pub enum KeyFound {
     /// The key is the whole line as read.
     Whole,
-    /// A key was written; `false` if a field was missing (the key is what was found).
-    Made(bool),
-    /// The line has no key: not counted.
+    /// A key was written.
+    Made,
+    /// The line has no key (a field it lacks, no match, not JSON): not counted.
     Missing,
 }
 
@@ -216,9 +219,8 @@ impl KeyFields {
     }
 
     /// For a key of one field (`--field 3`, `--field 1-`), where in `line` the key lies, and
-    /// whether the field was found (a missing field makes an empty key, as
-    /// [`extract`](Self::extract) does): the key is then a slice of the line, neither copied nor,
-    /// when it is the whole line, hashed again. `None` for a key of several fields or none.
+    /// whether the field was found (a line lacking it has no key; the range is then empty): the
+    /// key is a slice of the line, neither copied nor, when it is the whole line, hashed again. `None` for a key of several fields or none.
     #[must_use]
     pub fn range(&self, line: &[u8]) -> Option<(std::ops::Range<usize>, bool)> {
         if self.len != 1 {
@@ -282,7 +284,7 @@ impl KeyFields {
     }
 
     /// Writes the key of `line` into `out` (the selected fields joined by one space); returns
-    /// `false` if the line lacks one of them (the key is then what was found).
+    /// `false` if the line lacks one of them (it has no key; `out` holds what was found).
     pub fn extract(&self, line: &[u8], out: &mut Vec<u8>) -> bool {
         out.clear();
         let mut complete = true;
@@ -617,7 +619,12 @@ impl Engine {
             }
             let single = sliced.then(|| options.key.range(bytes)).flatten();
             if let Some((range, complete)) = single {
-                self.counters.totals.missing_field += u64::from(!complete);
+                if !complete {
+                    // A line lacking the field has no key, as with a regex or a JSON field (it
+                    // was counted as the empty key, which topped the list on blank lines).
+                    self.counters.totals.missing_field += 1;
+                    continue;
+                }
                 let k = bytes.get(range.clone()).unwrap_or_default();
                 // A streamed long line whose key is all of it: the hash made while it streamed.
                 let whole = range.start == 0 && range.end == bytes.len();
@@ -637,10 +644,7 @@ impl Engine {
                     );
                     keys.of_line(line, 0..bytes.len(), hash, len);
                 }
-                KeyFound::Made(complete) => {
-                    self.counters.totals.missing_field += u64::from(!complete);
-                    keys.made();
-                }
+                KeyFound::Made => keys.made(),
                 // No key in the line (no match, not JSON, no such field): not counted.
                 KeyFound::Missing => self.counters.totals.missing_field += 1,
             }
@@ -1444,11 +1448,13 @@ mod tests {
         );
         let mut s = Snapshot::default();
         e.fill(&mut s);
-        // Keys: the timestamps, all distinct; by field 2 instead they would repeat.
+        // Keys: the timestamps, all distinct; by field 2 instead they would repeat. The empty line
+        // has no field 1: no key, counted apart (it was the empty key, a distinct line of its own).
         assert_eq!(
             (s.totals.lines, s.exact.distinct, s.totals.missing_field),
-            (4, 4, 1)
+            (4, 3, 1)
         );
+        assert_eq!(s.heavy.as_ref().map(|h| h.total), Some(3));
         let mut e = Engine::new(EngineOptions {
             key: KeyFields::from_numbers(&[2]).unwrap(),
             ..EngineOptions::default()
@@ -1462,6 +1468,36 @@ mod tests {
         assert_eq!(s.exact.distinct, 2);
         let h = s.heavy.unwrap();
         assert_eq!((h.rows[0].key.line.as_str(), h.rows[0].estimate), ("a", 2));
+
+        // Found by a user test: lines lacking the field (blank ones, short ones) were counted as
+        // the empty key, which topped the list; with several fields, a line lacking one was
+        // counted by those it had. Now neither has a key, as with a regex or a JSON field.
+        for spec in ["3", "3-", "1,3"] {
+            let mut e = Engine::new(EngineOptions {
+                key: KeyFields::parse(spec).unwrap(),
+                ..EngineOptions::default()
+            });
+            feed(
+                &mut e,
+                &["GET /a 200", "GET /b 200", "", "", "short", "short"],
+            );
+            let mut s = Snapshot::default();
+            e.fill(&mut s);
+            let h = s.heavy.unwrap();
+            assert_eq!(
+                (
+                    s.totals.lines,
+                    s.totals.missing_field,
+                    h.total,
+                    h.rows.len()
+                ),
+                (6, 4, 2, 1),
+                "--field {spec}"
+            );
+            let want = if spec == "1,3" { "GET 200" } else { "200" };
+            assert_eq!(h.rows[0].key.line, want, "--field {spec}");
+            assert_eq!(s.exact.distinct, 1, "--field {spec}");
+        }
         assert_eq!(lines(&s.dedupe.recent), ["a", "b"]);
     }
 }

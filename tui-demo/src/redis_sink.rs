@@ -304,12 +304,17 @@ impl RedisSink {
     }
 
     /// Log mode: counts a batch of lines (or their `--field` keys), as `PFADD` of them would. A
-    /// line longer than the source keeps is counted by its kept prefix.
+    /// line longer than the source keeps is counted by its kept prefix when the key is the whole
+    /// line, and not at all when the key is taken from inside it (as ingest counts it).
     pub fn lines(&mut self, batch: &Batch) {
         let Some(log) = self.log.as_deref_mut() else {
             return;
         };
+        let partial = batch.long.is_some_and(|l| l.len > batch.data.len() as u64);
         for (bytes, _) in batch.iter() {
+            if partial && !self.key.whole_line() {
+                continue;
+            }
             match self.key.key_of(bytes, &mut self.key_buf) {
                 KeyFound::Whole => {
                     log.insert(bytes);

@@ -1540,3 +1540,64 @@ fn redis_writes_that_fail_to_the_end_exit_1_after_the_report() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["lines"], 1);
 }
+
+/// Lines longer than the read buffer (128 KiB) are keyed whole with `--field`, `--key-regex`,
+/// `--json-key` and give their values to `--value-json`, up to `LONG_KEPT_MAX` (4 MiB); a longer
+/// one has no key and no value. Found by a user test: keys and values were taken from a long
+/// line's first 256 bytes, so a JSON line had none (its JSON cut short) and two lines differing
+/// past byte 256 were one key.
+#[test]
+fn long_lines_are_keyed_whole() {
+    let pad = "x".repeat(140_000);
+    let mut input = String::new();
+    for user in ["bob", "amy", "bob"] {
+        input += &format!("{{\"pad\":\"{pad}\",\"user\":\"{user}\",\"ms\":5}}\n");
+    }
+    // Field 3 differs after the pad; the regex's match is past it.
+    input += &format!("a {pad}X 200 id=7\n");
+    input += &format!("a {pad}Y 404 id=8\n");
+    // Longer than what is kept of a line: no key, no value.
+    let huge = "y".repeat(tui_demo::source::LONG_KEPT_MAX + 10);
+    input += &format!("{{\"user\":\"zed\",\"ms\":1,\"pad\":\"{huge}\"}}\n");
+    let report = |args: &[&str]| -> Value {
+        let mut all = vec!["report", "--json", "--input", "-"];
+        all.extend_from_slice(args);
+        let (status, out, err) = run(&all, input.as_bytes());
+        assert!(status.success(), "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let rows = |v: &Value| -> Vec<(String, u64)> {
+        v["heavy"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["line"].as_str().unwrap().to_string(),
+                    r["estimate"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let v = report(&["--json-key", "user", "--value-json", "ms"]);
+    assert_eq!(v["long"], 6);
+    // The two field-keyed lines are not JSON; the huge one is too long.
+    assert_eq!(v["missing_field"], 3);
+    assert_eq!(rows(&v), [("bob".to_string(), 2), ("amy".to_string(), 1)]);
+    assert_eq!(
+        (
+            v["quantiles"]["count"].as_u64(),
+            v["quantiles"]["missing"].as_u64()
+        ),
+        (Some(3), Some(3))
+    );
+    let v = report(&["--field", "3"]);
+    assert_eq!(v["exact"]["distinct"], 2, "200 and 404");
+    assert_eq!(rows(&v).len(), 2);
+    let v = report(&["--field", "2"]);
+    // The pads ending X and Y (the JSON lines have no field 2): one key each, not one.
+    assert_eq!(v["exact"]["distinct"], 2);
+    assert_eq!(v["missing_field"], 4);
+    let v = report(&["--key-regex", r"id=(\d+)"]);
+    assert_eq!(rows(&v), [("7".to_string(), 1), ("8".to_string(), 1)]);
+}

@@ -611,11 +611,21 @@ impl Engine {
             totals.crlf += u64::from(line.crlf);
             totals.long += u64::from(batch.long.is_some());
             totals.non_utf8 += u64::from(!line.utf8);
-            if self.values.is_some() {
+            // A line longer than what is kept of it ([`crate::source::LONG_KEPT_MAX`]): a key or
+            // a value taken from its start could be wrong (two lines differing past it would be
+            // one key), so it has neither (they were taken from its first 256 bytes).
+            let partial = batch.long.is_some_and(|l| l.len > bytes.len() as u64);
+            if partial && self.values.is_some() {
+                self.counters.values_missing += 1;
+            } else if self.values.is_some() {
                 self.value(
                     options.strip.as_ref().map_or(bytes, |s| s.strip(bytes)),
                     keys,
                 );
+            }
+            if partial && !options.whole_line() {
+                self.counters.totals.missing_field += 1;
+                continue;
             }
             let single = sliced.then(|| options.key.range(bytes)).flatten();
             if let Some((range, complete)) = single {

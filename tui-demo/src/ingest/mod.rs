@@ -293,6 +293,12 @@ fn spawn_full(
     clock: Box<dyn crate::clock::Clock>,
 ) -> std::io::Result<Handle> {
     let control = Control::new(rate);
+    if !options.whole_line() || options.value_field.is_some() || options.value_json.is_some() {
+        // Keys or values are taken from inside lines: long lines are kept whole (up to a bound).
+        control
+            .keep_long
+            .store(source::LONG_KEPT_MAX, std::sync::atomic::Ordering::Relaxed);
+    }
     let mut follows = Vec::new();
     // Plain files are read on the ingest thread; other sources on their own.
     let (mut feed, spec, source_thread) = match source::inline(spec, limit, &control)? {

@@ -2,9 +2,10 @@
 //!
 //! - Lines end at `\n`; a `\r` right before it is dropped from the key and counted (CRLF input).
 //! - Bytes are never decoded: invalid UTF-8 is hashed as it is and only made printable for display.
-//! - A line longer than [`CHUNK`] is never held whole: it is hashed while it streams past
-//!   ([`StreamHasher`]), and only its first [`SHOWN_MAX`] bytes are kept. Memory stays bounded by
-//!   `CHUNK` per batch however long a line or the input is.
+//! - A line longer than [`CHUNK`] is hashed while it streams past ([`StreamHasher`]), and only
+//!   its first [`Control::keep_long`] bytes are kept: [`SHOWN_MAX`] to show it, or up to
+//!   [`LONG_KEPT_MAX`](super::LONG_KEPT_MAX) when keys or values are taken from inside lines.
+//!   Memory stays bounded by `CHUNK` per batch (and that) however long a line or the input is.
 //! - The last line counts even without a final newline.
 //! - Every `read` that completes lines sends them at once, so `tail -f` input shows up live.
 
@@ -31,15 +32,18 @@ struct Streaming {
     len: u64,
     /// A `\r` that ended the last piece: part of the line unless a `\n` follows.
     pending_cr: bool,
+    /// Bytes of the line kept, at most.
+    keep: usize,
 }
 
 impl Streaming {
-    fn new() -> Self {
+    fn new(keep: usize) -> Self {
         Self {
             hasher: StreamHasher::new(SEED),
             shown: Vec::with_capacity(SHOWN_MAX),
             len: 0,
             pending_cr: false,
+            keep,
         }
     }
 
@@ -61,7 +65,7 @@ impl Streaming {
     fn take(&mut self, piece: &[u8]) {
         self.hasher.update(piece);
         self.len += piece.len() as u64;
-        let room = SHOWN_MAX - self.shown.len();
+        let room = self.keep.saturating_sub(self.shown.len());
         self.shown
             .extend_from_slice(piece.get(..room.min(piece.len())).unwrap_or_default());
     }
@@ -72,6 +76,8 @@ impl Streaming {
         if self.pending_cr && !newline {
             self.take(b"\r");
         }
+        // Kept whole, the line takes no more room than its bytes.
+        self.shown.shrink_to_fit();
         let len = self.len;
         let line = Line::new(&self.shown, 0, self.shown.len(), crlf);
         let input_bytes = len + u64::from(newline) + u64::from(crlf);
@@ -185,16 +191,16 @@ impl<R: Read> LineReader<R> {
             if self.done || control.stopped() {
                 return Ok(None);
             }
-            self.step()?;
+            self.step(control.keep_long())?;
         }
     }
 
-    /// One read, and the batches it completes.
-    fn step(&mut self) -> io::Result<()> {
+    /// One read, and the batches it completes; a long line keeps its first `keep` bytes.
+    fn step(&mut self, keep: usize) -> io::Result<()> {
         let buf = &mut self.buf;
         if self.long.is_none() && self.filled == CHUNK {
             // A whole chunk without a newline: stream this line instead of holding it.
-            let mut s = Streaming::new();
+            let mut s = Streaming::new(keep);
             s.feed(buf);
             self.filled = 0;
             self.long = Some(s);

@@ -28,6 +28,12 @@ pub const CHANNEL_DEPTH: usize = 2;
 /// Bytes of a line kept for display when the line is too long to hold (it is still hashed whole).
 pub const SHOWN_MAX: usize = 256;
 
+/// Bytes of a long line kept whole when its key or value is taken from inside it (`--field`,
+/// `--key-regex`, `--json-key`, `--strip-timestamp`, `--value-field`, `--value-json`:
+/// [`Control::keep_long`]): a JSON line of a few MiB is keyed as any other. A longer line has no
+/// key and no value (it is counted among the lines without one), rather than the key of its start.
+pub const LONG_KEPT_MAX: usize = 4 << 20;
+
 /// One line of a [`Batch`]: its bytes are `data[start..end]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Line {
@@ -89,8 +95,9 @@ pub struct Batch {
     pub lines: Vec<Line>,
     /// Input bytes this batch stands for, newlines included.
     pub input_bytes: u64,
-    /// Set for a batch of one line too long to hold: `data` is only its first [`SHOWN_MAX`] bytes
-    /// and the hash of the whole line was computed while it streamed past. (Kept here rather than
+    /// Set for a batch of one line too long to hold: `data` is only its first bytes
+    /// ([`Control::keep_long`]; all of it when it is at most that long) and the hash of the whole
+    /// line was computed while it streamed past. (Kept here rather than
     /// in every [`Line`], which stays 12 bytes: a batch of short lines has more bytes of `Line`s
     /// than of text otherwise.)
     pub long: Option<LongLine>,
@@ -285,6 +292,8 @@ pub struct Control {
     pub rate: AtomicU64,
     /// Set to ask the source to finish.
     pub stop: AtomicBool,
+    /// See [`keep_long`](Self::keep_long).
+    pub keep_long: std::sync::atomic::AtomicUsize,
 }
 
 impl Control {
@@ -294,7 +303,15 @@ impl Control {
         Arc::new(Self {
             rate: AtomicU64::new(rate),
             stop: AtomicBool::new(false),
+            keep_long: std::sync::atomic::AtomicUsize::new(SHOWN_MAX),
         })
+    }
+
+    /// Bytes kept of a line longer than a read buffer ([`SHOWN_MAX`], or [`LONG_KEPT_MAX`] when
+    /// keys or values are taken from inside lines: set before the source starts).
+    #[must_use]
+    pub fn keep_long(&self) -> usize {
+        self.keep_long.load(Ordering::Relaxed)
     }
 
     /// Whether the source was asked to stop.

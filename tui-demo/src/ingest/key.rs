@@ -22,7 +22,8 @@ pub const TIMESTAMP: &str = r"^\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.
 pub enum KeyRule {
     /// The line itself (after `--field`, if any).
     Line,
-    /// A regular expression's capture: the group named `key`, else group 1, else the whole match.
+    /// A regular expression's capture: the group named `key`, else group 1, else the whole match
+    /// (a line whose match leaves that group out has no key).
     Regex(Arc<Regex>),
     /// A JSON value: the line is a JSON object, the key is the value at this JSON pointer (a
     /// string's contents, else the value's compact JSON text).
@@ -100,10 +101,14 @@ impl KeyRule {
                 let Some(caps) = re.captures(line) else {
                     return false;
                 };
-                let m = caps
-                    .name("key")
-                    .or_else(|| caps.get(1))
-                    .or_else(|| caps.get(0));
+                // The group is chosen by the pattern, not by the match: a `key` group (or group
+                // 1) that took no part in it (`id=(\d+)?` on `id=`) leaves the line without a key,
+                // where the whole match (`id=`) was counted as a key of another kind.
+                let m = if re.capture_names().flatten().any(|n| n == "key") {
+                    caps.name("key")
+                } else {
+                    caps.get(usize::from(re.captures_len() > 1))
+                };
                 match m {
                     Some(m) => {
                         out.extend_from_slice(m.as_bytes());
@@ -227,6 +232,24 @@ mod tests {
         assert!(whole.extract(b"x GET /a y", &mut out));
         assert_eq!(out, b"GET /a");
         assert!(KeyRule::regex("(").is_err());
+        // Found by a user test: a `key` group (or group 1) that took no part in the match made
+        // the whole match the key (`id=`, `u=`), a key of another kind than the others.
+        for (pattern, line, key) in [
+            (r"id=(?P<key>\d+)?", "id= ok", None),
+            (r"id=(?P<key>\d+)?", "id=42 ok", Some("42")),
+            (r"u=(\w+)?", "u= x", None),
+            (r"(?P<key>zz)?u=", "u=1", None),
+            (r"(a)|(b)", "b", None),
+            (r"(?P<other>x)?(?P<key>y)", "y", Some("y")),
+        ] {
+            let r = KeyRule::regex(pattern).unwrap();
+            let found = r.extract(line.as_bytes(), &mut out);
+            assert_eq!(
+                found.then(|| String::from_utf8(out.clone()).unwrap()),
+                key.map(String::from),
+                "{pattern} on {line}"
+            );
+        }
 
         let j = KeyRule::json("a.1").unwrap();
         assert!(j.extract(br#"{"a":[10,{"b":2}]}"#, &mut out));

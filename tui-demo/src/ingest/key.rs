@@ -118,7 +118,7 @@ impl KeyRule {
                 }
             }
             Self::Json(pointer) => {
-                let Ok(value) = serde_json::from_slice::<serde_json::Value>(line) else {
+                let Ok(value) = serde_json::from_slice::<serde_json::Value>(json_text(line)) else {
                     return false;
                 };
                 match value.pointer(pointer) {
@@ -188,6 +188,19 @@ impl PartialEq for TimestampStrip {
     }
 }
 
+/// A JSON line's text for the parser: without the UTF-8 byte order mark some writers put at the
+/// start of a file (on its first line; JSON parsers refuse it, `jq` skips it).
+///
+/// ```
+/// use tui_demo::ingest::key::json_text;
+/// assert_eq!(json_text(b"\xEF\xBB\xBF{\"a\":1}"), b"{\"a\":1}");
+/// assert_eq!(json_text(b"{}"), b"{}");
+/// ```
+#[must_use]
+pub fn json_text(line: &[u8]) -> &[u8] {
+    line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +264,11 @@ mod tests {
             );
         }
 
+        // A byte order mark before the first line's JSON (found by a user test: the line was
+        // counted as not JSON).
+        let bom = KeyRule::json("a").unwrap();
+        assert!(bom.extract(b"\xEF\xBB\xBF{\"a\":\"x\"}", &mut out));
+        assert_eq!(out, b"x");
         let j = KeyRule::json("a.1").unwrap();
         assert!(j.extract(br#"{"a":[10,{"b":2}]}"#, &mut out));
         assert_eq!(out, br#"{"b":2}"#);

@@ -73,10 +73,11 @@ impl ValueField {
     /// assert_eq!(ValueField::parse_json(br#"{"req":{"ms":12.5}}"#, "/req/ms"), Some(12.5));
     /// assert_eq!(ValueField::parse_json(br#"{"ms":"7"}"#, "/ms"), Some(7.0));
     /// assert_eq!(ValueField::parse_json(b"ms=7", "/ms"), None);
+    /// assert_eq!(ValueField::parse_json(b"\xEF\xBB\xBF{\"ms\":3}", "/ms"), Some(3.0));
     /// ```
     #[must_use]
     pub fn parse_json(line: &[u8], pointer: &str) -> Option<f64> {
-        let value: serde_json::Value = serde_json::from_slice(line).ok()?;
+        let value: serde_json::Value = serde_json::from_slice(super::key::json_text(line)).ok()?;
         let v = match value.pointer(pointer)? {
             serde_json::Value::Number(n) => n.as_f64()?,
             serde_json::Value::String(s) => s.trim().parse().ok()?,

@@ -14,6 +14,17 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// A count and its noun, plural unless the count is 1: `1 line`, `2,048 lines`.
+///
+/// ```
+/// use tui_demo::human::count_of;
+/// assert_eq!((count_of(1, "line"), count_of(2048, "rotation")), ("1 line".into(), "2,048 rotations".into()));
+/// ```
+#[must_use]
+pub fn count_of(n: u64, noun: &str) -> String {
+    format!("{} {noun}{}", count(n), if n == 1 { "" } else { "s" })
+}
+
 /// A float rounded to the nearest integer and formatted by [`count`] (negative and non-finite
 /// values show as 0).
 #[must_use]

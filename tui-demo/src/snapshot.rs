@@ -394,10 +394,7 @@ impl Followed {
     /// ```
     #[must_use]
     pub fn what(&self) -> String {
-        let plural = |n: u64, one: &str| {
-            let s = if n == 1 { "" } else { "s" };
-            format!("{} {one}{s}", crate::human::count(n))
-        };
+        let plural = crate::human::count_of;
         let mut parts = Vec::new();
         if self.waiting {
             parts.push("waiting for it to appear".to_string());

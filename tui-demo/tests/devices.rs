@@ -263,6 +263,7 @@ fn device_mode_screen_shows_the_heavy_hitters() {
         terminal.draw(|f| f.render_widget(&app, f.area())).unwrap();
         let panel = tui_demo::ui::heavy::HeavyPanel {
             stats: &stats,
+            empty: "no lines yet",
             theme: Theme { color: false },
             focused: true,
         };

@@ -186,6 +186,7 @@ fn hostile_lines_are_kept_raw_and_drawn_as_symbols() {
     ];
     let heavy = HeavyPanel {
         stats: &h,
+        empty: "no lines yet",
         theme: Theme { color: true },
         focused: true,
     };
@@ -416,6 +417,43 @@ fn followed_files_waiting_rotated_and_truncated_are_shown() {
             {"file": "later.log", "waiting": true, "rotations": 0, "truncations": 0},
         ])
     );
+}
+
+/// An empty heavy-hitter list says why: a window without lines (found by a user test: it said
+/// "no lines yet" after 90,000 lines, the last minute being empty), or lines without keys.
+#[test]
+fn an_empty_heavy_list_says_why() {
+    use tui_demo::window::Window;
+    let screen = |s: &Snapshot| {
+        let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+        let a = app(s);
+        terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+        text(terminal.backend().buffer())
+    };
+    // Lines read 16 minutes ago: the last minute has none.
+    let mut engine = Engine::new(EngineOptions::default());
+    let mut batch = Batch::default();
+    batch.push(b"GET /a");
+    engine.apply(&batch);
+    engine.advance(Duration::from_secs(16 * 60));
+    let mut s = Snapshot::default();
+    engine.fill_window(&mut s, Window::Min1);
+    assert_eq!(s.totals.lines, 0);
+    assert_has(&screen(&s), &["no lines in the last 1 min"]);
+    // Lines without the key (field 3 of a one-field line).
+    let mut engine = Engine::new(EngineOptions {
+        key: tui_demo::ingest::engine::KeyFields::parse("3").unwrap(),
+        ..EngineOptions::default()
+    });
+    engine.apply(&batch);
+    engine.apply(&batch);
+    let mut s = Snapshot::default();
+    engine.fill(&mut s);
+    assert_has(&screen(&s), &["no keys: 2 lines without one"]);
+    // Nothing read.
+    let mut s = Snapshot::default();
+    Engine::new(EngineOptions::default()).fill(&mut s);
+    assert_has(&screen(&s), &["no lines yet"]);
 }
 
 #[test]
@@ -764,6 +802,7 @@ fn device_rows_show_the_summarys_bracket_as_the_json_does() {
     };
     let panel = HeavyPanel {
         stats: &hh,
+        empty: "no lines yet",
         theme: Theme { color: false },
         focused: false,
     };
@@ -792,6 +831,7 @@ fn heavy_panel() {
     for (w, h) in SIZES {
         let panel = HeavyPanel {
             stats: &hh,
+            empty: "no lines yet",
             theme: Theme { color: true },
             focused: true,
         };
@@ -823,6 +863,7 @@ fn heavy_panel() {
     for (w, h) in TINY {
         let panel = HeavyPanel {
             stats: &hh,
+            empty: "no lines yet",
             theme: Theme { color: false },
             focused: false,
         };

@@ -21,6 +21,9 @@ use crate::snapshot::HeavyStats;
 pub struct HeavyPanel<'a> {
     /// The heavy hitters.
     pub stats: &'a HeavyStats,
+    /// What an empty list says: "no lines yet", or why there is no row although lines were read
+    /// (a window without lines, lines without keys).
+    pub empty: &'a str,
     /// The theme.
     pub theme: Theme,
     /// Whether the panel has focus.
@@ -121,7 +124,7 @@ impl Widget for &HeavyPanel<'_> {
             lines.push(Line::from(spans));
         }
         if s.rows.is_empty() {
-            lines.push(Line::from(Span::styled("no lines yet", t.dim())));
+            lines.push(Line::from(Span::styled(self.empty, t.dim())));
         }
         if s.overlong > 0 {
             lines.push(Line::from(Span::styled(

@@ -156,8 +156,19 @@ impl App {
             }
             Panel::Heavy => {
                 if let Some(h) = &s.heavy {
+                    // No row: say why (the totals are the window's).
+                    let window = s.window.as_ref().filter(|w| w.intervals > 0);
+                    let empty = match (window, s.totals.lines) {
+                        (Some(w), 0) => format!("no lines in the {}", w.label),
+                        (_, 0) => "no lines yet".to_string(),
+                        _ => format!(
+                            "no keys: {} without one",
+                            human::count_of(s.totals.missing_field, "line")
+                        ),
+                    };
                     (&heavy::HeavyPanel {
                         stats: h,
+                        empty: &empty,
                         theme: self.theme,
                         focused,
                     })

@@ -70,7 +70,7 @@ pub enum Cmd {
         #[arg(default_value = DEFAULT_DEVICE_ADDR)]
         addr: SocketAddr,
         /// Stop after this many seconds.
-        #[arg(long, value_parser = seconds)]
+        #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
         seconds: Option<f64>,
         /// Print a summary instead of the live view.
         #[arg(long)]
@@ -83,7 +83,7 @@ pub enum Cmd {
         #[arg(long, value_name = "FILE")]
         save: Option<PathBuf>,
         /// Seconds between two saves while running.
-        #[arg(long, default_value_t = 60.0, value_parser = positive_seconds, requires = "save")]
+        #[arg(long, default_value_t = 60.0, value_parser = positive_seconds, requires = "save", allow_negative_numbers = true)]
         save_every: f64,
         /// Where to write the HyperLogLogs for Redis.
         #[command(flatten)]
@@ -111,7 +111,7 @@ pub enum Cmd {
         #[arg(long, default_value_t = 0.0, value_parser = fraction)]
         corrupt: f64,
         /// Stop after this many seconds (else at Ctrl-C).
-        #[arg(long, value_parser = seconds)]
+        #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
         seconds: Option<f64>,
         /// Seed of the devices' logs.
         #[arg(long, default_value_t = 1)]
@@ -138,7 +138,7 @@ pub enum Cmd {
         json: bool,
         /// Heavy-hitter rows reported (1 to 200; a run's files hold the text of the rows the run
         /// showed, `--top` there; devices' files hold their summary's 256 lines).
-        #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
+        #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top, allow_negative_numbers = true)]
         top: usize,
     },
     /// Write SIZE bytes of synthetic access log to stdout (e.g. 1G), to the end of the line that
@@ -189,7 +189,7 @@ pub struct RunArgs {
     /// Lines per second: the synthetic log's [default: 50000 live, unlimited in a report], or the
     /// speed to replay files or stdin at [default: unlimited]; 0 = unlimited. A whole number,
     /// or with k / M: 50k, 1M.
-    #[arg(long, value_parser = count)]
+    #[arg(long, value_parser = count, allow_negative_numbers = true)]
     pub rate: Option<u64>,
     /// Keep reading the --input files as they grow, like tail -F: across rotation (a new file
     /// under the name) and truncation, and waiting for a name that does not exist yet; several
@@ -201,19 +201,19 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "input")]
     pub seed: Option<u64>,
     /// Stop after this many seconds.
-    #[arg(long, value_parser = seconds)]
+    #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
     pub seconds: Option<f64>,
     /// Stop after this many lines [report on the synthetic log: 1000000].
-    #[arg(long, value_parser = count)]
+    #[arg(long, value_parser = count, allow_negative_numbers = true)]
     pub lines: Option<u64>,
     /// Distinct lines counted exactly before the exact table stops growing (0: off).
-    #[arg(long, default_value_t = 2_000_000, value_parser = number::<usize>)]
+    #[arg(long, default_value_t = 2_000_000, value_parser = number::<usize>, allow_negative_numbers = true)]
     pub exact_cap: usize,
     /// The dedupe filter clears itself when its false-positive estimate passes this.
-    #[arg(long, default_value_t = 0.01, value_parser = open_fraction)]
+    #[arg(long, default_value_t = 0.01, value_parser = open_fraction, allow_negative_numbers = true)]
     pub clear_at: f64,
     /// Heavy-hitter rows shown and reported (1 to 200).
-    #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top)]
+    #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top, allow_negative_numbers = true)]
     pub top: usize,
     /// The time window every figure answers for: all (since start), 1m, 5m or 15m (the live view
     /// starts with it; `w` switches).
@@ -224,7 +224,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
     /// Seconds between two saves while running.
-    #[arg(long, default_value_t = 60.0, value_parser = positive_seconds, requires = "save")]
+    #[arg(long, default_value_t = 60.0, value_parser = positive_seconds, requires = "save", allow_negative_numbers = true)]
     pub save_every: f64,
     /// Where to write the HyperLogLogs for Redis.
     #[command(flatten)]
@@ -924,6 +924,21 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("the devices choose the field"), "{e}");
+        // A negative number is the value's mistake, said as such (found by a user test: clap took
+        // `-1` for a flag, "unexpected argument '-1' found").
+        for (bad, says) in [
+            (&["--seconds", "-1"][..], "non-negative number of seconds"),
+            (&["--rate", "-5"], "not a whole number"),
+            (&["--lines", "-3"], "not a whole number"),
+            (&["--top", "-1"], "--top"),
+            (&["--exact-cap", "-1"], "not a valid number"),
+        ] {
+            let e = p(bad).unwrap_err().to_string();
+            assert!(
+                e.contains(says) && !e.contains("unexpected argument"),
+                "{bad:?}: {e}"
+            );
+        }
         assert_eq!(parse_size("64k"), Ok(65_536));
         assert_eq!(parse_size("3"), Ok(3));
         assert!(parse_size("").is_err());

@@ -435,6 +435,14 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
 
 /// The window the figures answer for, what it covers, and the ring's memory: the same words as the
 /// live view's.
+///
+/// ```
+/// use tui_demo::snapshot::WindowStats;
+/// let one = WindowStats { label: "last 1 min", intervals: 1, ..WindowStats::default() };
+/// assert!(tui_demo::report::window_line(&one).contains("(1 interval merged)"));
+/// let five = WindowStats { intervals: 5, ..one };
+/// assert!(tui_demo::report::window_line(&five).contains("(5 intervals merged)"));
+/// ```
 #[must_use]
 pub fn window_line(win: &crate::snapshot::WindowStats) -> String {
     let ring = format!(
@@ -448,10 +456,10 @@ pub fn window_line(win: &crate::snapshot::WindowStats) -> String {
         format!("{} · {ring}", win.label)
     } else {
         format!(
-            "{}: covers {} ({} intervals merged) · {ring}",
+            "{}: covers {} ({} merged) · {ring}",
             win.label,
             crate::human::duration(win.covered),
-            win.intervals
+            crate::human::count_of(win.intervals as u64, "interval")
         )
     }
 }

@@ -316,8 +316,8 @@ impl Saved {
         if let (Some(a), Some(b)) = (&self.key, &other.key) {
             if a != b {
                 return Err(format!(
-                    "its keys are made otherwise than those before it: {b} here, {a} before \
-                     (counts of different keys do not add up)"
+                    "its keys are made otherwise than those before it: \"{b}\" here, \"{a}\" \
+                     before (counts of different keys do not add up)"
                 ));
             }
         }
@@ -806,7 +806,12 @@ mod tests {
         )
         .saved();
         let err = a.clone().merge(&by_field).unwrap_err();
-        assert!(err.contains("field 1") && err.contains(WHOLE_LINE), "{err}");
+        // Each key quoted whole (a user test misread `field 1 here, timestamp stripped, field 1
+        // before`: the comma joined the parts of one key and the two keys alike).
+        assert!(
+            err.contains(&format!("\"field 1\" here, \"{WHOLE_LINE}\" before")),
+            "{err}"
+        );
         // A file that does not say (written before the key was saved) merges, and the result's
         // key is unknown.
         let mut m = a.clone();

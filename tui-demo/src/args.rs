@@ -137,7 +137,8 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
         /// Heavy-hitter rows reported (1 to 200; a run's files hold the text of the rows the run
-        /// showed, `--top` there; devices' files hold their summary's 256 lines).
+        /// showed, `--top` there, and rows past them say "(text not kept)", `null` in JSON;
+        /// devices' files hold their summary's 256 lines).
         #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top, allow_negative_numbers = true)]
         top: usize,
     },

@@ -595,7 +595,7 @@ fn heavy_rows(h: &crate::snapshot::HeavyStats, w: &mut impl Write) -> io::Result
             count(hi),
             r.exact.map_or_else(|| "?".into(), count),
             if r.noise { "noise" } else { "" },
-            r.key.printable()
+            r.printable()
         )?;
     }
     Ok(())

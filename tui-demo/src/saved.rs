@@ -599,7 +599,7 @@ mod tests {
                 .unwrap()
                 .rows
                 .iter()
-                .map(|r| (r.key.line.clone(), r.estimate))
+                .map(|r| (r.line().to_string(), r.estimate))
                 .collect()
         };
         assert_eq!(rows(&merged), rows(&one));
@@ -704,7 +704,7 @@ mod tests {
             assert_eq!(m.names, new.names);
             let s = m.snapshot("m".into(), 10);
             let rows = &s.heavy.as_ref().unwrap().rows;
-            assert!(rows.iter().any(|r| r.key.line == escape));
+            assert!(rows.iter().any(|r| r.line() == escape));
             // A third file after them: still the lines' text.
             m.merge(&old).unwrap();
             assert_eq!(m.names, new.names);

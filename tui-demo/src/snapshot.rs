@@ -154,13 +154,13 @@ pub struct RegisterStats {
 }
 
 /// One heavy hitter.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HeavyRow {
     /// The line as it was, cut to 200 characters ([`KeyText`](crate::human::KeyText): its
-    /// `line` and `cut` are the row's own members in JSON); a terminal is shown its
-    /// [`printable`](crate::human::KeyText::printable) text.
-    #[serde(flatten)]
-    pub key: crate::human::KeyText,
+    /// `line` and `cut` are the row's own members in JSON, `null` when unknown); a terminal is
+    /// shown its [`printable`](crate::human::KeyText::printable) text. `None` when the text was not
+    /// kept: `merge --top N` asks for more rows than the saving runs kept the text of.
+    pub key: Option<crate::human::KeyText>,
     /// The estimate (never below the true count): the Space-Saving count, or in device mode the
     /// merged count-min's.
     pub estimate: u64,
@@ -170,6 +170,48 @@ pub struct HeavyRow {
     pub bounds: Option<(u64, u64)>,
     /// The guaranteed count is at most ε·N: the row may be noise (any line could reach its count).
     pub noise: bool,
+}
+
+impl HeavyRow {
+    /// The line's text (empty when it was not kept).
+    #[must_use]
+    pub fn line(&self) -> &str {
+        self.key.as_ref().map_or("", |k| k.line.as_str())
+    }
+
+    /// The text a terminal is shown: [`printable`](crate::human::KeyText::printable), or
+    /// `(text not kept)`.
+    #[must_use]
+    pub fn printable(&self) -> String {
+        self.key.as_ref().map_or_else(
+            || "(text not kept)".into(),
+            crate::human::KeyText::printable,
+        )
+    }
+}
+
+impl Serialize for HeavyRow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        /// The row's JSON: the key's members first, `null` when its text was not kept.
+        #[derive(Serialize)]
+        struct Row<'a> {
+            line: Option<&'a str>,
+            cut: Option<bool>,
+            estimate: u64,
+            exact: Option<u64>,
+            bounds: Option<(u64, u64)>,
+            noise: bool,
+        }
+        Row {
+            line: self.key.as_ref().map(|k| k.line.as_str()),
+            cut: self.key.as_ref().map(|k| k.cut),
+            estimate: self.estimate,
+            exact: self.exact,
+            bounds: self.bounds,
+            noise: self.noise,
+        }
+        .serialize(s)
+    }
 }
 
 /// Heavy hitters: a Space-Saving list (with a count-min sketch in device mode).

@@ -97,7 +97,7 @@ fn device_heavy_hitters_merge_on_the_host() {
     let text = |k: &[u8]| String::from_utf8(k.to_vec()).unwrap();
     for r in &h.rows {
         let x = exact
-            .get(r.key.line.as_bytes())
+            .get(r.line().as_bytes())
             .copied()
             .expect("a line the devices saw");
         let (lo, hi) = r.bounds.expect("Space-Saving bounds");
@@ -111,7 +111,7 @@ fn device_heavy_hitters_merge_on_the_host() {
         );
     }
     // The heads of the log are far apart: the first three are the true first three, in order.
-    let listed: Vec<&str> = h.rows.iter().map(|r| r.key.line.as_str()).collect();
+    let listed: Vec<&str> = h.rows.iter().map(|r| r.line()).collect();
     let true_top: Vec<String> = truth.iter().take(10).map(|(k, _)| text(k)).collect();
     assert_eq!(listed[..3], true_top[..3]);
     // Of the true top 10, the merged list holds all but near-ties with the 11th (measured: 10 of
@@ -225,7 +225,7 @@ fn malformed_frames_are_counted_and_dropped() {
 fn device_mode_screen_shows_the_heavy_hitters() {
     let (sends, _) = sends();
     let stats = fleet_of(&sends).stats(Instant::now());
-    let top_line = heavy(&stats).rows[0].key.line.clone();
+    let top_line = heavy(&stats).rows[0].line().to_string();
     let mut snap = Snapshot {
         source: "devices on udp 127.0.0.1:7777".into(),
         ..Snapshot::default()

@@ -162,7 +162,7 @@ fn hostile_lines_are_kept_raw_and_drawn_as_symbols() {
     };
     engine.fill(&mut s);
     let h = s.heavy.clone().unwrap();
-    let kept: Vec<&str> = h.rows.iter().map(|r| r.key.line.as_str()).collect();
+    let kept: Vec<&str> = h.rows.iter().map(|r| r.line()).collect();
     let raw: Vec<&str> = hostile
         .iter()
         .rev()
@@ -786,7 +786,7 @@ fn device_rows_show_the_summarys_bracket_as_the_json_does() {
     // show the summary's bracket, as the JSON does, so rows in the summary's order never contradict
     // their ranges.
     let row = |line: &str, estimate, bounds| tui_demo::snapshot::HeavyRow {
-        key: tui_demo::human::KeyText::new(line.as_bytes(), false, 200),
+        key: Some(tui_demo::human::KeyText::new(line.as_bytes(), false, 200)),
         estimate,
         exact: None,
         bounds: Some(bounds),
@@ -849,7 +849,7 @@ fn heavy_panel() {
             ],
         );
         // The top line is drawn with its estimate and its bar (when wide enough).
-        assert_has(&screen, &[&hh.rows[0].key.line[..20]]);
+        assert_has(&screen, &[&hh.rows[0].line()[..20]]);
         if w >= 120 {
             assert_has(
                 &screen,

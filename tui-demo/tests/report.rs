@@ -1601,3 +1601,55 @@ fn long_lines_are_keyed_whole() {
     let v = report(&["--key-regex", r"id=(\d+)"]);
     assert_eq!(rows(&v), [("7".to_string(), 1), ("8".to_string(), 1)]);
 }
+
+/// `merge --top N` past the rows whose text the saving run kept (its `--top`): those rows say so,
+/// `"line": null` in JSON and `(text not kept)` in the table. Found by a user test: they said
+/// `"line": "?"`, which a real line `?` also says.
+#[test]
+fn merged_rows_without_text_are_null() {
+    let dir = temp_dir("merge-no-text");
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    // 30 lines of distinct counts (101 to 130), a real line "?" seen 200 times, then 1,000 lines
+    // seen once: the run keeps the text of the lines that may make its top 5 only.
+    let mut log = String::new();
+    for i in 1..=30 {
+        log += &format!("line {i}\n").repeat(100 + i);
+    }
+    log += &"?\n".repeat(200);
+    for i in 0..1_000 {
+        log += &format!("once {i}\n");
+    }
+    std::fs::write(p("a.log"), &log).unwrap();
+    let (status, _, err) = run(
+        &[
+            "report",
+            "--input",
+            &p("a.log"),
+            "--top",
+            "5",
+            "--save",
+            &p("a.sk"),
+        ],
+        b"",
+    );
+    assert!(status.success(), "{err}");
+    let (status, out, err) = run(&["merge", &p("a.sk"), "--top", "20", "--json"], b"");
+    assert!(status.success(), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let rows = v["heavy"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 20);
+    assert_eq!(rows[0]["line"], "?", "a real line ?");
+    let known = rows.iter().filter(|r| r["line"].is_string()).count();
+    assert!(known >= 5, "{rows:?}");
+    for r in rows.iter().filter(|r| !r["line"].is_string()) {
+        assert!(r["line"].is_null() && r["cut"].is_null(), "{r}");
+    }
+    assert!(
+        known < 20,
+        "the run kept the text of its top rows only: {rows:?}"
+    );
+    let (status, table, err) = run(&["merge", &p("a.sk"), "--top", "20"], b"");
+    assert!(status.success(), "{err}");
+    assert!(table.contains("(text not kept)"), "{table}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

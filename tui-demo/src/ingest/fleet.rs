@@ -591,7 +591,7 @@ fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>, shown: usize) -> Heav
         .iter()
         .take(shown)
         .map(|c| HeavyRow {
-            key: KeyText::new(c.key, false, SHOWN_CHARS),
+            key: Some(KeyText::new(c.key, false, SHOWN_CHARS)),
             // Without a count-min sketch yet, the summary's own upper bound. A device sends its
             // sketches in separate frames, so its latest count-min can be older than its latest
             // summary: a count-min estimate below the summary's guaranteed count is stale and

@@ -599,7 +599,7 @@ mod tests {
         assert_eq!(h.total, 3_000);
         assert_eq!(h.rows.len(), 10);
         for r in &h.rows {
-            let x = truth[r.key.line.as_str()];
+            let x = truth[r.line()];
             let (lo, hi) = r.bounds.unwrap();
             assert!(lo <= x && x <= hi, "{r:?} true {x}");
             assert_eq!(r.exact, None);

@@ -120,7 +120,7 @@ impl Widget for &HeavyPanel<'_> {
             if r.noise {
                 spans.push(Span::styled("noise ", t.warn()));
             }
-            spans.push(Span::raw(r.key.printable()));
+            spans.push(Span::raw(r.printable()));
             lines.push(Line::from(spans));
         }
         if s.rows.is_empty() {

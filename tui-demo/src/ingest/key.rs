@@ -26,7 +26,9 @@ pub enum KeyRule {
     /// (a line whose match leaves that group out has no key).
     Regex(Arc<Regex>),
     /// A JSON value: the line is a JSON object, the key is the value at this JSON pointer (a
-    /// string's contents, else the value's compact JSON text).
+    /// string's contents, else the value's JSON text as written, without its white space: a
+    /// number is not rewritten, `1e3` stays `1e3` and an integer past 2^64 itself; `null` is no
+    /// key).
     Json(String),
 }
 
@@ -117,19 +119,7 @@ impl KeyRule {
                     None => false,
                 }
             }
-            Self::Json(pointer) => {
-                let Ok(value) = serde_json::from_slice::<serde_json::Value>(json_text(line)) else {
-                    return false;
-                };
-                match value.pointer(pointer) {
-                    None | Some(serde_json::Value::Null) => false,
-                    Some(serde_json::Value::String(s)) => {
-                        out.extend_from_slice(s.as_bytes());
-                        true
-                    }
-                    Some(v) => serde_json::to_writer(&mut *out, v).is_ok(),
-                }
-            }
+            Self::Json(pointer) => json_key(json_text(line), pointer, out),
         }
     }
 
@@ -186,6 +176,86 @@ impl PartialEq for TimestampStrip {
     fn eq(&self, _: &Self) -> bool {
         true
     }
+}
+
+/// `--json-key`: writes the key of the JSON `line` at `pointer` into `out` ([`KeyRule::Json`]);
+/// `false` when the line is not JSON, has no such value, or it is `null`. The line is checked
+/// whole, then walked one level per step of the pointer, each value kept as the text it was
+/// written as ([`RawValue`](serde_json::value::RawValue)): a number is never read as a float and
+/// written back.
+fn json_key(line: &[u8], pointer: &str, out: &mut Vec<u8>) -> bool {
+    use serde_json::value::RawValue;
+    let Ok(text) = std::str::from_utf8(line) else {
+        return false;
+    };
+    // The whole line must be JSON (trailing garbage refused), as a parse into a tree would.
+    let Ok(mut at) = serde_json::from_str::<&RawValue>(text) else {
+        return false;
+    };
+    if !pointer.is_empty() {
+        for step in pointer.split('/').skip(1) {
+            let step = step.replace("~1", "/").replace("~0", "~");
+            let inner = at.get();
+            let next = if inner.starts_with('{') {
+                // The last of duplicate names wins, as in `jq`.
+                serde_json::from_str::<
+                    std::collections::HashMap<std::borrow::Cow<'_, str>, &RawValue>,
+                >(inner)
+                .ok()
+                .and_then(|m| m.get(step.as_str()).copied())
+            } else if inner.starts_with('[') {
+                // An index as JSON pointers write it: no sign, no leading zero.
+                let canonical = !(step.starts_with('+') || step.len() > 1 && step.starts_with('0'));
+                let index = canonical.then(|| step.parse::<usize>().ok()).flatten();
+                index.and_then(|i| {
+                    serde_json::from_str::<Vec<&RawValue>>(inner)
+                        .ok()
+                        .and_then(|v| v.get(i).copied())
+                })
+            } else {
+                None
+            };
+            let Some(next) = next else {
+                return false;
+            };
+            at = next;
+        }
+    }
+    let raw = at.get();
+    if raw == "null" {
+        return false;
+    }
+    if raw.starts_with('"') {
+        // A string: its contents, unescaped.
+        return match serde_json::from_str::<std::borrow::Cow<'_, str>>(raw) {
+            Ok(s) => {
+                out.extend_from_slice(s.as_bytes());
+                true
+            }
+            Err(_) => false,
+        };
+    }
+    // A number, `true`, `false`, an object or an array: its text without white space outside
+    // strings (compact JSON, as written).
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in raw.as_bytes() {
+        if in_string {
+            out.push(b);
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+            out.push(b);
+        } else if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            out.push(b);
+        }
+    }
+    true
 }
 
 /// A JSON line's text for the parser: without the UTF-8 byte order mark some writers put at the
@@ -278,6 +348,61 @@ mod tests {
         assert!(!n.extract(br#"{"n":null}"#, &mut out));
         assert!(!n.extract(br#"{"m":1}"#, &mut out));
         assert!(!n.extract(b"{broken", &mut out));
+        assert!(!n.extract(br#"{"n":1} trailing"#, &mut out));
+        // Found by a user test: values went through a tree whose numbers are floats, so two
+        // integers past 2^64 were one key, `1e3` was `1000.0` and `-0` was `-0.0`. Now a value's
+        // text as written, white space outside strings removed.
+        let id = KeyRule::json("id").unwrap();
+        for (line, key) in [
+            (
+                r#"{"id":123456789012345678901234}"#,
+                Some("123456789012345678901234"),
+            ),
+            (
+                r#"{"id":123456789012345678901235}"#,
+                Some("123456789012345678901235"),
+            ),
+            (r#"{"id": 1e3 }"#, Some("1e3")),
+            (r#"{"id":-0}"#, Some("-0")),
+            (r#"{"id":true}"#, Some("true")),
+            (r#"{"id":null}"#, None),
+            (r#"{"id":"a\"b\u00e9"}"#, Some("a\"bé")),
+            (r#"{"id":1,"id":2}"#, Some("2")),
+            (
+                r#"{"id": {"x": [1, 2.50], "s": "a b"}}"#,
+                Some(r#"{"x":[1,2.50],"s":"a b"}"#),
+            ),
+            (r#"{"i\u0064":7}"#, Some("7")),
+        ] {
+            let found = id.extract(line.as_bytes(), &mut out);
+            assert_eq!(
+                found.then(|| String::from_utf8(out.clone()).unwrap()),
+                key.map(String::from),
+                "{line}"
+            );
+        }
+        // Pointers: escapes, array indexes (no leading zero or sign), a name that is a number.
+        for (path, line, key) in [
+            ("/a~1b/~0c", r#"{"a/b":{"~c":"x"}}"#, Some("x")),
+            (
+                "items.1.sku",
+                r#"{"items":[{"sku":"a"},{"sku":"b"}]}"#,
+                Some("b"),
+            ),
+            ("/items/01", r#"{"items":[1,2]}"#, None),
+            ("/items/+1", r#"{"items":[1,2]}"#, None),
+            ("/items/2", r#"{"items":[1,2]}"#, None),
+            ("m.0", r#"{"m":{"0":"zero"}}"#, Some("zero")),
+            ("/", r#"{"":"empty name"}"#, Some("empty name")),
+        ] {
+            let rule = KeyRule::json(path).unwrap();
+            let found = rule.extract(line.as_bytes(), &mut out);
+            assert_eq!(
+                found.then(|| String::from_utf8(out.clone()).unwrap()),
+                key.map(String::from),
+                "{path} in {line}"
+            );
+        }
         assert!(KeyRule::json("").is_err());
         assert_eq!(
             KeyRule::json("a/b.c").unwrap(),

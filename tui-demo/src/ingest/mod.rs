@@ -319,6 +319,7 @@ fn spawn_full(
         meter: Meter::new(),
         started: Instant::now(),
         ended: None,
+        ended_at: None,
         paused: false,
         finished: None,
         burst: None,
@@ -377,6 +378,8 @@ struct Ingest {
     /// When the input ended: the run's time stops there (a summary's rates are of the reading,
     /// not of how long the view stayed open after it).
     ended: Option<Instant>,
+    /// The windows' time when the input ended (their time stops there too).
+    ended_at: Option<Duration>,
     /// The figures shown are frozen ([`Command::Pause`]); counting goes on.
     paused: bool,
     finished: Option<Option<String>>,
@@ -447,6 +450,8 @@ impl Ingest {
                         }
                         self.meter = Meter::new();
                         self.epoch = self.clock.now();
+                        // After the input ended, the windows' time stays at the reset's.
+                        self.ended_at = self.ended_at.map(|_| Duration::ZERO);
                         self.started = Instant::now();
                         self.publish(Instant::now(), true);
                     }
@@ -487,7 +492,7 @@ impl Ingest {
                         }
                         Ok(SourceMsg::End(e)) => {
                             self.finished = Some(e);
-                            self.ended = Some(Instant::now());
+                            self.end();
                             // Published at once: a report waits for this snapshot to finish.
                             next_publish = Instant::now();
                             break;
@@ -502,7 +507,7 @@ impl Ingest {
                                 .and_then(|t| joined(t).err())
                                 .map(|m| format!("the source thread panicked: {m}"));
                             self.finished.get_or_insert(panicked);
-                            self.ended.get_or_insert_with(Instant::now);
+                            self.end();
                             next_publish = Instant::now();
                             break;
                         }
@@ -526,7 +531,17 @@ impl Ingest {
 
     /// The windows' time: the clock's since the start or the last reset.
     fn time(&self) -> Duration {
-        self.clock.now().saturating_sub(self.epoch)
+        self.ended_at
+            .unwrap_or_else(|| self.clock.now().saturating_sub(self.epoch))
+    }
+
+    /// The input is over: the run's time stops (the header's clock, the rates, and the windows,
+    /// which answer for the last minutes of the reading rather than empty as time goes on).
+    fn end(&mut self) {
+        if self.ended.is_none() {
+            self.ended_at = Some(self.time());
+            self.ended = Some(Instant::now());
+        }
     }
 
     /// Writes the sketches as the save plan says, and schedules the next save.
@@ -680,15 +695,16 @@ mod tests {
         let (dir, path) = temp_log("clock", &text);
         let clock = crate::clock::ManualClock::default();
         clock.set(Duration::from_secs(3));
+        // Followed: the input does not end (at its end, the run's time stops: tested below).
         let handle = spawn_clocked(
-            &SourceSpec::Lines(vec![source::Input::File(path)]),
+            &SourceSpec::Lines(vec![source::Input::Follow(path)]),
             EngineOptions::default(),
             None,
             Box::new(clock.clone()),
         )
         .unwrap();
         let limit = Duration::from_secs(60);
-        assert!(wait_until(limit, || handle.snapshot().finished.is_some()));
+        assert!(wait_until(limit, || handle.snapshot().totals.lines == 1_000));
         // All of it was read at 0 s of the run's time (the clock said 3 s at the start). Two
         // minutes on, the last minute holds nothing; since start still holds all of it.
         clock.set(Duration::from_secs(123));
@@ -706,6 +722,41 @@ mod tests {
         );
         handle.send(Command::Window(Window::All));
         assert!(wait_until(limit, || handle.snapshot().totals.lines == 1_000));
+        assert_eq!(handle.finish(), Ok(()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// When the input ends, the windows' time stops with the run's clock: the last minute is the
+    /// last minute of the reading. Found by a user test: the header's clock stopped at END OF
+    /// INPUT while the windows went on ageing until every one was empty.
+    #[test]
+    fn the_windows_stop_when_the_input_ends() {
+        use crate::window::Window;
+        let text: String = (0..1_000).map(|i| format!("line {}\n", i % 37)).collect();
+        let (dir, path) = temp_log("clock-end", &text);
+        let clock = crate::clock::ManualClock::default();
+        let handle = spawn_clocked(
+            &SourceSpec::Lines(vec![source::Input::File(path)]),
+            EngineOptions::default(),
+            None,
+            Box::new(clock.clone()),
+        )
+        .unwrap();
+        let limit = Duration::from_secs(60);
+        assert!(wait_until(limit, || handle.snapshot().finished.is_some()));
+        // Two minutes on the clock after the end: the last minute still holds the reading's.
+        clock.set(Duration::from_secs(120));
+        handle.send(Command::Window(Window::Min1));
+        assert!(wait_until(limit, || {
+            handle
+                .snapshot()
+                .window
+                .as_ref()
+                .is_some_and(|w| w.window == Window::Min1)
+        }));
+        let s = handle.snapshot();
+        assert_eq!(s.totals.lines, 1_000, "{:?}", s.window);
+        assert_eq!(s.window.as_ref().unwrap().lines.iter().sum::<u64>(), 1_000);
         assert_eq!(handle.finish(), Ok(()));
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -96,29 +96,29 @@ pub enum Cmd {
     /// send them as frames to a loopback address.
     Emit {
         /// Number of devices (1 to 1000).
-        #[arg(value_parser = clap::value_parser!(u32).range(1..=1000))]
+        #[arg(value_parser = clap::value_parser!(u32).range(1..=1000), allow_negative_numbers = true)]
         devices: u32,
         /// Where to send (loopback only).
         #[arg(long, default_value = DEFAULT_DEVICE_ADDR, value_parser = loopback)]
         to: SocketAddr,
         /// Lines per second per device (5000, 50k, …; at least 1: a device has no "unlimited").
-        #[arg(long, default_value_t = DEFAULT_DEVICE_RATE, value_parser = device_rate)]
+        #[arg(long, default_value_t = DEFAULT_DEVICE_RATE, value_parser = device_rate, allow_negative_numbers = true)]
         rate: u64,
         /// How often each device sends, in milliseconds.
-        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
         period: u64,
         /// Flip a bit in this fraction of the frames sent, to see them refused.
-        #[arg(long, default_value_t = 0.0, value_parser = fraction)]
+        #[arg(long, default_value_t = 0.0, value_parser = fraction, allow_negative_numbers = true)]
         corrupt: f64,
         /// Stop after this many seconds (else at Ctrl-C).
         #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
         seconds: Option<f64>,
         /// Seed of the devices' logs.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = number::<u64>, allow_negative_numbers = true)]
         seed: u64,
         /// Each device also keeps a quantile sketch of its log's field N (from 1) as a number
         /// (8: response size, 9: latency in µs) and sends it; `listen` merges them.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..), allow_negative_numbers = true)]
         value_field: Option<u16>,
     },
     /// Merge files written by --save (by other runs or hosts, devices' hosts too: listen --save)
@@ -136,9 +136,9 @@ pub enum Cmd {
         /// The summary as JSON.
         #[arg(long)]
         json: bool,
-        /// Heavy-hitter rows reported (1 to 200; a run's files hold the text of the rows the run
-        /// showed, `--top` there, and rows past them say "(text not kept)", `null` in JSON;
-        /// devices' files hold their summary's 256 lines).
+        /// Heavy-hitter rows reported (1 to 200; a run's files hold the text of at least the rows
+        /// the run showed, `--top` there, and of the lines that came near them; rows past those
+        /// say "(text not kept)", `null` in JSON; devices' files hold their summary's 256 lines).
         #[arg(long, default_value_t = DEFAULT_TOP, value_parser = top, allow_negative_numbers = true)]
         top: usize,
     },
@@ -146,10 +146,10 @@ pub enum Cmd {
     /// reaches SIZE.
     Generate {
         /// Bytes to write: 4096, 64k, 500M, 1G.
-        #[arg(value_parser = parse_size)]
+        #[arg(value_parser = parse_size, allow_negative_numbers = true)]
         size: u64,
         /// The log's seed.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = 1, value_parser = number::<u64>, allow_negative_numbers = true)]
         seed: u64,
     },
 }
@@ -164,7 +164,7 @@ pub struct RunArgs {
     pub input: Vec<PathBuf>,
     /// Count whitespace-separated fields N, M… (from 1) instead of the whole line, e.g. 1 or 1,7;
     /// a last N- runs to the end of the line (3-: all but the first two fields).
-    #[arg(long, short = 'f', value_name = "N[,M..]", value_parser = fields)]
+    #[arg(long, short = 'f', value_name = "N[,M..]", value_parser = fields, allow_negative_numbers = true)]
     pub field: Option<KeyFields>,
     /// Count a regular expression's capture instead: the group named `key`, else group 1, else
     /// the whole match (lines it does not match are not counted), e.g. 'user=(\w+)'.
@@ -181,7 +181,7 @@ pub struct RunArgs {
     /// Quantiles (p50 … p999, each within ±1%) of whitespace-separated field N (from 1, after
     /// --strip-timestamp) read as a number, e.g. 8 for the synthetic log's response size, 9 for
     /// its latency in µs.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..), allow_negative_numbers = true)]
     pub value_field: Option<u16>,
     /// Or quantiles of a JSON-lines log's value at PATH (a dotted path, latency_ms or req.ms, or a
     /// JSON pointer): a number, or a string holding one.
@@ -199,7 +199,7 @@ pub struct RunArgs {
     pub follow: bool,
     /// The synthetic log's seed (with no --input; it is read even when stdin is a pipe)
     /// [default: 1].
-    #[arg(long, conflicts_with = "input")]
+    #[arg(long, conflicts_with = "input", value_parser = number::<u64>, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Stop after this many seconds.
     #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
@@ -653,9 +653,10 @@ fn seconds_duration(s: f64) -> std::time::Duration {
 
 /// A positive number of seconds.
 fn positive_seconds(v: &str) -> Result<f64, String> {
-    let s = seconds(v)?;
-    if s == 0.0 {
-        return Err("must be more than 0".into());
+    let s: f64 = number(v)?;
+    // (NaN is refused too.)
+    if s.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return Err("must be a number of seconds more than 0".into());
     }
     Ok(s)
 }
@@ -933,6 +934,14 @@ mod tests {
             (&["--lines", "-3"], "not a whole number"),
             (&["--top", "-1"], "--top"),
             (&["--exact-cap", "-1"], "not a valid number"),
+            (&["emit", "-1"], "'-1'"),
+            (&["generate", "-5"], "'-5'"),
+            (&["--seed", "-1"], "'-1' is not a valid number"),
+            (&["emit", "2", "--period", "-1"], "--period"),
+            (&["--value-field", "-2"], "--value-field"),
+            (&["--field", "-2"], "--field"),
+            (&["--save", "a", "--save-every", "-1"], "more than 0"),
+            (&["--save", "a", "--save-every", "0"], "more than 0"),
         ] {
             let e = p(bad).unwrap_err().to_string();
             assert!(

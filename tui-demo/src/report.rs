@@ -128,7 +128,7 @@ pub fn outcome(snap: &Snapshot) -> io::Result<()> {
 /// counted in: the run's, or a window's) rather than the last quarter-second's, as a summary
 /// states them.
 pub fn averaged(snap: &mut Snapshot) {
-    let secs = counted_over(snap).as_secs_f64().max(1e-9);
+    let secs = snap.counted_over().as_secs_f64().max(1e-9);
     snap.throughput.lines_per_sec = snap.totals.lines as f64 / secs;
     snap.throughput.bytes_per_sec = snap.totals.bytes as f64 / secs;
 }
@@ -357,8 +357,8 @@ fn write_fleet(
         writeln!(w)?;
         writeln!(
             w,
-            "heavy hitters over all devices: their Space-Saving summaries ({} counters, {} each) merged; \
-             estimates from the merged count-min; ε·N = {} (N {}){}",
+            "heavy hitters over all devices: their Space-Saving summaries ({} counters, {} each) merged, \
+             each row's true count in its range; ε·N = {} (N {}){}",
             h.k,
             bytes(h.topk_bytes),
             count(h.bound),
@@ -377,15 +377,6 @@ fn write_fleet(
     w.flush()
 }
 
-/// The time the snapshot's lines were counted in: a window's (the intervals it merges) when it
-/// answers for one, else the run's.
-fn counted_over(s: &Snapshot) -> std::time::Duration {
-    match &s.window {
-        Some(win) if win.intervals > 0 => win.covered,
-        _ => s.elapsed,
-    }
-}
-
 /// The lines about the input: how much, how fast, what was odd in it.
 fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     let t = &s.totals;
@@ -394,7 +385,7 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
         "lines  {} ({} in {:.2} s: {} lines/s, {}/s)",
         count(t.lines),
         bytes(t.bytes),
-        counted_over(s).as_secs_f64(),
+        s.counted_over().as_secs_f64(),
         short(s.throughput.lines_per_sec),
         bytes(s.throughput.bytes_per_sec as u64)
     )?;

@@ -376,7 +376,8 @@ pub struct Snapshot {
     pub burst: Option<String>,
     /// The figures shown are frozen (`p`); counting goes on.
     pub paused: bool,
-    /// Time since start (or the last reset), not counting pauses (`seconds` in JSON).
+    /// Time since start (or the last reset), not counting pauses (`seconds` in JSON, but when a
+    /// window answers: then [`counted_over`](Self::counted_over), the window's).
     pub elapsed: Duration,
     /// Totals (at the top level of the JSON).
     pub totals: Totals,
@@ -451,6 +452,19 @@ impl Followed {
     }
 }
 
+impl Snapshot {
+    /// The time the snapshot's lines were counted in: a window's (the intervals it merges) when
+    /// it answers for one, else the run's ([`elapsed`](Self::elapsed)). The report's `lines … in
+    /// S s` and the JSON's `seconds`.
+    #[must_use]
+    pub fn counted_over(&self) -> Duration {
+        match &self.window {
+            Some(win) if win.intervals > 0 => win.covered,
+            _ => self.elapsed,
+        }
+    }
+}
+
 impl Serialize for Snapshot {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         Json::of(self).serialize(s)
@@ -498,7 +512,9 @@ impl<'a> Json<'a> {
         let (t, r) = (&snap.totals, &snap.throughput);
         Self {
             source: &snap.source,
-            seconds: known.then_some(snap.elapsed.as_secs_f64()),
+            // The lines' time, as `lines` are the window's when it answers for one (it was the
+            // run's beside a window's lines, found by a user test).
+            seconds: known.then_some(snap.counted_over().as_secs_f64()),
             lines: fleet.map_or(t.lines, |f| f.lines_merged),
             bytes: run(t.bytes),
             non_utf8: line(t.non_utf8),

@@ -419,6 +419,43 @@ fn followed_files_waiting_rotated_and_truncated_are_shown() {
     );
 }
 
+/// A window's report: the JSON's `seconds` is the window's time, as its `lines` and rates are
+/// and as the table says (found by a user test: it was the run's 80 s beside a window's 65 s of
+/// lines).
+#[test]
+fn a_window_s_json_seconds_are_the_window_s() {
+    use tui_demo::window::Window;
+    let mut engine = Engine::new(EngineOptions::default());
+    for t in 0..80u64 {
+        engine.advance(Duration::from_secs(t));
+        let mut batch = Batch::default();
+        for i in 0..100 {
+            batch.push(format!("GET /{}", i % 7).as_bytes());
+        }
+        engine.apply(&batch);
+    }
+    engine.advance(Duration::from_secs(80));
+    let mut s = Snapshot {
+        elapsed: Duration::from_secs(80),
+        ..Snapshot::default()
+    };
+    engine.fill_window(&mut s, Window::Min1);
+    tui_demo::report::averaged(&mut s);
+    let covered = s.window.as_ref().unwrap().covered;
+    assert!(covered < s.elapsed, "{covered:?}");
+    let json: serde_json::Value = serde_json::to_value(&s).unwrap();
+    assert_eq!(json["seconds"].as_f64(), Some(covered.as_secs_f64()));
+    let rate = json["lines"].as_f64().unwrap() / covered.as_secs_f64();
+    assert!((json["lines_per_sec"].as_f64().unwrap() - rate).abs() < 1e-6);
+    let mut table = Vec::new();
+    tui_demo::report::write_table(&s, &mut table).unwrap();
+    let table = String::from_utf8(table).unwrap();
+    assert!(
+        table.contains(&format!("in {:.2} s", covered.as_secs_f64())),
+        "{table}"
+    );
+}
+
 /// An empty heavy-hitter list says why: a window without lines (found by a user test: it said
 /// "no lines yet" after 90,000 lines, the last minute being empty), or lines without keys.
 #[test]

@@ -59,6 +59,11 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         redis,
     )?;
     handle.send(crate::ingest::Command::Window(opts.window));
+    if let SourceSpec::Device(addr) = &handle.spec {
+        // Said at once: with port 0 the devices cannot be pointed at it otherwise (found by a
+        // user test: the port first showed in the report, at the end).
+        eprintln!("tui-demo: listening for devices on udp {addr}");
+    }
     let deadline = crate::clock::deadline(start, opts.seconds);
     // Until the input ends (at once: its snapshot wakes this wait), a stop signal or the deadline
     // (seen within this long).

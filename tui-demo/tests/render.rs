@@ -648,6 +648,49 @@ fn screen_report_and_json_agree() {
     assert_has(&table, &[&format!("{} held, {ring}", w.held)]);
 }
 
+/// A narrow header gives up the title's name, the rate and the clock before the state and the
+/// window, and shows a listener's address whole while anything else can go (found by a user
+/// test: below 60 columns PAUSED and the window were cut off, and at 80 a port picked with
+/// `listen 127.0.0.1:0` was cut to `127.0.0.1:5…`).
+#[test]
+fn a_narrow_header_keeps_the_state_the_window_and_the_address() {
+    let header = |s: &Snapshot, paused: bool, w: u16| {
+        let mut a = app(s);
+        if paused {
+            a.mode = Mode::Paused;
+        }
+        let mut terminal = Terminal::new(TestBackend::new(w, 12)).unwrap();
+        terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+        text(terminal.backend().buffer())
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let mut s = fixture();
+    s.window = Some(tui_demo::snapshot::WindowStats {
+        label: "last 1 min",
+        intervals: 4,
+        ..tui_demo::snapshot::WindowStats::default()
+    });
+    for w in [50, 60, 80, 120] {
+        let line = header(&s, true, w);
+        assert!(
+            line.contains("PAUSED") && line.contains("last 1 min"),
+            "{w}: {line}"
+        );
+    }
+    assert!(header(&s, false, 120).contains("◆ sketch-nostd"));
+    s.source = "devices on udp 127.0.0.1:54321".into();
+    s.window = None;
+    s.totals.lines = 123_456;
+    for w in [64, 80] {
+        let line = header(&s, false, w);
+        assert!(line.contains("127.0.0.1:54321 │"), "{w}: {line}");
+        assert!(line.contains("LIVE"), "{w}: {line}");
+    }
+}
+
 #[test]
 fn help_overlay_and_pause_are_shown() {
     let s = fixture();

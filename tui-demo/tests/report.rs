@@ -1654,3 +1654,32 @@ fn merged_rows_without_text_are_null() {
     assert!(table.contains("(text not kept)"), "{table}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `listen` on port 0 says the port the system gave on stderr at once, so that devices can be
+/// pointed at it while it runs (found by a user test: in a report it first showed at the end).
+#[test]
+fn listen_on_port_0_says_its_port_at_once() {
+    use std::io::BufRead;
+    let mut child = Command::new(BIN)
+        .args(["listen", "127.0.0.1:0", "--report", "--seconds", "30"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tui-demo");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // Still running: the line came before the end.
+    assert!(child.try_wait().unwrap().is_none(), "{first}");
+    let _ = child.kill();
+    let _ = child.wait();
+    let port: u16 = first
+        .trim()
+        .strip_prefix("tui-demo: listening for devices on udp 127.0.0.1:")
+        .unwrap_or_else(|| panic!("{first}"))
+        .parse()
+        .unwrap();
+    assert_ne!(port, 0);
+}

@@ -129,6 +129,8 @@ pub struct Handle {
     /// Told each time a snapshot is published.
     changed: Arc<Condvar>,
     thread: std::thread::JoinHandle<()>,
+    /// The source as started: for `listen` on port 0, the address the system gave.
+    pub spec: SourceSpec,
 }
 
 impl Handle {
@@ -348,6 +350,7 @@ fn spawn_full(
         control,
         changed,
         thread,
+        spec: spec.clone(),
     })
 }
 

@@ -252,27 +252,53 @@ impl App {
         } else {
             "lines"
         };
-        let mut stats = format!(
-            " {} {unit} │ {}/s",
-            human::short(s.totals.lines as f64),
+        let lines = format!(" {} {unit}", human::short(s.totals.lines as f64));
+        let rest = format!(
+            " │ {}/s │ {}:{:02}",
             human::short(s.throughput.lines_per_sec),
+            secs / 60,
+            secs % 60
         );
-        stats.push_str(&format!(" │ {}:{:02} ", secs / 60, secs % 60));
         // A window other than since start says so first thing (since start is said in Ingest).
-        if let Some(w) = s.window.as_ref().filter(|w| w.intervals > 0) {
-            stats.push_str(&format!("│ {} ", w.label));
-        }
-        let title = " ◆ sketch-nostd ";
-        let fixed = title.chars().count() + stats.chars().count() + state.width() + 3;
-        let room = (area.width as usize).saturating_sub(fixed);
+        let window = s
+            .window
+            .as_ref()
+            .filter(|w| w.intervals > 0)
+            .map_or(String::new(), |w| format!(" │ {}", w.label));
+        // What a narrow header gives up, in order: the title's name, the rate and clock, the line
+        // count, then the source's end; never the state (PAUSED, END OF INPUT) nor the window.
+        // The source is shown whole if any of these fits it (a listener's address and port).
+        let full = " ◆ sketch-nostd ";
+        let candidates = [
+            (full, format!("{lines}{rest}{window} ")),
+            (" ◆ ", format!("{lines}{rest}{window} ")),
+            (" ◆ ", format!("{lines}{window} ")),
+            (" ◆ ", format!("{window} ")),
+            ("", format!("{window} ")),
+        ];
+        let width = area.width as usize;
+        let source_len = s.source.chars().count();
+        let fixed = |(title, stats): &(&str, String)| {
+            title.chars().count() + stats.chars().count() + state.width() + 3
+        };
+        let (title, stats) = candidates
+            .iter()
+            .find(|c| fixed(c) + source_len <= width)
+            .or_else(|| {
+                candidates
+                    .iter()
+                    .find(|c| fixed(c) + source_len.min(12) <= width)
+            })
+            .unwrap_or(&candidates[candidates.len() - 1]);
+        let room = width.saturating_sub(fixed(&(title, stats.clone())));
         let source = human::printable(s.source.as_bytes(), room.max(1));
         let line = Line::from(vec![
             Span::styled(
-                title,
+                *title,
                 t.header().add_modifier(ratatui::style::Modifier::BOLD),
             ),
             Span::raw(format!("│ {source} │")),
-            Span::raw(stats),
+            Span::raw(stats.clone()),
             state,
         ]);
         Paragraph::new(line).style(t.header()).render(area, buf);

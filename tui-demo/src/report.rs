@@ -145,6 +145,14 @@ pub fn averaged(snap: &mut Snapshot) {
 pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     let t = &s.totals;
     writeln!(w, "sketch-nostd report · {}", s.source)?;
+    if s.paused {
+        // The live view was left paused: its screen showed figures from when it paused, and
+        // counting went on (found by a user test: the summary differed from the last screen).
+        writeln!(
+            w,
+            "(the view was paused; these figures include what was counted since)"
+        )?;
+    }
     if let Some(f) = &s.devices {
         return write_fleet(s, f, w);
     }

@@ -691,6 +691,23 @@ fn a_narrow_header_keeps_the_state_the_window_and_the_address() {
     }
 }
 
+/// Quit while paused: the summary, newer than the paused screen, says so.
+#[test]
+fn a_summary_after_a_pause_says_it_is_newer_than_the_screen() {
+    let mut s = fixture();
+    let table = |s: &Snapshot| {
+        let mut out = Vec::new();
+        tui_demo::report::write_table(s, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    assert!(!table(&s).contains("paused"));
+    s.paused = true;
+    assert_has(
+        &table(&s),
+        &["(the view was paused; these figures include what was counted since)"],
+    );
+}
+
 #[test]
 fn help_overlay_and_pause_are_shown() {
     let s = fixture();

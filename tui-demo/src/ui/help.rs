@@ -36,24 +36,19 @@ const KEYS: [(&str, &str); 9] = [
     ("?", "this help"),
 ];
 
-const ABOUT: [&str; 20] = [
-    "Every figure comes from a fixed-size no_std sketch, shown next to what it costs;",
-    "the exact reference beside it is a hash table that stops growing at --exact-cap.",
+/// The text under the keys: paragraphs, wrapped to the overlay's width (a wrapped paragraph's
+/// later lines indented by two).
+const ABOUT: [&str; 13] = [
+    "Every figure comes from a fixed-size no_std sketch, shown next to what it costs; the exact reference beside it is a hash table that stops growing at --exact-cap.",
     "",
-    "Distinct: HyperLogLog estimate ±1σ; the scale is its 2σ band, ● the estimate,",
-    "  │ the exact count (◀ ▶ when outside the band).",
-    "Heavy hitters: Space-Saving; every true count lies in [true ≥, true ≤];",
-    "  'noise' marks a row whose guaranteed count is at most ε·N.",
+    "Distinct: HyperLogLog estimate ±1σ; the scale is its 2σ band, ● the estimate, │ the exact count (◀ ▶ when outside the band).",
+    "Heavy hitters: Space-Saving; every true count lies in [true ≥, true ≤]; 'noise' marks a row whose guaranteed count is at most ε·N.",
     "Dedupe: a Bloom filter passing first sightings; it clears itself at --clear-at.",
     "Micro filter: 64 bits in front of the last 8 lines; ■ a set bit.",
-    "Quantiles (--value-field N): p50 … p999 of field N, each within ±α; the exact",
-    "  value and the error beside each while the values are kept (not in a window).",
-    "HLL registers: ↑ how many registers hold each value, → the value",
-    "  (leading zeros of a hash + 1): a bump near log2(distinct / registers).",
-    "Ingest: lines per second; per 15 s interval the lines and distinct lines",
-    "  (oldest left, ≤ the scale's top), the window and the ring's memory.",
-    "Windows (w): since start, or the last 1 / 5 / 15 minutes, merged from",
-    "  15 s intervals; exact counts are kept since start only.",
+    "Quantiles (--value-field N): p50 … p999 of field N, each within ±α; the exact value and the error beside each while the values are kept (not in a window).",
+    "HLL registers: ↑ how many registers hold each value, → the value (leading zeros of a hash + 1): a bump near log2(distinct / registers).",
+    "Ingest: lines per second; per 15 s interval the lines and distinct lines (oldest left, ≤ the scale's top), the window and the ring's memory.",
+    "Windows (w): since start, or the last 1 / 5 / 15 minutes, merged from 15 s intervals; exact counts are kept since start only.",
     "",
     "NO_COLOR turns colours off. --report prints a summary instead (see --help).",
     "↑ ↓ PgUp PgDn scroll this help.",
@@ -93,13 +88,18 @@ impl Widget for Help<'_> {
         }
         lines.push(Line::default());
         for a in ABOUT {
-            let indent = a.len() - a.trim_start().len();
-            for (i, part) in wrap(a.trim_start(), width.saturating_sub(indent + 2).max(1))
-                .into_iter()
-                .enumerate()
-            {
-                let pad = " ".repeat(indent + if i > 0 { 2 } else { 0 });
-                lines.push(Line::from(Span::styled(format!("{pad}{part}"), t.dim())));
+            // Its first line as wide as the overlay, the later ones indented by two.
+            let Some(head) = wrap(a, width).into_iter().next() else {
+                lines.push(Line::default());
+                continue;
+            };
+            let rest = a.get(head.len()..).unwrap_or_default().trim();
+            lines.push(Line::from(Span::styled(head, t.dim())));
+            if rest.is_empty() {
+                continue;
+            }
+            for part in wrap(rest, width.saturating_sub(2).max(1)) {
+                lines.push(Line::from(Span::styled(format!("  {part}"), t.dim())));
             }
         }
         let total = lines.len() as u16;

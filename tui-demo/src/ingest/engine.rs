@@ -220,7 +220,8 @@ impl KeyFields {
 
     /// For a key of one field (`--field 3`, `--field 1-`), where in `line` the key lies, and
     /// whether the field was found (a line lacking it has no key; the range is then empty): the
-    /// key is a slice of the line, neither copied nor, when it is the whole line, hashed again. `None` for a key of several fields or none.
+    /// key is a slice of the line, neither copied nor, when it is the whole line, hashed again.
+    /// `None` for a key of several fields or none.
     #[must_use]
     pub fn range(&self, line: &[u8]) -> Option<(std::ops::Range<usize>, bool)> {
         if self.len != 1 {

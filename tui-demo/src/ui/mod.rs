@@ -158,13 +158,13 @@ impl App {
                 if let Some(h) = &s.heavy {
                     // No row: say why (the totals are the window's).
                     let window = s.window.as_ref().filter(|w| w.intervals > 0);
-                    let empty = match (window, s.totals.lines) {
-                        (Some(w), 0) => format!("no lines in the {}", w.label),
-                        (_, 0) => "no lines yet".to_string(),
-                        _ => format!(
-                            "no keys: {} without one",
-                            human::count_of(s.totals.missing_field, "line")
-                        ),
+                    let empty = match (window, s.totals.lines, s.totals.missing_field) {
+                        (Some(w), 0, _) => format!("no lines in the {}", w.label),
+                        (_, 1.., missing @ 1..) => {
+                            format!("no keys: {} without one", human::count_of(missing, "line"))
+                        }
+                        // (Device mode: frames came, the heavy hitters' not yet.)
+                        _ => "no lines yet".to_string(),
                     };
                     (&heavy::HeavyPanel {
                         stats: h,

@@ -143,7 +143,7 @@ fn follow_waits_for_a_name_that_does_not_exist_yet() {
     // The binary: a report says it waits, then counts the file once it comes.
     let dir = temp_dir("follow-later-bin");
     let log = dir.join("later.log");
-    let child = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .args(["report", "--json", "--follow", "--lines", "3", "-i"])
         .arg(&log)
         .stdin(Stdio::null())
@@ -151,14 +151,18 @@ fn follow_waits_for_a_name_that_does_not_exist_yet() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    append(&log, "a\nb\na\n");
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    // The file is made once the run has said it waits (its first line on stderr).
+    // (The reader stays open to the end: the run may write more.)
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut err = String::new();
+    std::io::BufRead::read_line(&mut stderr, &mut err).unwrap();
     assert!(
         err.contains("later.log: does not exist yet; waiting for it to appear (--follow)"),
         "{err}"
     );
+    append(&log, "a\nb\na\n");
+    let out = child.wait_with_output().unwrap();
+    drop(stderr);
     let v = json(&out);
     assert_eq!(v["lines"], 3);
     assert_eq!(v["heavy"]["rows"][0]["line"], "a");

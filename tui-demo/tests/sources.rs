@@ -300,8 +300,10 @@ fn rate_replays_a_file_at_that_speed() {
     ]);
     assert_eq!(json(&out)["lines"], 200);
     assert!(took >= Duration::from_millis(450), "{took:?}");
-    // For one second at 200 a second: at most 200 lines (a slice is sent when its time is over;
-    // it was sent when its time began, and one slice more came: 210).
+    // For one second at 200 a second: at most 200 lines a second of the run (a slice is sent when
+    // its time is over; it was sent when its time began, and one slice more came: 210 in 1.0 s).
+    // The run's own time is the bound, with 10 ms for its start (a slice is 50 ms): a loaded
+    // machine that stops it late lets later slices in, as it should.
     let (out, _) = run(&[
         "report",
         "--json",
@@ -312,8 +314,12 @@ fn rate_replays_a_file_at_that_speed() {
         "--seconds",
         "1",
     ]);
-    let n = json(&out)["lines"].as_u64().unwrap();
-    assert!((1..=200).contains(&n), "{n}");
+    let v = json(&out);
+    let (n, secs) = (v["lines"].as_u64().unwrap(), v["seconds"].as_f64().unwrap());
+    assert!(
+        n >= 1 && n as f64 <= 200.0 * (secs + 0.01),
+        "{n} lines in {secs} s"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

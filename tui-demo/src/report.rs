@@ -138,6 +138,15 @@ pub fn averaged(snap: &mut Snapshot) {
     snap.throughput.bytes_per_sec = snap.totals.bytes as f64 / secs;
 }
 
+/// What the sketches count: "keys" when they are made from inside lines, else "lines".
+fn keys_or_lines(s: &Snapshot) -> &'static str {
+    if s.keyed {
+        "keys"
+    } else {
+        "lines"
+    }
+}
+
 /// Writes the summary as an aligned table.
 ///
 /// # Errors
@@ -184,7 +193,7 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     if let Some(h) = &s.distinct {
         row(
             w,
-            &format!("distinct lines (HLL p={})", h.precision),
+            &format!("distinct {} (HLL p={})", keys_or_lines(s), h.precision),
             count_f(h.estimate),
             format!(
                 "±{} 1σ ({}), 2σ band {} … {}; {}",
@@ -479,19 +488,20 @@ fn table_lines(s: &Snapshot, w: &mut impl Write, row: &RowFn<'_>) -> io::Result<
     if e.cap == 0 {
         row(
             w,
-            "exact distinct lines",
+            &format!("exact distinct {}", keys_or_lines(s)),
             "off".into(),
             "--exact-cap 0".into(),
         )?;
     } else {
         row(
             w,
-            "exact distinct lines",
+            &format!("exact distinct {}", keys_or_lines(s)),
             format!("{}{}", if e.capped { "≥" } else { "" }, count(e.distinct)),
             format!(
-                "{} table, {} of distinct lines{}{}",
+                "{} table, {} of distinct {}{}{}",
                 bytes(e.table_bytes),
                 bytes(e.key_bytes),
+                keys_or_lines(s),
                 if e.capped { " (capped)" } else { "" },
                 if windowed {
                     "; since start, not in the window"

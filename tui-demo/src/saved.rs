@@ -374,6 +374,7 @@ impl Saved {
             source,
             sketches_only: true,
             finished: Some(None),
+            keyed: self.key.as_deref().is_some_and(|k| k != WHOLE_LINE),
             distinct: Some(distinct),
             registers: Some(registers),
             heavy: Some(heavy_stats(&self.heavy, &self.names, |_| None, top)),
@@ -805,6 +806,9 @@ mod tests {
             (0..3_000).map(line),
         )
         .saved();
+        // A merge's table says keys when the files counted keys made from inside lines.
+        assert!(by_field.snapshot(String::new(), 10).keyed);
+        assert!(!a.snapshot(String::new(), 10).keyed);
         let err = a.clone().merge(&by_field).unwrap_err();
         // Each key quoted whole (a user test misread `field 1 here, timestamp stripped, field 1
         // before`: the comma joined the parts of one key and the two keys alike).

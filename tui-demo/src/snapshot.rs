@@ -408,6 +408,9 @@ pub struct Snapshot {
     pub save_error: Option<String>,
     /// `--follow`: the followed files and what has happened to each (empty when none is).
     pub follow: Vec<Followed>,
+    /// The keys are not whole lines (`--field`, `--key-regex`, `--json-key`, `--strip-timestamp`):
+    /// the table says "distinct keys" (the JSON's source says how they are made).
+    pub keyed: bool,
 }
 
 /// A followed file (`--follow`): whether it is waited for, and its rotations and truncations.

@@ -638,6 +638,17 @@ fn field_keys_make_a_timestamped_log_countable() {
     assert_eq!(v["heavy"]["total"], 3);
     assert_eq!(v["heavy"]["rows"][0]["line"], "alice");
     assert_eq!(v["heavy"]["rows"][0]["exact"], 2);
+    // The table says what it counts: keys, not lines (found by a user test: it said "distinct
+    // lines" of fields, regex captures and JSON values).
+    let (status, table, err) = run(&["--input", "-", "--field", "2"], input);
+    assert!(status.success(), "{err}");
+    for label in ["distinct keys (HLL p=14)", "exact distinct keys"] {
+        assert!(
+            table.lines().any(|l| l.starts_with(label)),
+            "{label}: {table}"
+        );
+    }
+    assert!(!table.contains("distinct lines"), "{table}");
 }
 
 /// Starts the binary with stdin kept open (a source that never ends); returns the child.

@@ -317,6 +317,7 @@ fn spawn_full(
     let changed = Arc::new(Condvar::new());
     let mut ingest = Ingest {
         label: label(spec, &options),
+        keyed: options.describe().is_some(),
         engine: Engine::new(options),
         meter: Meter::new(),
         started: Instant::now(),
@@ -373,6 +374,8 @@ impl Feed {
 
 struct Ingest {
     engine: Engine,
+    /// The keys are not whole lines ([`Snapshot::keyed`]).
+    keyed: bool,
     /// `--follow`: each followed file's name and what its reader says has happened to it.
     follows: Vec<(String, Arc<source::follow::FollowStatus>)>,
     label: String,
@@ -586,6 +589,7 @@ impl Ingest {
                 .saturating_duration_since(self.started),
             throughput: self.meter.stats(),
             save_error: self.save_error.clone(),
+            keyed: self.keyed,
             follow: self
                 .follows
                 .iter()

@@ -221,7 +221,7 @@ pub fn write_table(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
             percent(h.epsilon),
             count(h.total)
         )?;
-        heavy_rows(h, w)?;
+        heavy_rows(s, h, w)?;
     }
     if let Some(q) = &s.quantiles {
         let windowed = s.window.as_ref().is_some_and(|w| w.intervals > 0);
@@ -391,7 +391,7 @@ fn write_fleet(
                 String::new()
             }
         )?;
-        heavy_rows(h, w)?;
+        heavy_rows(s, h, w)?;
     }
     if let Some(q) = &f.quantiles {
         write_quantiles(q, false, false, w)?;
@@ -593,7 +593,11 @@ fn table_lines(s: &Snapshot, w: &mut impl Write, row: &RowFn<'_>) -> io::Result<
 
 /// The heavy-hitter rows: the bracket of each true count, the exact count when known, the noise
 /// mark. The same figures as the panel's.
-fn heavy_rows(h: &crate::snapshot::HeavyStats, w: &mut impl Write) -> io::Result<()> {
+fn heavy_rows(s: &Snapshot, h: &crate::snapshot::HeavyStats, w: &mut impl Write) -> io::Result<()> {
+    if h.rows.is_empty() {
+        // Why, as the panel says (an empty report printed a bare header).
+        return writeln!(w, "({})", s.no_heavy_rows());
+    }
     writeln!(
         w,
         "{:>12} {:>12} {:>12} {:>5}   line",

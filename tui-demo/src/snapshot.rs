@@ -456,6 +456,31 @@ impl Followed {
 }
 
 impl Snapshot {
+    /// What an empty heavy-hitter list says, in the panel and the table: why it has no row.
+    ///
+    /// ```
+    /// use tui_demo::snapshot::Snapshot;
+    /// let mut s = Snapshot::default();
+    /// assert_eq!(s.no_heavy_rows(), "no lines yet");
+    /// s.totals.lines = 3;
+    /// s.totals.missing_field = 3;
+    /// assert_eq!(s.no_heavy_rows(), "no keys: 3 lines without one");
+    /// ```
+    #[must_use]
+    pub fn no_heavy_rows(&self) -> String {
+        // The totals are the window's when one answers.
+        let window = self.window.as_ref().filter(|w| w.intervals > 0);
+        match (window, self.totals.lines, self.totals.missing_field) {
+            (Some(w), 0, _) => format!("no lines in the {}", w.label),
+            (_, 1.., missing @ 1..) => format!(
+                "no keys: {} without one",
+                crate::human::count_of(missing, "line")
+            ),
+            // (Device mode: frames came, the heavy hitters' not yet.)
+            _ => "no lines yet".to_string(),
+        }
+    }
+
     /// The time the snapshot's lines were counted in: a window's (the intervals it merges) when
     /// it answers for one, else the run's ([`elapsed`](Self::elapsed)). The report's `lines … in
     /// S s` and the JSON's `seconds`.

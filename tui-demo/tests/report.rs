@@ -1694,3 +1694,15 @@ fn listen_on_port_0_says_its_port_at_once() {
         .unwrap();
     assert_ne!(port, 0);
 }
+
+/// An empty heavy-hitter list in the table says why, as the panel does (found by a user test: an
+/// empty report printed a bare header).
+#[test]
+fn an_empty_heavy_list_in_the_table_says_why() {
+    let (status, out, err) = run(&["report", "--input", "-", "--field", "3"], b"a b\n");
+    assert!(status.success(), "{err}");
+    assert!(out.contains("(no keys: 1 line without one)"), "{out}");
+    let (status, out, err) = run(&["report", "--input", "-"], b"");
+    assert!(status.success(), "{err}");
+    assert!(out.contains("(no lines yet)"), "{out}");
+}

@@ -156,16 +156,7 @@ impl App {
             }
             Panel::Heavy => {
                 if let Some(h) = &s.heavy {
-                    // No row: say why (the totals are the window's).
-                    let window = s.window.as_ref().filter(|w| w.intervals > 0);
-                    let empty = match (window, s.totals.lines, s.totals.missing_field) {
-                        (Some(w), 0, _) => format!("no lines in the {}", w.label),
-                        (_, 1.., missing @ 1..) => {
-                            format!("no keys: {} without one", human::count_of(missing, "line"))
-                        }
-                        // (Device mode: frames came, the heavy hitters' not yet.)
-                        _ => "no lines yet".to_string(),
-                    };
+                    let empty = s.no_heavy_rows();
                     (&heavy::HeavyPanel {
                         stats: h,
                         empty: &empty,

@@ -18,7 +18,7 @@ use sketch_nostd::wire::{self, Frame, Wire};
 use sketch_nostd::{RedisHll, WireError};
 
 use crate::device::{DeviceDistinct, DeviceFreq, DeviceSeen, DeviceTop, DeviceValues, DEVICE_SEED};
-use crate::human::{bytes, count};
+use crate::human::{bytes, count, count_of};
 use crate::source::synthetic::Generator;
 use crate::source::zipf::{self, Rng};
 
@@ -302,9 +302,8 @@ fn send(
 
 fn summary(o: &EmitOptions, t: &EmitTotals) -> String {
     format!(
-        "{} device{} → udp {}: {} lines counted, {} frames sent ({} corrupted on purpose), {}",
-        o.devices,
-        if o.devices == 1 { "" } else { "s" },
+        "{} → udp {}: {} lines counted, {} frames sent ({} corrupted on purpose), {}",
+        count_of(u64::from(o.devices), "device"),
         o.to,
         count(t.lines),
         count(t.frames),

@@ -118,19 +118,6 @@ fn main() -> ExitCode {
 /// still printed. Returns the signal's number, or 0.
 fn headless(opts: &Options) -> io::Result<usize> {
     let signal = signals()?;
-    // As `tail -F` says it: a followed name that does not exist yet is waited for.
-    if let SourceSpec::Lines(inputs) = &opts.source {
-        for input in inputs {
-            if let tui_demo::source::Input::Follow(path) = input {
-                if std::fs::metadata(path).is_err_and(|e| e.kind() == io::ErrorKind::NotFound) {
-                    eprintln!(
-                        "tui-demo: {}: does not exist yet; waiting for it to appear (--follow)",
-                        path.display()
-                    );
-                }
-            }
-        }
-    }
     let snapshot = report::run_until(opts, &signal)?;
     let mut out = io::stdout().lock();
     if opts.json {

@@ -59,6 +59,13 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         redis,
     )?;
     handle.send(crate::ingest::Command::Window(opts.window));
+    // As `tail -F` says it: a followed name that does not exist yet is waited for (its reader
+    // found it missing when it opened it).
+    for (name, status) in &handle.follows {
+        if status.counts().0 {
+            eprintln!("tui-demo: {name}: does not exist yet; waiting for it to appear (--follow)");
+        }
+    }
     if let SourceSpec::Device(addr) = &handle.spec {
         // Said at once: with port 0 the devices cannot be pointed at it otherwise (found by a
         // user test: the port first showed in the report, at the end).

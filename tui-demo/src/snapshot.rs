@@ -428,8 +428,8 @@ pub struct Followed {
 }
 
 impl Followed {
-    /// What has happened, in words (empty when nothing has): `waiting for it to appear`, or
-    /// rotations and truncations.
+    /// What has happened, in words (empty when nothing has): `waiting for it to appear`, then
+    /// its [`changes`](Self::changes).
     ///
     /// ```
     /// use tui_demo::snapshot::Followed;
@@ -440,11 +440,20 @@ impl Followed {
     /// ```
     #[must_use]
     pub fn what(&self) -> String {
+        let changes = self.changes();
+        match (self.waiting, changes.is_empty()) {
+            (false, _) => changes,
+            (true, true) => "waiting for it to appear".into(),
+            (true, false) => format!("waiting for it to appear · {changes}"),
+        }
+    }
+
+    /// Its rotations and truncations, in words (empty when there were none): what the Ingest
+    /// panel shows (the footer says a name is waited for).
+    #[must_use]
+    pub fn changes(&self) -> String {
         let plural = crate::human::count_of;
         let mut parts = Vec::new();
-        if self.waiting {
-            parts.push("waiting for it to appear".to_string());
-        }
         if self.rotations > 0 {
             parts.push(plural(self.rotations, "rotation"));
         }

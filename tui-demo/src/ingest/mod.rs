@@ -131,6 +131,8 @@ pub struct Handle {
     thread: std::thread::JoinHandle<()>,
     /// The source as started: for `listen` on port 0, the address the system gave.
     pub spec: SourceSpec,
+    /// `--follow`: each followed file's name and its reader's status (waiting for it, …).
+    pub follows: Vec<(String, Arc<source::follow::FollowStatus>)>,
 }
 
 impl Handle {
@@ -339,7 +341,7 @@ fn spawn_full(
         clock,
         window: crate::window::Window::All,
         source_thread,
-        follows,
+        follows: follows.clone(),
     };
     let control2 = Arc::clone(&control);
     let thread = std::thread::Builder::new()
@@ -352,6 +354,7 @@ fn spawn_full(
         changed,
         thread,
         spec: spec.clone(),
+        follows,
     })
 }
 

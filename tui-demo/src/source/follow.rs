@@ -94,11 +94,11 @@ impl Follow {
             control,
             status,
         };
-        match std::fs::metadata(&follow.path) {
+        match follow.open_now() {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 follow.status.waiting.store(true, Ordering::Relaxed);
             }
-            _ => follow.open_now()?,
+            result => result?,
         }
         Ok(follow)
     }

@@ -90,14 +90,10 @@ impl Widget for &ThroughputPanel<'_> {
             .iter()
             .filter(|f| f.rotations + f.truncations > 0)
             .map(|f| {
-                let quiet = Followed {
-                    waiting: false,
-                    ..f.clone()
-                };
                 format!(
                     "{}: {}",
                     human::printable(f.file.as_bytes(), 60),
-                    quiet.what()
+                    f.changes()
                 )
             })
             .collect();

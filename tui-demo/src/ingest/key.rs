@@ -188,39 +188,44 @@ fn json_key(line: &[u8], pointer: &str, out: &mut Vec<u8>) -> bool {
     let Ok(text) = std::str::from_utf8(line) else {
         return false;
     };
-    // The whole line must be JSON (trailing garbage refused), as a parse into a tree would.
-    let Ok(mut at) = serde_json::from_str::<&RawValue>(text) else {
+    // Each step parses the value it is in, whole (the line first: trailing garbage is refused, as
+    // a parse into a tree would), keeping what it holds as text for the next step.
+    let mut at = text;
+    for step in pointer.split('/').skip(1) {
+        let step: std::borrow::Cow<'_, str> = if step.contains('~') {
+            step.replace("~1", "/").replace("~0", "~").into()
+        } else {
+            step.into()
+        };
+        let inner = at.trim_start();
+        let next = if inner.starts_with('{') {
+            // The last of duplicate names wins, as in `jq`.
+            serde_json::from_str::<std::collections::HashMap<std::borrow::Cow<'_, str>, &RawValue>>(
+                at,
+            )
+            .ok()
+            .and_then(|m| m.get(step.as_ref()).copied())
+        } else if inner.starts_with('[') {
+            // An index as JSON pointers write it: no sign, no leading zero.
+            let canonical = !(step.starts_with('+') || step.len() > 1 && step.starts_with('0'));
+            let index = canonical.then(|| step.parse::<usize>().ok()).flatten();
+            index.and_then(|i| {
+                serde_json::from_str::<Vec<&RawValue>>(at)
+                    .ok()
+                    .and_then(|v| v.get(i).copied())
+            })
+        } else {
+            None
+        };
+        let Some(next) = next else {
+            return false;
+        };
+        at = next.get();
+    }
+    // The value reached (checked whole, its white space trimmed: the line itself for no step).
+    let Ok(at) = serde_json::from_str::<&RawValue>(at) else {
         return false;
     };
-    if !pointer.is_empty() {
-        for step in pointer.split('/').skip(1) {
-            let step = step.replace("~1", "/").replace("~0", "~");
-            let inner = at.get();
-            let next = if inner.starts_with('{') {
-                // The last of duplicate names wins, as in `jq`.
-                serde_json::from_str::<
-                    std::collections::HashMap<std::borrow::Cow<'_, str>, &RawValue>,
-                >(inner)
-                .ok()
-                .and_then(|m| m.get(step.as_str()).copied())
-            } else if inner.starts_with('[') {
-                // An index as JSON pointers write it: no sign, no leading zero.
-                let canonical = !(step.starts_with('+') || step.len() > 1 && step.starts_with('0'));
-                let index = canonical.then(|| step.parse::<usize>().ok()).flatten();
-                index.and_then(|i| {
-                    serde_json::from_str::<Vec<&RawValue>>(inner)
-                        .ok()
-                        .and_then(|v| v.get(i).copied())
-                })
-            } else {
-                None
-            };
-            let Some(next) = next else {
-                return false;
-            };
-            at = next;
-        }
-    }
     let raw = at.get();
     if raw == "null" {
         return false;

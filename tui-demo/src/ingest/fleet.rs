@@ -795,28 +795,26 @@ mod tests {
             f.add("GET /", n);
             f
         };
+        // Device 3 from port 4001: frames 0 to 40, frame `seq` having counted `seq + 1` lines.
+        let fed_to_40 = || {
+            let mut fleet = Fleet::new();
+            for seq in 0..=40u32 {
+                fleet.datagram(
+                    at(4001),
+                    &mut encoded(3, seq, counted(u64::from(seq) + 1)),
+                    now,
+                );
+            }
+            fleet
+        };
         // A new sender (a restarted process's new socket): its first frame heard is a restart.
-        let mut fleet = Fleet::new();
-        for seq in 0..=40u32 {
-            fleet.datagram(
-                at(4001),
-                &mut encoded(3, seq, counted(u64::from(seq) + 1)),
-                now,
-            );
-        }
+        let mut fleet = fed_to_40();
         for (seq, n) in [(1, 2), (2, 3), (45, 50)] {
             fleet.datagram(at(4002), &mut encoded(3, seq, counted(n)), now);
         }
         assert_eq!(fleet.stats(now).lines_merged, 41 + 50);
         // The same sender: more late frames in a row than UDP reorders are a restart too.
-        let mut fleet = Fleet::new();
-        for seq in 0..=40u32 {
-            fleet.datagram(
-                at(4001),
-                &mut encoded(3, seq, counted(u64::from(seq) + 1)),
-                now,
-            );
-        }
+        let mut fleet = fed_to_40();
         for seq in 1..=12u32 {
             fleet.datagram(
                 at(4001),

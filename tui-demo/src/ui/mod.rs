@@ -272,7 +272,8 @@ impl App {
         let fixed = |(title, stats): &(&str, String)| {
             title.chars().count() + stats.chars().count() + state.width() + 3
         };
-        let (title, stats) = candidates
+        let [.., last] = &candidates;
+        let chosen = candidates
             .iter()
             .find(|c| fixed(c) + source_len <= width)
             .or_else(|| {
@@ -280,16 +281,17 @@ impl App {
                     .iter()
                     .find(|c| fixed(c) + source_len.min(12) <= width)
             })
-            .unwrap_or(&candidates[candidates.len() - 1]);
-        let room = width.saturating_sub(fixed(&(title, stats.clone())));
+            .unwrap_or(last);
+        let room = width.saturating_sub(fixed(chosen));
         let source = human::printable(s.source.as_bytes(), room.max(1));
+        let (title, stats) = chosen;
         let line = Line::from(vec![
             Span::styled(
                 *title,
                 t.header().add_modifier(ratatui::style::Modifier::BOLD),
             ),
             Span::raw(format!("│ {source} │")),
-            Span::raw(stats.clone()),
+            Span::raw(stats.as_str()),
             state,
         ]);
         Paragraph::new(line).style(t.header()).render(area, buf);

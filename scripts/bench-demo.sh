@@ -11,7 +11,12 @@
 #   rust       real text: every *.rs file under ~/.cargo/registry/src in path order (C locale),
 #              concatenated and cut to the last whole line before SIZE bytes (the corpus of the
 #              issue's baseline; reproducible for the same registry contents). RUST=0 skips it.
-# For each, with /usr/bin/time -v (wall clock, CPU and peak resident memory), one run each of:
+# For each, ROUNDS rounds (5 unless set) of one run each of the three commands below, the order
+# rotated from round to round so that a slow spell of the machine falls on each in turn; each run's
+# wall time (Python's monotonic clock around the run), CPU time (the run's rusage, in microseconds:
+# user + system of every process of the run) and peak resident memory (/usr/bin/time's %M), and the
+# medians are compared (the runs take tenths of a second, where /usr/bin/time's 10 ms steps and a
+# busy moment of the machine are a tenth of the figure):
 #   demo      tui-demo report --input LOG --json --exact-cap 0 --field 1-
 #             (every panel's sketches: HLL, Space-Saving, Bloom; the windows' per-interval sketches,
 #             which are always on; and key extraction: `--field 1-`, from the first field to the end
@@ -55,11 +60,41 @@ if command -v nm >/dev/null; then
     echo "link order: $ordered of $(wc -l < tui-demo/link-order.txt) functions of tui-demo/link-order.txt in the binary"
 fi
 
-measure() { # measure NAME COMMAND...: runs COMMAND under /usr/bin/time -v, output to $DIR/NAME.out
-    local name=$1
-    shift
-    echo "running $name: $*"
-    /usr/bin/time -v -o "$DIR/$name.time" "$@" > "$DIR/$name.out"
+ROUNDS=${ROUNDS:-5}
+
+measure() { # measure NAME LOG: ROUNDS rounds of the three runs of NAME, their figures in $DIR/NAME-RUN.json
+    python3 - "$DIR" "$1" "$2" "$BIN" "$ROUNDS" <<'PY'
+import json, os, subprocess, sys, tempfile, time
+
+d, name, log, binary, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+runs = {
+    "demo": [binary, "report", "--input", log, "--json", "--exact-cap", "0", "--field", "1-"],
+    "distinct": ["sh", "-c", f"LC_ALL=C sort -u '{log}' | wc -l"],
+    "top10": ["sh", "-c", f"LC_ALL=C sort '{log}' | uniq -c | sort -rn | head -10"],
+}
+for run, argv in runs.items():
+    print(f"  {run}: {' '.join(argv)}")
+figures = {run: [] for run in runs}
+names = list(runs)
+with tempfile.NamedTemporaryFile() as rss:
+    for r in range(rounds):
+        for run in names[r % len(names):] + names[: r % len(names)]:
+            with open(f"{d}/{name}-{run}.out", "wb") as out:
+                start = time.monotonic()
+                # /usr/bin/time only for the peak memory: wait4 on it gives the CPU time of the
+                # run's processes (time waits for them), and the clock around it the wall time.
+                p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", rss.name, *runs[run]],
+                                     stdout=out, stdin=subprocess.DEVNULL)
+                _, status, usage = os.wait4(p.pid, 0)
+                wall = time.monotonic() - start
+            if status != 0:
+                sys.exit(f"error: {run} failed (wait status {status})")
+            rss_kb = int(open(rss.name).read().split()[-1])
+            figures[run].append({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_kb": rss_kb})
+        print(f"  round {r + 1} of {rounds} done")
+for run, rows in figures.items():
+    json.dump(rows, open(f"{d}/{name}-{run}.json", "w"))
+PY
 }
 
 bench() { # bench NAME LOG
@@ -70,9 +105,8 @@ bench() { # bench NAME LOG
     cat "$log" > /dev/null
     local load_before load_after
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-    measure "$name-demo" "$BIN" report --input "$log" --json --exact-cap 0 --field 1-
-    measure "$name-distinct" sh -c "LC_ALL=C sort -u '$log' | wc -l"
-    measure "$name-top10" sh -c "LC_ALL=C sort '$log' | uniq -c | sort -rn | head -10"
+    echo "running $ROUNDS rounds of:"
+    measure "$name" "$log"
     load_after=$(cut -d' ' -f1-3 /proc/loadavg)
     local exact_distinct="$DIR/$name-distinct.out" exact_top="$DIR/$name-top10.out"
     if LC_ALL=C grep -q -m1 -E $'^[ \t\f\r]|[ \t\f\r]$' "$log"; then
@@ -88,19 +122,19 @@ bench() { # bench NAME LOG
         exact_top="$DIR/$name-trimmed-top10.out"
     fi
     python3 - "$DIR" "$name" "$log" "$load_before" "$load_after" "$(nproc)" "$exact_distinct" "$exact_top" <<'PY'
-import json, re, sys
+import json, re, statistics, sys
 
 d, name, log, load_before, load_after, cores, exact_distinct_path, exact_top_path = sys.argv[1:9]
 
 def timing(run):
-    text = open(f"{d}/{name}-{run}.time").read()
-    wall = re.search(r"Elapsed \(wall clock\) time.*: (.*)", text).group(1).strip()
-    secs = 0.0
-    for part in wall.split(":"):
-        secs = secs * 60 + float(part)
-    rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
-    cpu = sum(float(re.search(rf"{k} time \(seconds\): (.*)", text).group(1)) for k in ("User", "System"))
-    return secs, rss_kb, cpu
+    """The medians of the run's rounds: wall time (s), peak memory (KiB), CPU time (s)."""
+    rows = json.load(open(f"{d}/{name}-{run}.json"))
+    med = lambda k: statistics.median(r[k] for r in rows)
+    return med("wall"), med("rss_kb"), med("cpu")
+
+def spread(run):
+    rows = json.load(open(f"{d}/{name}-{run}.json"))
+    return f"{min(r['wall'] for r in rows):.3f}–{max(r['wall'] for r in rows):.3f} s"
 
 demo = json.load(open(f"{d}/{name}-demo.out"))
 exact_distinct = int(open(exact_distinct_path).read().split()[0])
@@ -113,12 +147,14 @@ for line in open(exact_top_path, encoding="utf-8", errors="replace"):
 print()
 print(f"input: {demo['lines']:,} lines, {demo['bytes'] / 2**20:.0f} MiB ({log})")
 print(f"machine: {cores} cores; load average (1, 5, 15 min) {load_before} before, {load_after} after")
+rounds = len(json.load(open(f"{d}/{name}-demo.json")))
+print(f"medians of {rounds} rounds (wall time's range in brackets)")
 print()
 print("| run | wall time | CPU time (user + sys) | peak memory | demo is faster (wall / CPU) | demo uses less memory |")
 print("| --- | ---: | ---: | ---: | ---: | ---: |")
-print(f"| tui-demo report --json --exact-cap 0 --field 1- (all answers) | {t_demo:.2f} s | {c_demo:.2f} s | {m_demo / 1024:.1f} MiB | | |")
-print(f"| sort -u \\| wc -l (distinct) | {t_u:.2f} s | {c_u:.2f} s | {m_u / 1024:.1f} MiB | {t_u / t_demo:.1f}× / {c_u / c_demo:.1f}× | {m_u / m_demo:.0f}× |")
-print(f"| sort \\| uniq -c \\| sort -rn \\| head (top 10) | {t_top:.2f} s | {c_top:.2f} s | {m_top / 1024:.1f} MiB | {t_top / t_demo:.1f}× / {c_top / c_demo:.1f}× | {m_top / m_demo:.0f}× |")
+print(f"| tui-demo report --json --exact-cap 0 --field 1- (all answers) | {t_demo:.3f} s ({spread('demo')}) | {c_demo:.3f} s | {m_demo / 1024:.1f} MiB | | |")
+print(f"| sort -u \\| wc -l (distinct) | {t_u:.3f} s ({spread('distinct')}) | {c_u:.3f} s | {m_u / 1024:.1f} MiB | {t_u / t_demo:.1f}× / {c_u / c_demo:.1f}× | {m_u / m_demo:.0f}× |")
+print(f"| sort \\| uniq -c \\| sort -rn \\| head (top 10) | {t_top:.3f} s ({spread('top10')}) | {c_top:.3f} s | {m_top / 1024:.1f} MiB | {t_top / t_demo:.1f}× / {c_top / c_demo:.1f}× | {m_top / m_demo:.0f}× |")
 print()
 for what, ratio, target in (
     ("faster than sort -u (wall)", t_u / t_demo, 10),

@@ -326,6 +326,7 @@ fn spawn_full(
         ended: None,
         ended_at: None,
         paused: false,
+        frozen: Vec::new(),
         finished: None,
         burst: None,
         latest: Arc::clone(&latest),
@@ -391,6 +392,9 @@ struct Ingest {
     ended_at: Option<Duration>,
     /// The figures shown are frozen ([`Command::Pause`]); counting goes on.
     paused: bool,
+    /// While paused: every window's figures of the moment the view froze (or of the last command
+    /// that showed new figures), so that switching windows shows that moment's, not newer ones.
+    frozen: Vec<(crate::window::Window, Arc<Snapshot>)>,
     finished: Option<Option<String>>,
     burst: Option<String>,
     latest: Latest,
@@ -447,7 +451,11 @@ impl Ingest {
                     Ok(Command::Pause(p)) => self.pause(p),
                     Ok(Command::Window(w)) => {
                         self.window = w;
-                        self.publish(Instant::now(), true);
+                        // Paused: the window's figures of the moment the view froze.
+                        match self.frozen.iter().find(|(at, _)| *at == w) {
+                            Some((_, snap)) if self.paused => self.show(Arc::clone(snap)),
+                            _ => self.publish(Instant::now(), true),
+                        }
                     }
                     Ok(Command::Reset) => {
                         self.engine.reset();
@@ -569,6 +577,7 @@ impl Ingest {
     fn pause(&mut self, pause: bool) {
         if pause != self.paused {
             self.paused = pause;
+            self.frozen.clear();
             self.publish(Instant::now(), true);
         }
     }
@@ -581,6 +590,44 @@ impl Ingest {
         if let Some(n) = self.panic_after.filter(|&n| self.published > n) {
             panic!("{PANIC_AFTER_VAR}: the ingest thread panics on purpose after {n} snapshots");
         }
+        let mut snap = self.figures(now, self.window);
+        // REDIS HOOK: hand the HyperLogLogs to the Redis writer, show its state.
+        if let Some(r) = self.redis.as_mut() {
+            r.refresh(now, self.fleet.as_ref());
+            snap.redis = Some(r.status());
+        }
+        if self.paused && !forced {
+            return;
+        }
+        let snap = Arc::new(snap);
+        if self.paused && self.fleet.is_none() {
+            // The other windows of the same moment, for a switch while paused.
+            self.frozen = crate::window::Window::ALL
+                .into_iter()
+                .map(|w| {
+                    if w == self.window {
+                        return (w, Arc::clone(&snap));
+                    }
+                    let mut other = self.figures(now, w);
+                    other.redis.clone_from(&snap.redis);
+                    (w, Arc::new(other))
+                })
+                .collect();
+        }
+        self.show(snap);
+    }
+
+    /// Shows `snap`: it becomes the latest figures.
+    fn show(&self, snap: Arc<Snapshot>) {
+        if let Ok(mut latest) = self.latest.lock() {
+            *latest = snap;
+        }
+        self.changed.notify_all();
+    }
+
+    /// The figures of `now` over `window` (the fleet's in device mode, which has no windows),
+    /// without the Redis writer's state.
+    fn figures(&mut self, now: Instant, window: crate::window::Window) -> Snapshot {
         let mut snap = Snapshot {
             source: self.label.clone(),
             finished: self.finished.clone(),
@@ -611,23 +658,12 @@ impl Ingest {
         if self.fleet.is_none() {
             // Intervals close on time, input or not.
             self.engine.advance(self.time());
-            self.engine.fill_window(&mut snap, self.window);
+            self.engine.fill_window(&mut snap, window);
         }
         if let Some(f) = &self.fleet {
             f.stats(now).fill(&mut snap);
         }
-        // REDIS HOOK: hand the HyperLogLogs to the Redis writer, show its state.
-        if let Some(r) = self.redis.as_mut() {
-            r.refresh(now, self.fleet.as_ref());
-            snap.redis = Some(r.status());
-        }
-        if self.paused && !forced {
-            return;
-        }
-        if let Ok(mut latest) = self.latest.lock() {
-            *latest = Arc::new(snap);
-        }
-        self.changed.notify_all();
+        snap
     }
 }
 
@@ -848,14 +884,22 @@ mod tests {
         // Frozen: half a second of publications (every 250 ms) later, the same figures.
         std::thread::sleep(Duration::from_millis(600));
         assert_eq!(lines(&handle), 100, "the figures froze");
-        // Yet counted: a command shows the state of the moment (the file was read meanwhile), and
-        // the figures stay paused.
-        assert!(wait_until(limit, || {
-            handle.send(Command::Window(crate::window::Window::All));
-            std::thread::sleep(Duration::from_millis(20));
-            lines(&handle) == 5_100
-        }));
-        assert!(handle.snapshot().paused);
+        // Switching windows while paused shows each window as it was when the view froze, not
+        // the newer figures (it showed them: the screen jumped on `w`).
+        use crate::window::Window;
+        let shown = |h: &Handle| h.snapshot().window.as_ref().map(|w| w.window);
+        for w in [Window::Min1, Window::Min15, Window::All] {
+            handle.send(Command::Window(w));
+            assert!(wait_until(limit, || shown(&handle) == Some(w)));
+            let snap = handle.snapshot();
+            assert!(snap.paused);
+            assert_eq!(snap.totals.lines, 100, "{w:?} as of the pause");
+        }
+        // Yet counted: unpaused, the figures are of the moment (the file was read meanwhile).
+        handle.send(Command::Pause(false));
+        assert!(wait_until(limit, || lines(&handle) == 5_100));
+        handle.send(Command::Pause(true));
+        assert!(wait_until(limit, || handle.snapshot().paused));
         // Truncated while paused (copytruncate), then written again: nothing is missed.
         std::fs::write(&path, "").unwrap();
         append(7);

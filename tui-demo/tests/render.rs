@@ -397,7 +397,7 @@ fn followed_files_waiting_rotated_and_truncated_are_shown() {
     let screen = text(terminal.backend().buffer());
     assert_has(
         &screen,
-        &["--follow: later.log does not exist yet; waiting for it to appear"],
+        &["--follow: later.log does not exist; waiting for it to appear"],
     );
     let mut report = Vec::new();
     tui_demo::report::write_table(&s, &mut report).unwrap();

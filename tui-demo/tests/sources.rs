@@ -89,9 +89,14 @@ fn follow_reads_appends_across_rotation_truncation_and_a_missing_name() {
     std::fs::write(&log, "c0\n").unwrap();
     assert_eq!(receive(rx, 1), ["c0"]);
     assert_eq!(status(), (false, 1, 1));
-    // The name is missing for a while, then back.
+    // The name is missing for a while, then back: meanwhile the status says it is waited for (it
+    // said so only for a name missing at the start).
     std::fs::remove_file(&log).unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    let start = Instant::now();
+    while status() != (true, 1, 1) {
+        assert!(start.elapsed() < Duration::from_secs(60), "{:?}", status());
+        std::thread::sleep(Duration::from_millis(20));
+    }
     append(&log, "d0\n");
     assert_eq!(receive(rx, 1), ["d0"]);
     // Back under the name: a new file, so a rotation.

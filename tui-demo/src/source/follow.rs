@@ -37,7 +37,7 @@ pub const POLL: Duration = Duration::from_millis(100);
 /// ```
 #[derive(Debug, Default)]
 pub struct FollowStatus {
-    /// The name does not exist (yet): the reader waits for it to appear.
+    /// The name does not exist (yet, or any more: removed): the reader waits for it to appear.
     pub waiting: AtomicBool,
     /// Times the name was opened again after a rotation (a new file under it).
     pub rotations: AtomicU64,
@@ -141,7 +141,15 @@ impl Follow {
     /// At the end of the open file: whether it was replaced or truncated (and is now reopened or
     /// rewound).
     fn changed(&mut self) -> io::Result<bool> {
-        if let Ok(m) = std::fs::metadata(&self.path) {
+        let named = std::fs::metadata(&self.path);
+        // A name removed (the open file is still read if it grows) is waited for, as at the start.
+        self.status.waiting.store(
+            named
+                .as_ref()
+                .is_err_and(|e| e.kind() == io::ErrorKind::NotFound),
+            Ordering::Relaxed,
+        );
+        if let Ok(m) = named {
             if (m.dev(), m.ino()) != self.id && !m.is_dir() {
                 // Rotated: the old file is read to its end (we are there), the new one from 0.
                 if let Ok(file) = File::open(&self.path) {

@@ -309,10 +309,11 @@ impl App {
             // REDIS HOOK: a lost Redis connection is shown until a write succeeds.
             Line::from(Span::styled(format!(" {}", r.line()), t.bad()))
         } else if let Some(f) = s.follow.iter().find(|f| f.waiting) {
-            // --follow of a name that does not exist yet: nothing comes until it does.
+            // --follow of a name that does not exist (yet, or any more): nothing new comes
+            // until it does (a removed file is still read if it grows).
             Line::from(Span::styled(
                 format!(
-                    " --follow: {} does not exist yet; waiting for it to appear",
+                    " --follow: {} does not exist; waiting for it to appear",
                     human::printable(f.file.as_bytes(), 200)
                 ),
                 t.warn(),

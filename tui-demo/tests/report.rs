@@ -362,7 +362,7 @@ fn a_pipe_on_stdin_is_read_without_input() {
         Some(b"x\n"),
     );
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["source"], "synthetic access log");
+    assert_eq!(v["source"], "synthetic access log (seed 2)");
     assert_eq!(v["lines"], 10);
     // A file on stdin too; /dev/null (no input given) leaves the synthetic log.
     let dir = temp_dir("stdin-file");
@@ -380,7 +380,7 @@ fn a_pipe_on_stdin_is_read_without_input() {
     );
     let (_, out, _) = run(&["report", "--json", "--lines", "10"], b"");
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["source"], "synthetic access log");
+    assert_eq!(v["source"], "synthetic access log (seed 1)");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

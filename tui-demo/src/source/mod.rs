@@ -497,10 +497,16 @@ pub enum SourceSpec {
 
 impl SourceSpec {
     /// A short name for the header.
+    ///
+    /// ```
+    /// use tui_demo::source::SourceSpec;
+    /// assert_eq!(SourceSpec::Synthetic { seed: 3 }.label(), "synthetic access log (seed 3)");
+    /// ```
     #[must_use]
     pub fn label(&self) -> String {
         match self {
-            Self::Synthetic { .. } => "synthetic access log".to_string(),
+            // The seed makes the log: said, so that a run can be told apart and repeated.
+            Self::Synthetic { seed } => format!("synthetic access log (seed {seed})"),
             Self::Lines(inputs) => {
                 let names: Vec<String> = inputs.iter().map(Input::name).collect();
                 names.join(" + ")

@@ -55,6 +55,10 @@ struct Device {
     lost: u64,
     /// The highest sequence number heard since the device last started.
     last_seq: Option<u32>,
+    /// Which of the 64 numbers up to `last_seq` arrived (bit `b`: `last_seq − b`), or were never
+    /// counted lost (those before the first heard): a late frame counted lost when later ones
+    /// came is taken off `lost` when it arrives.
+    arrived: u64,
     /// Refused frames since the last good one: they arrived, so a sequence gap they explain is
     /// not a loss.
     bad_since_ok: u64,
@@ -90,6 +94,7 @@ impl Device {
             bad: 0,
             lost: 0,
             last_seq: None,
+            arrived: u64::MAX,
             bad_since_ok: 0,
             bytes: 0,
             prev_addr: None,
@@ -105,7 +110,21 @@ impl Device {
     /// (UDP reorders) is counted as received but changes nothing; a restart (the numbers start
     /// again) keeps what the device had counted before it.
     fn take(&mut self, seq: u32, sketch: DeviceSketch, new_sender: bool) {
+        let kind = sketch.index();
         let mut seen = self.last_seq.map(|last| step(last, seq));
+        // Frame 0 a little behind the latest, from the same sender, of a kind not heard from
+        // since the device started: overtaken on its way (UDP reorders the first frames too), not
+        // a restart, whose frame 0 finds a frame of its kind from the run before. (It was taken
+        // for a restart: the frames after it were counted again on top of the one before it.)
+        let kind_heard = self.now_seq.get(kind).copied().flatten().is_some();
+        if seen == Some(Step::Restart)
+            && seq == 0
+            && !new_sender
+            && !kind_heard
+            && self.last_seq.is_some_and(|last| last <= REORDER)
+        {
+            seen = Some(Step::Late);
+        }
         if seen == Some(Step::Late) {
             self.late += 1;
             // Frames behind the latest from a new sender, or more in a row than UDP reorders: the
@@ -118,12 +137,25 @@ impl Device {
             self.late = 0;
         }
         match seen {
-            None => self.last_seq = Some(seq),
+            None => {
+                self.last_seq = Some(seq);
+                self.arrived = u64::MAX;
+            }
             Some(Step::Ahead { missed }) => {
                 self.lost += missed.saturating_sub(self.bad_since_ok);
                 self.last_seq = Some(seq);
+                self.arrived = self.arrived.checked_shl(missed as u32 + 1).unwrap_or(0) | 1;
             }
-            Some(Step::Late) => {}
+            Some(Step::Late) => {
+                // Counted lost when a later frame came, and here after all.
+                let behind = self.last_seq.map_or(0, |last| last.wrapping_sub(seq));
+                if let Some(bit) = 1u64.checked_shl(behind) {
+                    if self.arrived & bit == 0 {
+                        self.arrived |= bit;
+                        self.lost = self.lost.saturating_sub(1);
+                    }
+                }
+            }
             Some(Step::Restart) => {
                 let before = std::mem::take(&mut self.now);
                 match self.past.as_mut() {
@@ -133,10 +165,10 @@ impl Device {
                 }
                 self.now_seq = [None; KINDS];
                 self.last_seq = Some(seq);
+                self.arrived = u64::MAX;
             }
         }
         self.bad_since_ok = 0;
-        let kind = sketch.index();
         let newer = self
             .now_seq
             .get(kind)
@@ -900,7 +932,58 @@ mod tests {
         h.insert("x");
         fleet.datagram(from, &mut encoded(7, 4, h.as_hll14().clone()), now);
         assert_eq!(fleet.distinct_sketches().count(), 1);
-        // Frame 2 was counted lost when 3 came (a late frame and a repeated one look alike).
+        // Frame 2 was counted lost when 3 came, and taken off when it arrived after all.
+        assert_eq!(fleet.stats(now).rows[0].lost, 0);
+    }
+
+    #[test]
+    fn frames_overtaken_on_the_way_are_neither_a_restart_nor_lost() {
+        // Found by a user test: a device's frame 1 arriving before its frame 0 read as a restart
+        // (the frames after it were counted again on top of frame 1's: 4,504 lines of 4,000, and
+        // 4,763 with every pair of frames swapped), and every frame overtaken was counted lost.
+        let from: SocketAddr = "127.0.0.1:4001".parse().unwrap();
+        let now = Instant::now();
+        // A device sending two kinds a period, numbered in one sequence: in period p its filter of
+        // the p + 1 keys so far (frame 2p) and its count-min of 10·(p + 1) lines (frame 2p + 1).
+        let sent = |seq: u32| -> Vec<u8> {
+            let p = seq / 2;
+            if seq.is_multiple_of(2) {
+                // All it has seen so far: k0 … kp.
+                let keys: Vec<String> = (0..=p).map(|i| format!("k{i}")).collect();
+                frame(5, seq, &keys.iter().map(String::as_str).collect::<Vec<_>>())
+            } else {
+                let mut f = DeviceFreq::with_seed(DEVICE_SEED);
+                f.add("GET /", 10 * u64::from(p + 1));
+                encoded(5, seq, f)
+            }
+        };
+        let orders: [&[u32]; 5] = [
+            &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+            &[1, 0, 2, 3, 4, 5, 6, 7, 8, 9],
+            &[1, 0, 3, 2, 5, 4, 7, 6, 9, 8],
+            &[0, 2, 1, 3, 4, 5, 6, 7, 8, 9],
+            &[0, 1, 2, 3, 4, 5, 7, 8, 6, 9],
+        ];
+        for order in orders {
+            let mut fleet = Fleet::new();
+            for &seq in order {
+                fleet.datagram(from, &mut sent(seq), now);
+            }
+            let s = fleet.stats(now);
+            assert_eq!(
+                (s.lines_merged, s.rows[0].lost, s.rows[0].ok),
+                (50, 0, 10),
+                "{order:?}"
+            );
+            assert_eq!(s.held_merged.round(), 5.0, "{order:?}");
+        }
+        // (Frame 0 overtaken by the next frame of its own kind, a period later, still reads as a
+        // restart: a device that restarts soon after it started looks the same.)
+        // A frame that never came is still lost.
+        let mut fleet = Fleet::new();
+        for seq in [1, 0, 2, 3, 5, 6, 7, 8, 9] {
+            fleet.datagram(from, &mut sent(seq), now);
+        }
         assert_eq!(fleet.stats(now).rows[0].lost, 1);
     }
 

@@ -286,19 +286,19 @@ fn write_quantiles(
     );
     writeln!(w, "{}", header.trim_end())?;
     // The extremes are exact; the quantiles have their exact value while the values are kept.
-    let mut rows: Vec<(String, f64, Option<f64>)> = Vec::new();
+    let mut rows: Vec<(String, f64, Option<f64>, bool)> = Vec::new();
     if let Some(m) = q.min {
-        rows.push(("min".to_owned(), m, Some(m)));
+        rows.push(("min".to_owned(), m, Some(m), false));
     }
     rows.extend(
         q.rows
             .iter()
-            .map(|r| (quantile_name(r.q), r.estimate, r.exact)),
+            .map(|r| (quantile_name(r.q), r.estimate, r.exact, r.collapsed)),
     );
     if let Some(m) = q.max {
-        rows.push(("max".to_owned(), m, Some(m)));
+        rows.push(("max".to_owned(), m, Some(m), false));
     }
-    for (label, e, exact) in rows {
+    for (label, e, exact, collapsed) in rows {
         let (exact_text, error) = match exact {
             Some(x) => (
                 value(x),
@@ -306,7 +306,17 @@ fn write_quantiles(
             ),
             None => ("-".to_owned(), "-".to_owned()),
         };
-        writeln!(w, "{label:>8} {:>14} {exact_text:>14} {error:>9}", value(e))?;
+        // Reported at the collapsed bucket: it may be a lower value (as the panel says).
+        let mark = if collapsed {
+            "   or lower (collapsed)"
+        } else {
+            ""
+        };
+        writeln!(
+            w,
+            "{label:>8} {:>14} {exact_text:>14} {error:>9}{mark}",
+            value(e)
+        )?;
     }
     Ok(())
 }

@@ -637,4 +637,8 @@ pub struct QuantileRow {
     /// The exact value (rank `⌊q·(n − 1)⌋` from 0, as the sketch ranks), while the values are kept
     /// (since the start only, not in a window or in device mode).
     pub exact: Option<f64>,
+    /// The estimate is the collapsed bucket's value ([`QuantileStats::collapsed_below`]): the
+    /// quantile may be any lower value too, without the ±alpha guarantee (the panel and the report
+    /// say `or lower (collapsed)`).
+    pub collapsed: bool,
 }

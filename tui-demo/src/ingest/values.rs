@@ -198,10 +198,12 @@ pub fn quantile_stats<const SUB: usize, const BUCKETS: usize>(
             .iter()
             .enumerate()
             .filter_map(|(i, &p)| {
+                let estimate = q.quantile(p)?;
                 Some(QuantileRow {
                     q: p,
-                    estimate: q.quantile(p)?,
+                    estimate,
                     exact: exact.and_then(|e| e.get(i).copied()),
+                    collapsed: q.collapsed_below().is_some_and(|c| estimate <= c),
                 })
             })
             .collect(),

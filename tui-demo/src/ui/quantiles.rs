@@ -69,8 +69,6 @@ pub fn lines(s: &QuantileStats, windowed: bool, width: usize, t: Theme) -> Vec<L
     };
     out.push(Line::from(Span::styled(header, t.dim())));
     for r in &s.rows {
-        // A quantile reported at the collapsed bucket may be a lower value: no guarantee there.
-        let collapsed = s.collapsed_below.is_some_and(|c| r.estimate <= c);
         let mut spans = vec![
             Span::styled(
                 format!("{:<w$} ", quantile_name(r.q), w = ROW[0]),
@@ -94,7 +92,8 @@ pub fn lines(s: &QuantileStats, windowed: bool, width: usize, t: Theme) -> Vec<L
                     None => t.dim(),
                 },
             ));
-        } else if collapsed {
+        } else if r.collapsed {
+            // Reported at the collapsed bucket: it may be a lower value (no guarantee there).
             spans.push(Span::styled(" or lower (collapsed)", t.warn()));
         }
         out.push(Line::from(spans));
@@ -183,6 +182,7 @@ mod tests {
                 q: 0.99,
                 estimate: 1_005.0,
                 exact: Some(1_000.0),
+                collapsed: false,
             }],
             ..QuantileStats::default()
         };
@@ -212,6 +212,7 @@ mod tests {
             q,
             estimate,
             exact: Some(exact),
+            collapsed: false,
         };
         let s = QuantileStats {
             field: Some(2),
@@ -249,11 +250,13 @@ mod tests {
                     q: 0.5,
                     estimate: 4.0,
                     exact: None,
+                    collapsed: true,
                 },
                 QuantileRow {
                     q: 0.9,
                     estimate: 500.0,
                     exact: None,
+                    collapsed: false,
                 },
             ],
             ..QuantileStats::default()

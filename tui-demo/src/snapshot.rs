@@ -54,10 +54,13 @@ pub struct DedupeStats {
     /// Lines suppressed as repeats.
     pub suppressed: u64,
     /// Lines suppressed although never seen before (false positives), measured against the exact
-    /// table while it is not capped.
+    /// table while it is not capped (in the JSON, `null` with exact counting off).
+    #[serde(skip)]
     pub false_suppressed: u64,
     /// Never-seen lines checked against the filter while the exact table was not capped (the
-    /// denominator of the measured false-positive rate).
+    /// denominator of the measured false-positive rate; `null` in the JSON with exact counting
+    /// off).
+    #[serde(skip)]
     pub never_seen: u64,
     /// Fraction of bits set.
     pub fill: f64,
@@ -214,6 +217,19 @@ impl Serialize for HeavyRow {
     }
 }
 
+/// The count-min sketch beside the heavy-hitter list in device mode.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CountMinStats {
+    /// δ: an estimate exceeds the truth by more than ε·N with at most this probability.
+    pub delta: f64,
+    /// Counters per row.
+    pub width: usize,
+    /// Rows.
+    pub depth: usize,
+    /// Memory of one device's sketch.
+    pub bytes: u64,
+}
+
 /// Heavy hitters: a Space-Saving list (with a count-min sketch in device mode).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct HeavyStats {
@@ -224,18 +240,13 @@ pub struct HeavyStats {
     /// N, the total of all updates.
     pub total: u64,
     /// ε·N: no estimate exceeds the truth by more (with probability 1 − δ in device mode, where
-    /// the estimates are count-min's; always for Space-Saving, where δ is 0).
+    /// the estimates are count-min's; always for Space-Saving).
     pub bound: u64,
     /// ε.
     pub epsilon: f64,
-    /// δ.
-    pub delta: f64,
-    /// Counters per row.
-    pub width: usize,
-    /// Rows.
-    pub depth: usize,
-    /// Memory of the count-min sketch.
-    pub cm_bytes: u64,
+    /// Device mode: the devices' count-min sketch, whose estimates the rows show beside the
+    /// summary's brackets (`null` in the JSON of a log, which has none).
+    pub count_min: Option<CountMinStats>,
     /// Memory of the top-k list.
     pub topk_bytes: u64,
     /// The list's algorithm: "top" (count-min plus a min-heap) or "Space-Saving".
@@ -524,7 +535,7 @@ struct Json<'a> {
     long: Option<u64>,
     missing_field: Option<u64>,
     exact: Option<&'a ExactStats>,
-    dedupe: Option<&'a DedupeStats>,
+    dedupe: Option<DedupeJson<'a>>,
     micro: Option<&'a MicroStats>,
     lines_per_sec: Option<f64>,
     bytes_per_sec: Option<f64>,
@@ -537,6 +548,15 @@ struct Json<'a> {
     follow: &'a [Followed],
 }
 
+/// [`DedupeStats`] in the JSON: its measured false positives `null` without an exact table.
+#[derive(Serialize)]
+struct DedupeJson<'a> {
+    #[serde(flatten)]
+    stats: &'a DedupeStats,
+    false_suppressed: Option<u64>,
+    never_seen: Option<u64>,
+}
+
 impl<'a> Json<'a> {
     fn of(snap: &'a Snapshot) -> Self {
         let known = !snap.sketches_only;
@@ -546,6 +566,7 @@ impl<'a> Json<'a> {
         let fleet = snap.devices.as_ref();
         let read_lines = known && fleet.is_none();
         let line = |x: u64| read_lines.then_some(x);
+        let exact_on = snap.exact.cap > 0;
         let (t, r) = (&snap.totals, &snap.throughput);
         Self {
             source: &snap.source,
@@ -558,8 +579,14 @@ impl<'a> Json<'a> {
             crlf: line(t.crlf),
             long: line(t.long),
             missing_field: line(t.missing_field),
-            exact: read_lines.then_some(&snap.exact),
-            dedupe: read_lines.then_some(&snap.dedupe),
+            // Exact counting off (`--exact-cap 0`): no exact table, and nothing measured against
+            // one (they read 0 distinct lines and a false-positive rate of 0 / 0).
+            exact: (read_lines && exact_on).then_some(&snap.exact),
+            dedupe: read_lines.then_some(DedupeJson {
+                false_suppressed: exact_on.then_some(snap.dedupe.false_suppressed),
+                never_seen: exact_on.then_some(snap.dedupe.never_seen),
+                stats: &snap.dedupe,
+            }),
             micro: read_lines.then_some(&snap.micro),
             lines_per_sec: read_lines.then_some(r.lines_per_sec),
             bytes_per_sec: known.then_some(r.bytes_per_sec),

@@ -34,16 +34,16 @@ impl Widget for &HeavyPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (s, t) = (self.stats, self.theme);
         let devices = s.per_device;
-        let cost = if devices {
+        let cost = if let Some(c) = s.count_min.as_ref().filter(|_| devices) {
             // The longest description whose title fits whole.
-            let (k, top, cm) = (s.k, bytes(s.topk_bytes), bytes(s.cm_bytes));
+            let (k, top, cm) = (s.k, bytes(s.topk_bytes), bytes(c.bytes));
             fitting_cost(
                 "Heavy hitters",
                 area.width,
                 &[
                     format!(
                         "Space-Saving {k} {top} + count-min {}×{} {cm} per device",
-                        s.depth, s.width
+                        c.depth, c.width
                     ),
                     format!("Space-Saving {k} {top} + count-min {cm}"),
                     format!("Space-Saving {k} {top}"),

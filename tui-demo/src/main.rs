@@ -58,7 +58,7 @@ fn main() -> ExitCode {
         let signal = match signals() {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("tui-demo: {e}");
+                report::say(e);
                 return ExitCode::FAILURE;
             }
         };
@@ -102,13 +102,13 @@ fn main() -> ExitCode {
         Ok(sig) if sig != 0 => ExitCode::from(128 + sig as u8),
         // Another thread panicked in the live view: its message, the usual panic exit code.
         Err(e) if PANICKED.load(Ordering::SeqCst) => {
-            eprintln!("tui-demo: {e}");
+            report::say(e);
             ExitCode::from(101)
         }
         Ok(_) => ExitCode::SUCCESS,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("tui-demo: {e}");
+            report::say(e);
             ExitCode::FAILURE
         }
     }
@@ -120,13 +120,15 @@ fn headless(opts: &Options) -> io::Result<usize> {
     let signal = signals()?;
     let snapshot = report::run_until(opts, &signal)?;
     let mut out = io::stdout().lock();
-    if opts.json {
-        report::write_json(&snapshot, &mut out)?;
+    let written = if opts.json {
+        report::write_json(&snapshot, &mut out)
     } else {
-        report::write_table(&snapshot, &mut out)?;
-    }
-    // A save that failed at the end fails the run, after its report.
+        report::write_table(&snapshot, &mut out)
+    };
+    // A source or save that failed fails the run, after its report, and even when nothing reads
+    // the report (a closed stdout ends quietly, but it hid a damaged gzip's exit 1).
     report::outcome(&snapshot)?;
+    written?;
     Ok(signal.load(Ordering::Relaxed))
 }
 
@@ -173,8 +175,10 @@ fn restore() {
 /// event source retries a read that keeps returning 0 or EIO; crossterm issue #793), so the draw
 /// loop can neither see the signal flag nor fail a write. This thread checks five times a second:
 /// if stdout is no longer a terminal (hung up), or a stop signal or another thread's panic came more
-/// than a second ago and the loop has not finished, it restores what it can and exits.
-fn watchdog(signalled: Arc<AtomicUsize>) -> io::Result<()> {
+/// than a second ago and the loop has not finished, it restores what it can, has ingest quit with
+/// its last save (`--save` keeps what was counted, as on any other way out: a closed terminal lost
+/// it), and exits (129 for a terminal gone, as for SIGHUP).
+fn watchdog(signalled: Arc<AtomicUsize>, ingest: ingest::Stopper) -> io::Result<()> {
     std::thread::Builder::new()
         .name("watchdog".into())
         .spawn(move || {
@@ -192,11 +196,23 @@ fn watchdog(signalled: Arc<AtomicUsize>) -> io::Result<()> {
                 let stuck = signal_seen.is_some_and(|t| t.elapsed() > Duration::from_secs(1));
                 if hung_up || stuck {
                     restore();
+                    // Said where stderr still goes (a file, a log); a closed one is ignored.
+                    if !ingest.quit_and_wait(Duration::from_secs(5)) {
+                        report::say("ingest did not quit within 5 s");
+                    }
                     if let Some(message) = panic_message() {
-                        eprintln!("tui-demo: {message}");
+                        report::say(message);
                         std::process::exit(101);
                     }
-                    std::process::exit(if sig != 0 { 128 + sig as i32 } else { 1 });
+                    let code = match sig {
+                        0 if hung_up => {
+                            report::say("the terminal went away");
+                            128 + signal_hook::consts::SIGHUP
+                        }
+                        0 => 1,
+                        sig => 128 + sig as i32,
+                    };
+                    std::process::exit(code);
                 }
             }
         })
@@ -331,7 +347,7 @@ fn live_run(opts: &Options, handle: &ingest::Handle) -> io::Result<usize> {
     ACTIVE.store(true, Ordering::SeqCst);
     let _restore = Restore;
     execute!(io::stdout(), EnterAlternateScreen, cursor::Hide)?;
-    watchdog(Arc::clone(&signalled))?;
+    watchdog(Arc::clone(&signalled), handle.stopper())?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
 
     let mut app = App::new(synthetic.then_some(opts.live_rate()), Theme::from_env());

@@ -63,13 +63,15 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     // found it missing when it opened it).
     for (name, status) in &handle.follows {
         if status.counts().0 {
-            eprintln!("tui-demo: {name}: does not exist yet; waiting for it to appear (--follow)");
+            say(format_args!(
+                "{name}: does not exist yet; waiting for it to appear (--follow)"
+            ));
         }
     }
     if let SourceSpec::Device(addr) = &handle.spec {
         // Said at once: with port 0 the devices cannot be pointed at it otherwise (found by a
         // user test: the port first showed in the report, at the end).
-        eprintln!("tui-demo: listening for devices on udp {addr}");
+        say(format_args!("listening for devices on udp {addr}"));
     }
     let deadline = crate::clock::deadline(start, opts.seconds);
     // Until the input ends (at once: its snapshot wakes this wait), a stop signal or the deadline
@@ -95,7 +97,7 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
         .unwrap_or_default();
     // REDIS HOOK: how the writes went goes to stderr, beside the report.
     if let Some(status) = &snap.redis {
-        eprintln!("tui-demo: {}", status.line());
+        say(status.line());
     }
     // A source that failed on the way (a damaged gzip, a read error) ends the run with what was
     // counted until then: it is reported, and the failure ([`outcome`]) makes the exit status.
@@ -103,6 +105,16 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     snap.elapsed = elapsed;
     averaged(&mut snap);
     Ok(snap)
+}
+
+/// Writes `tui-demo: MESSAGE` and a newline to stderr, ignoring a closed or full stderr (where
+/// `eprintln!` panics: `report --input missing.log 2>&1 | true` ended with a panic's 101).
+///
+/// ```
+/// tui_demo::report::say("a note for stderr");
+/// ```
+pub fn say(message: impl std::fmt::Display) {
+    let _ = writeln!(io::stderr().lock(), "tui-demo: {message}");
 }
 
 /// Whether the run did all it was asked, for the exit status once its report is printed (the

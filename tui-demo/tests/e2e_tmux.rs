@@ -352,10 +352,21 @@ fn a_tiny_terminal_still_works() {
 #[test]
 fn a_vanished_terminal_ends_the_demo() {
     // The pane's terminal disappears under the running demo (a closed window, a dropped ssh
-    // session): the demo must exit, not spin on a dead tty.
+    // session): the demo must exit, not spin on a dead tty, and make its last save as on any
+    // other way out (found by a user test: the watchdog exited first, and the file never came).
+    let dir = std::env::temp_dir().join(format!("tui-demo-e2e-hangup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("app.log");
+    let lines: String = (0..3_000).map(|i| format!("GET /{}\n", i % 30)).collect();
+    std::fs::write(&log, lines).unwrap();
+    let save = dir.join("hangup.sk");
+    let (log_s, save_s) = (log.to_str().unwrap(), save.to_str().unwrap());
     let t = Tmux::start("hangup", 100, 30);
-    t.type_line(&format!("{BIN}; echo exit=$?"));
-    t.wait_for("the live view", is_live);
+    // Followed: the input never ends, and the save waits for the way out (every hour otherwise).
+    t.type_line(&format!(
+        "NO_COLOR=1 {BIN} --input {log_s} --follow --save {save_s} --save-every 3600; echo exit=$?"
+    ));
+    t.wait_for("the lines read", |s| is_live(s) && s.contains("3.0k lines"));
     let pid = t.child_pid().expect("the demo's pid");
     let _ = t.run(&["kill-server"]);
     let start = Instant::now();
@@ -373,6 +384,18 @@ fn a_vanished_terminal_ends_the_demo() {
             .status();
         panic!("the demo (pid {pid}) still runs 15 s after its terminal went away");
     }
+    let merged = Command::new(BIN)
+        .args(["merge", save_s, "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert_eq!(v["lines"], 3_000, "{v}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -278,6 +278,38 @@ fn gzip_input_and_several_files() {
     let read = v["lines"].as_u64().unwrap();
     assert!(read > 1 && read < 5_001, "{v}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.gz"));
+    // Nothing reads the report (`| true`): the damage still ends the run with 1 (it ended quietly
+    // with 0, the closed stdout's way: found by a user test), and with the error unread too
+    // (`2>&1 | true`: writing it panicked, exit 101), as does a missing file.
+    let closed = || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        writer
+    };
+    for (input, stdout_closed, stderr_closed) in [
+        ("bad.gz", true, false),
+        ("bad.gz", true, true),
+        ("missing.log", false, true),
+        ("missing.log", true, true),
+    ] {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["report", "-i", &path(input)])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        if stdout_closed {
+            cmd.stdout(closed());
+        }
+        if stderr_closed {
+            cmd.stderr(closed());
+        }
+        let status = cmd.status().unwrap();
+        assert_eq!(
+            status.code(),
+            Some(1),
+            "{input}, stdout closed {stdout_closed}, stderr closed {stderr_closed}"
+        );
+    }
     // A gzip file cannot be followed: refused at once, named.
     let (out, _) = run(&["report", "--follow", "-i", &path("b.log")]);
     assert_eq!(out.status.code(), Some(1));

@@ -133,9 +133,46 @@ pub struct Handle {
     pub spec: SourceSpec,
     /// `--follow`: each followed file's name and its reader's status (waiting for it, …).
     pub follows: Vec<(String, Arc<source::follow::FollowStatus>)>,
+    /// Set by ingest once it has quit, its last save and Redis write made.
+    quit: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// A way to make ingest quit (with its last save) from another thread, without the [`Handle`].
+#[derive(Clone, Debug)]
+pub struct Stopper {
+    commands: Sender<Command>,
+    quit: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Stopper {
+    /// Tells ingest to quit and waits up to `limit` for it to have made its last save (and Redis
+    /// write); `true` if it did (`false` at once if it is gone: it panicked).
+    #[must_use]
+    pub fn quit_and_wait(&self, limit: Duration) -> bool {
+        if self.commands.send(Command::Quit).is_err() {
+            return self.quit.load(Ordering::SeqCst);
+        }
+        let start = Instant::now();
+        while !self.quit.load(Ordering::SeqCst) {
+            if start.elapsed() >= limit {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        true
+    }
 }
 
 impl Handle {
+    /// A [`Stopper`] of this run's ingest.
+    #[must_use]
+    pub fn stopper(&self) -> Stopper {
+        Stopper {
+            commands: self.commands.clone(),
+            quit: Arc::clone(&self.quit),
+        }
+    }
+
     /// The latest snapshot (cheap: clones an `Arc`).
     #[must_use]
     pub fn snapshot(&self) -> Arc<Snapshot> {
@@ -317,6 +354,7 @@ fn spawn_full(
     let (tx, rx) = channel();
     let latest: Latest = Arc::default();
     let changed = Arc::new(Condvar::new());
+    let quit = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut ingest = Ingest {
         label: label(spec, &options),
         keyed: options.describe().is_some(),
@@ -343,6 +381,7 @@ fn spawn_full(
         window: crate::window::Window::All,
         source_thread,
         follows: follows.clone(),
+        quit: Arc::clone(&quit),
     };
     let control2 = Arc::clone(&control);
     let thread = std::thread::Builder::new()
@@ -356,6 +395,7 @@ fn spawn_full(
         thread,
         spec: spec.clone(),
         follows,
+        quit,
     })
 }
 
@@ -416,6 +456,8 @@ struct Ingest {
     epoch: Duration,
     /// The window whose figures are published.
     window: crate::window::Window,
+    /// Set once it has quit ([`Stopper`]).
+    quit: Arc<std::sync::atomic::AtomicBool>,
     /// The source's thread: joined when its channel closes without an end, to tell a panic from
     /// the end of the input.
     source_thread: Option<std::thread::JoinHandle<()>>,
@@ -442,6 +484,7 @@ impl Ingest {
                         }
                         // The last figures, for the report or the summary printed on quit.
                         self.publish(Instant::now(), true);
+                        self.quit.store(true, Ordering::SeqCst);
                         return;
                     }
                     Ok(Command::Save(plan)) => {

@@ -34,6 +34,8 @@ pub enum Action {
     Ingest(Command),
     /// A new synthetic rate (lines per second, 0 = unlimited).
     SetRate(u64),
+    /// Draw the whole screen again (Ctrl-L: another program wrote over it).
+    Redraw,
 }
 
 /// The live view's state.
@@ -64,6 +66,9 @@ pub struct App {
     pub help_max: std::cell::Cell<u16>,
     /// The terminal's area as last drawn: arrows move the focus by where the panels are.
     pub area: ratatui::layout::Rect,
+    /// `r` was pressed once: a second `r` resets every count (and what `--save` writes next);
+    /// any other key keeps them.
+    pub reset_asked: bool,
 }
 
 impl App {
@@ -72,7 +77,8 @@ impl App {
     pub fn new(rate: Option<u64>, theme: Theme) -> Self {
         Self {
             mode: Mode::Live,
-            focus: Panel::Dedupe,
+            // The first panel (it was the dedupe filter, the third, from before the others).
+            focus: Panel::ALL[0],
             help: false,
             zoom: false,
             rate,
@@ -83,6 +89,7 @@ impl App {
             help_scroll: 0,
             help_max: std::cell::Cell::new(0),
             area: ratatui::layout::Rect::new(0, 0, 80, 24),
+            reset_asked: false,
         }
     }
 
@@ -112,8 +119,12 @@ impl App {
             return None;
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        // A reset is asked for twice: one key next to others wiped every count, and what the
+        // next save writes, without a word (found by a user test).
+        let reset_asked = std::mem::take(&mut self.reset_asked);
         match key.code {
             KeyCode::Char('c') if ctrl => self.quit(),
+            KeyCode::Char('l') if ctrl => Some(Action::Redraw),
             KeyCode::Char('q' | 'Q') => self.quit(),
             KeyCode::Esc if self.help => {
                 self.help = false;
@@ -146,7 +157,11 @@ impl App {
                 None
             }
             KeyCode::Char('p' | 'P' | ' ') => Some(self.toggle_pause()),
-            KeyCode::Char('r' | 'R') => Some(Action::Ingest(Command::Reset)),
+            KeyCode::Char('r' | 'R') if reset_asked => Some(Action::Ingest(Command::Reset)),
+            KeyCode::Char('r' | 'R') => {
+                self.reset_asked = true;
+                None
+            }
             KeyCode::Char('w' | 'W') if self.snapshot.devices.is_none() => {
                 self.window = self.window.next();
                 Some(Action::Ingest(Command::Window(self.window)))
@@ -360,17 +375,52 @@ mod tests {
             Some(Action::Ingest(Command::Pause(false)))
         );
         assert_eq!(a.mode, Mode::Live);
+    }
+
+    #[test]
+    fn a_reset_is_asked_for_twice() {
+        let mut a = app();
+        // The first `r` only asks (the footer says what a second one does).
+        assert_eq!(a.on_key(key(KeyCode::Char('r'))), None);
+        assert!(a.reset_asked);
         assert_eq!(
             a.on_key(key(KeyCode::Char('r'))),
             Some(Action::Ingest(Command::Reset))
         );
+        assert!(!a.reset_asked);
+        // Any other key in between keeps the counts.
+        a.on_key(key(KeyCode::Char('r')));
+        a.on_key(key(KeyCode::Tab));
+        assert!(!a.reset_asked);
+        assert_eq!(a.on_key(key(KeyCode::Char('r'))), None);
+        assert_eq!(
+            a.on_key(key(KeyCode::Char('p'))),
+            Some(Action::Ingest(Command::Pause(true)))
+        );
+        assert_eq!(a.on_key(key(KeyCode::Char('r'))), None);
+    }
+
+    #[test]
+    fn ctrl_l_redraws_and_the_first_panel_has_the_focus() {
+        let mut a = app();
+        let ctrl_l = KeyEvent::new(KeyCode::Char('l'), KeyModifiers::CONTROL);
+        assert_eq!(a.on_key(ctrl_l), Some(Action::Redraw));
+        a.snapshot = Arc::new(Snapshot {
+            distinct: Some(Default::default()),
+            heavy: Some(Default::default()),
+            ..Snapshot::default()
+        });
+        // The first panel shown, not the third (Dedupe, the default from before the others).
+        assert_eq!(a.focused(), Panel::Distinct);
+        a.on_key(key(KeyCode::Tab));
+        assert_eq!(a.focused(), Panel::Heavy);
     }
 
     #[test]
     fn focus_cycles_both_ways() {
         let mut a = app();
         let panels = a.panels();
-        assert_eq!(a.focus, panels[0]);
+        assert_eq!(a.focused(), panels[0]);
         a.on_key(key(KeyCode::Tab));
         assert_eq!(a.focus, panels[1]);
         a.on_key(key(KeyCode::BackTab));
@@ -430,7 +480,7 @@ mod tests {
         a.on_key(key(KeyCode::Up));
         assert_eq!(a.help_scroll, 10);
         assert_eq!(
-            a.focus,
+            a.focused(),
             Panel::Dedupe,
             "arrows scroll the help, not the focus"
         );
@@ -449,7 +499,7 @@ mod tests {
         for k in [KeyCode::Tab, KeyCode::Right, KeyCode::Left, KeyCode::Enter] {
             a.on_key(key(k));
         }
-        assert_eq!((a.focus, a.zoom), (Panel::Dedupe, false));
+        assert_eq!((a.focused(), a.zoom), (Panel::Dedupe, false));
         a.on_key(key(KeyCode::Char('?')));
         assert_eq!(a.help_scroll, 0);
     }

@@ -30,7 +30,7 @@ pub const DEFAULT_DEVICE_ADDR: &str = "127.0.0.1:7777";
     version,
     about = "A live terminal feed of sketch-nostd sketches over a log, stdin or a fleet of devices",
     args_conflicts_with_subcommands = true,
-    after_help = "KEYS (live view):\n    q, Esc  quit           Ctrl-C  quit (exit 130)   p  pause / resume\n    r       reset counts   Tab, arrows  move between panels   Enter  zoom\n    w       window: since start, last 1 / 5 / 15 min\n    ?       help           +, -    synthetic rate\n\nWithout a subcommand: `live`, or `report` when stdout is not a terminal.\nWithout --input or --seed: stdin when it is a pipe or a file, else the synthetic log.\nRespects NO_COLOR."
+    after_help = "KEYS (live view):\n    q, Esc  quit           Ctrl-C  quit (exit 130)   p  pause / resume\n    r r     reset counts   Tab, arrows  move between panels   Enter  zoom\n    w       window: since start, last 1 / 5 / 15 min\n    ?       help           +, -    synthetic rate   Ctrl-L  redraw\n\nWithout a subcommand: `live`, or `report` when stdout is not a terminal.\nWithout --input or --seed: stdin when it is a pipe or a file, else the synthetic log.\nRespects NO_COLOR."
 )]
 pub struct Cli {
     /// What to do.

@@ -427,6 +427,9 @@ fn run(
                     Some(Action::SetRate(rate)) => {
                         handle.control.rate.store(rate, Ordering::Relaxed)
                     }
+                    // Another program's output over the view (`tail -F`'s notes on stderr): the
+                    // next frame draws every cell, not only those that changed.
+                    Some(Action::Redraw) => terminal.clear()?,
                     None => {}
                 }
                 if app.mode == Mode::Quit {

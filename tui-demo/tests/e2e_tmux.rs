@@ -171,21 +171,30 @@ fn keys_drive_the_live_view_and_q_restores_the_shell() {
     t.keys(&["+"]);
     t.wait_for("the faster rate", |s| s.contains("rate: 50.0k/s"));
 
-    // Zoom the focused panel (Dedupe first), then move the focus: only the zoomed panel is shown.
+    // Zoom the focused panel (Distinct first), then move the focus: only the zoomed panel is
+    // shown.
     t.keys(&["Enter"]);
     t.wait_for("zoom", |s| {
-        s.contains("Dedupe") && !s.contains("Micro filter")
+        s.contains("╭ Distinct") && !s.contains("╭ Heavy hitters")
     });
     t.keys(&["Tab"]);
     t.wait_for("focus to move", |s| {
-        s.contains("Micro filter") && !s.contains("Dedupe")
+        s.contains("╭ Heavy hitters") && !s.contains("╭ Distinct")
     });
     t.keys(&["Escape"]);
     t.wait_for("unzoom", |s| {
-        s.contains("Micro filter") && s.contains("Dedupe")
+        s.contains("╭ Heavy hitters") && s.contains("╭ Distinct")
     });
 
+    // A reset is asked for twice: the first `r` says what a second one does.
     t.keys(&["r"]);
+    t.wait_for("the reset's question", |s| {
+        s.contains("r again: reset all counts (and the next --save)")
+    });
+    t.keys(&["r"]);
+    t.wait_for("the key bar back", |s| {
+        !s.contains("r again") && s.contains("q quit")
+    });
     t.keys(&["q"]);
     t.assert_shell_is_back("exit=0");
 }
@@ -342,9 +351,10 @@ fn a_panic_in_the_ingest_thread_restores_the_terminal_and_is_reported() {
 fn a_tiny_terminal_still_works() {
     let t = Tmux::start("tiny", 24, 6);
     t.type_line(&format!("{BIN}; echo exit=$?"));
-    t.wait_for("the focused panel", |s| s.contains("Dedupe"));
+    // The first panel has the focus (it was the third, Dedupe).
+    t.wait_for("the focused panel", |s| s.contains("Distinct"));
     t.keys(&["Tab"]);
-    t.wait_for("the next panel", |s| s.contains("Micro"));
+    t.wait_for("the next panel", |s| s.contains("Heavy"));
     t.keys(&["q"]);
     t.wait_for("the demo to exit", |s| s.contains("exit=0"));
 }
@@ -515,8 +525,8 @@ fn the_quantiles_panel_live_at_80x24() {
     t.wait_for("the window's quantiles", |s| {
         s.contains("last 1 min") && s.contains("exact: since start") && s.contains("p999")
     });
-    // The focus starts on Dedupe; then come Quantiles and the micro filter.
-    t.keys(&["Tab", "Tab"]);
+    // The focus starts on Distinct; then come Heavy hitters, Dedupe, Quantiles, the micro filter.
+    t.keys(&["Tab", "Tab", "Tab", "Tab"]);
     t.wait_for("the micro filter in its place", |s| {
         s.contains("Micro filter") && !s.contains("Quantiles field 9")
     });

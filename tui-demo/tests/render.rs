@@ -554,22 +554,48 @@ fn small_terminals_show_the_focused_panel_and_tab_switches_it() {
     let mut a = app(&s);
     let mut terminal = Terminal::new(TestBackend::new(50, 12)).unwrap();
     terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    // The first panel first (it was the third, Dedupe).
     let first = text(terminal.backend().buffer());
     assert!(
-        first.contains("Dedupe") && !first.contains("Micro filter"),
+        first.contains("Distinct") && !first.contains("Heavy hitters"),
         "{first}"
     );
     a.cycle_focus(1);
-    assert_eq!(a.focus, Panel::Micro);
+    assert_eq!(a.focus, Panel::Heavy);
     terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
     let second = text(terminal.backend().buffer());
     assert!(
-        second.contains("Micro filter") && !second.contains("Dedupe"),
+        second.contains("Heavy hitters") && !second.contains("Distinct"),
         "{second}"
     );
     // The footer says which panel of how many is shown.
-    assert!(second.contains("◀ 4/6 Micro filter ▶"), "{second}");
-    assert!(first.contains("◀ 3/6 Dedupe ▶"), "{first}");
+    assert!(second.contains("◀ 2/6 Heavy hitters ▶"), "{second}");
+    assert!(first.contains("◀ 1/6 Distinct ▶"), "{first}");
+}
+
+/// The key bar says what `p` does now (it said "pause" while paused), and a first `r` puts the
+/// reset's question there, whole at 80 columns.
+#[test]
+fn the_key_bar_says_resume_while_paused_and_asks_before_a_reset() {
+    let s = fixture();
+    let footer = |a: &App| {
+        let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        terminal.draw(|f| f.render_widget(a, f.area())).unwrap();
+        text(terminal.backend().buffer())
+            .lines()
+            .last()
+            .unwrap()
+            .to_string()
+    };
+    let mut a = app(&s);
+    assert!(footer(&a).contains(" p pause "), "{}", footer(&a));
+    a.mode = Mode::Paused;
+    assert!(footer(&a).contains(" p resume "), "{}", footer(&a));
+    a.reset_asked = true;
+    assert_eq!(
+        footer(&a).trim_end(),
+        " r again: reset all counts (and the next --save) · any other key: keep them"
+    );
 }
 
 #[test]

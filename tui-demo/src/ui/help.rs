@@ -18,13 +18,16 @@ pub struct Help<'a> {
     pub max: &'a std::cell::Cell<u16>,
 }
 
-const KEYS: [(&str, &str); 9] = [
+const KEYS: [(&str, &str); 10] = [
     ("q Esc Ctrl-C", "quit (Esc first closes help or zoom)"),
     (
         "p Space",
         "pause / resume the figures (counting goes on: nothing is missed)",
     ),
-    ("r", "reset every count and sketch"),
+    (
+        "r r",
+        "reset every count and sketch (asked twice: the next --save too)",
+    ),
     (
         "Tab Shift-Tab",
         "move the focus to the next / previous panel",
@@ -34,6 +37,10 @@ const KEYS: [(&str, &str); 9] = [
     ("w", "window: since start, last 1 / 5 / 15 min"),
     ("+ -", "synthetic log rate up / down"),
     ("?", "this help"),
+    (
+        "Ctrl-L",
+        "draw the screen again (after another program wrote over it)",
+    ),
 ];
 
 /// The text under the keys: paragraphs, wrapped to the overlay's width (a wrapped paragraph's

@@ -300,7 +300,16 @@ impl App {
     fn render_footer(&self, area: Rect, buf: &mut Buffer, single: bool) {
         let t = self.theme;
         let s = &self.snapshot;
-        let line = if let Some(Some(err)) = &s.finished {
+        let line = if self.reset_asked {
+            // Asked first: the reset empties every sketch, and the next `--save` writes that.
+            Line::from(vec![
+                Span::styled(" r", t.accent()),
+                Span::styled(
+                    " again: reset all counts (and the next --save) · any other key: keep them",
+                    t.warn(),
+                ),
+            ])
+        } else if let Some(Some(err)) = &s.finished {
             Line::from(Span::styled(format!(" source error: {err}"), t.bad()))
         } else if let Some(e) = &s.save_error {
             // A failed save is shown until one succeeds (the run then ends with it).
@@ -352,7 +361,14 @@ impl App {
             // Below 100 columns the rate is left to the header: every key still fits in 80.
             let wide = area.width >= 100;
             key("q", "quit");
-            key("p", "pause");
+            key(
+                "p",
+                if self.mode == Mode::Paused {
+                    "resume"
+                } else {
+                    "pause"
+                },
+            );
             key("r", "reset");
             key("Tab", "focus");
             key("Enter", "zoom");

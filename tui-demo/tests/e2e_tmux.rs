@@ -347,6 +347,31 @@ fn a_panic_in_the_ingest_thread_restores_the_terminal_and_is_reported() {
     t.assert_shell_is_back("ingest-panic-exit=101");
 }
 
+/// Another program writing over the view (`tail -F`'s notes on the terminal it shares: here over
+/// the Distinct panel's bottom border, which no frame changes) stays on
+/// screen, since a frame draws only the cells that changed; Ctrl-L draws them all again.
+#[test]
+fn ctrl_l_draws_over_another_program_s_output() {
+    let t = Tmux::start("redraw", 100, 30);
+    t.type_line(&format!("NO_COLOR=1 {BIN} --rate 1000; echo exit=$?"));
+    t.wait_for("the live view", is_live);
+    let tty = t.run(&["display-message", "-p", "-t", "e2e", "#{pane_tty}"]);
+    let tty = String::from_utf8_lossy(&tty.stdout).trim().to_string();
+    std::fs::write(&tty, "\x1b[9;5HSTRAY-OUTPUT-OVER-THE-VIEW").unwrap();
+    t.wait_for("the stray output on screen", |s| s.contains("STRAY-OUTPUT"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        t.screen().contains("STRAY-OUTPUT"),
+        "redrawn without Ctrl-L"
+    );
+    t.keys(&["C-l"]);
+    t.wait_for("the view drawn again", |s| {
+        is_live(s) && !s.contains("STRAY-OUTPUT")
+    });
+    t.keys(&["q"]);
+    t.assert_shell_is_back("exit=0");
+}
+
 #[test]
 fn a_tiny_terminal_still_works() {
     let t = Tmux::start("tiny", 24, 6);

@@ -391,6 +391,47 @@ fn followed_files_waiting_rotated_and_truncated_are_shown() {
     let screen = text(&draw(&panel, 80, 10));
     assert_has(&screen, &["app.log: 2 rotations · 1 truncation"]);
     assert!(!screen.contains("later.log"), "{screen}");
+    // Several files changed: a line each, a long path's end kept (every file's news was on one
+    // line, cut inside the first's directory: found by a user test); past three, a count.
+    let long = |n: u32, rotations, truncations| Followed {
+        file: format!("/var/log/very_long_directory_name_for_logs/service-number-{n}.access.log"),
+        rotations,
+        truncations,
+        ..Followed::default()
+    };
+    let several = [long(1, 1, 0), long(2, 0, 2), long(3, 1, 1)];
+    let screen = text(&draw(
+        &ThroughputPanel {
+            follow: &several,
+            ..panel
+        },
+        60,
+        10,
+    ));
+    assert_has(
+        &screen,
+        &[
+            "│…ory_name_for_logs/service-number-1.access.log: 1 rotation│",
+            "│…_name_for_logs/service-number-2.access.log: 2 truncations│",
+            "│…gs/service-number-3.access.log: 1 rotation · 1 truncation│",
+        ],
+    );
+    let four = [long(1, 1, 0), long(2, 0, 2), long(3, 1, 1), long(4, 0, 1)];
+    let screen = text(&draw(
+        &ThroughputPanel {
+            follow: &four,
+            ..panel
+        },
+        100,
+        10,
+    ));
+    assert_has(
+        &screen,
+        &[
+            "service-number-2.access.log: 2 truncations",
+            "and 2 more followed files rotated or truncated",
+        ],
+    );
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let a = app(&s);
     terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();

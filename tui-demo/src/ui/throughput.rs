@@ -84,21 +84,31 @@ impl Widget for &ThroughputPanel<'_> {
             }
         }
         let mut text = vec![Line::from(first), Line::from(second)];
-        // What happened to followed files (a name still waited for is said in the footer).
-        let followed: Vec<String> = self
+        // What happened to followed files (a name still waited for is said in the footer): a
+        // line each, the name's end kept when it is cut (the file name, not the directories
+        // shared by all: every file's news on one line showed the first's directory, cut).
+        let changed: Vec<&Followed> = self
             .follow
             .iter()
             .filter(|f| f.rotations + f.truncations > 0)
-            .map(|f| {
-                format!(
-                    "{}: {}",
-                    human::printable(f.file.as_bytes(), 60),
-                    f.changes()
-                )
-            })
             .collect();
-        if !followed.is_empty() {
-            text.push(Line::from(Span::styled(followed.join("; "), t.dim())));
+        const FOLLOW_LINES: usize = 3;
+        let width = inner.width as usize;
+        for (i, f) in changed.iter().enumerate().take(FOLLOW_LINES) {
+            let line = if i + 1 == FOLLOW_LINES && changed.len() > FOLLOW_LINES {
+                format!(
+                    "and {} more followed files rotated or truncated (the summary on quit lists them)",
+                    changed.len() - i
+                )
+            } else {
+                let what = f.changes();
+                let room = width.saturating_sub(what.chars().count() + 2).max(8);
+                format!(
+                    "{}: {what}",
+                    tail(&human::printable(f.file.as_bytes(), 4096), room)
+                )
+            };
+            text.push(Line::from(Span::styled(line, t.dim())));
         }
         if let Some(win) = self.window {
             // Per interval, oldest left, newest right, each with its scale's top as a legend.
@@ -150,4 +160,21 @@ impl Widget for &ThroughputPanel<'_> {
             .style(t.bar())
             .render(spark, buf);
     }
+}
+
+/// The last `max` characters of `name`, `…` first when it is cut (a path's end names the file).
+///
+/// ```
+/// # use tui_demo::ui::throughput::tail;
+/// assert_eq!(tail("logs/app.log", 20), "logs/app.log");
+/// assert_eq!(tail("very/long/dir/app.log", 8), "…app.log");
+/// ```
+#[must_use]
+pub fn tail(name: &str, max: usize) -> String {
+    let n = name.chars().count();
+    if n <= max {
+        return name.to_string();
+    }
+    let kept: String = name.chars().skip(n + 1 - max.max(1)).collect();
+    format!("…{kept}")
 }

@@ -434,6 +434,29 @@ impl RunArgs {
                     .into(),
             );
         }
+        // One file given twice would have its lines counted twice (`merge` says so of a file
+        // given twice; a run counted it silently: found by a user test). The same file under two
+        // names too (a link); a name that does not exist yet (followed) by its text.
+        let mut seen: Vec<(&std::path::PathBuf, Option<(u64, u64)>)> = Vec::new();
+        for p in self.input.iter().filter(|p| p.as_os_str() != "-") {
+            use std::os::unix::fs::MetadataExt;
+            let id = std::fs::metadata(p)
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| (m.dev(), m.ino()));
+            if let Some((first, _)) = seen
+                .iter()
+                .find(|(q, qid)| *q == p || (id.is_some() && *qid == id))
+            {
+                return Err(format!(
+                    "--input {} and {}: the same file, whose lines would be counted twice (give it \
+                     once)",
+                    first.display(),
+                    p.display()
+                ));
+            }
+            seen.push((p, id));
+        }
         let synthetic_by_default = self.input.is_empty() && self.seed.is_none();
         let source = if self.input.is_empty() {
             SourceSpec::Synthetic {
@@ -728,6 +751,37 @@ mod tests {
 
     fn run(args: &[&str]) -> Options {
         p(args).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    }
+
+    #[test]
+    fn one_file_given_twice_is_refused() {
+        let dir = std::env::temp_dir().join(format!("tui-demo-args-twice-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, link) = (dir.join("a.log"), dir.join("link.log"));
+        std::fs::write(&a, "x\n").unwrap();
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&a, &link).unwrap();
+        let (a, link) = (a.to_str().unwrap(), link.to_str().unwrap());
+        let missing = dir.join("later.log");
+        let missing = missing.to_str().unwrap();
+        for (args, first, second) in [
+            (vec!["-i", a, "-i", a], a, a),
+            (vec!["-i", a, "-i", link], a, link),
+            (
+                vec!["--follow", "-i", missing, "-i", missing],
+                missing,
+                missing,
+            ),
+        ] {
+            let err = p(&args).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("--input {first} and {second}: the same file")),
+                "{args:?}: {err}"
+            );
+        }
+        // Two files, or a file and stdin, are two inputs.
+        assert!(p(&["-i", a, "-i", "-"]).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -69,8 +69,8 @@ pub enum Cmd {
         /// The address to listen on (port 0: any free port, shown in the header).
         #[arg(default_value = DEFAULT_DEVICE_ADDR)]
         addr: SocketAddr,
-        /// Stop after this many seconds.
-        #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
+        /// Stop after this many seconds (more than 0).
+        #[arg(long, value_parser = positive_seconds, allow_negative_numbers = true)]
         seconds: Option<f64>,
         /// Print a summary instead of the live view.
         #[arg(long)]
@@ -110,8 +110,8 @@ pub enum Cmd {
         /// Flip a bit in this fraction of the frames sent, to see them refused.
         #[arg(long, default_value_t = 0.0, value_parser = fraction, allow_negative_numbers = true)]
         corrupt: f64,
-        /// Stop after this many seconds (else at Ctrl-C).
-        #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
+        /// Stop after this many seconds (more than 0; else at Ctrl-C).
+        #[arg(long, value_parser = positive_seconds, allow_negative_numbers = true)]
         seconds: Option<f64>,
         /// Seed of the devices' logs.
         #[arg(long, default_value_t = 1, value_parser = number::<u64>, allow_negative_numbers = true)]
@@ -189,7 +189,7 @@ pub struct RunArgs {
     pub value_json: Option<String>,
     /// Lines per second: the synthetic log's [default: 50000 live, unlimited in a report], or the
     /// speed to replay files or stdin at [default: unlimited]; 0 = unlimited. A whole number,
-    /// or with k / M: 50k, 1M.
+    /// or with k / M / G: 50k, 1M.
     #[arg(long, value_parser = count, allow_negative_numbers = true)]
     pub rate: Option<u64>,
     /// Keep reading the --input files as they grow, like tail -F: across rotation (a new file
@@ -201,11 +201,13 @@ pub struct RunArgs {
     /// [default: 1].
     #[arg(long, conflicts_with = "input", value_parser = number::<u64>, allow_negative_numbers = true)]
     pub seed: Option<u64>,
-    /// Stop after this many seconds.
-    #[arg(long, value_parser = seconds, allow_negative_numbers = true)]
+    /// Stop after this many seconds (more than 0): the live view quits, a report prints what was
+    /// counted.
+    #[arg(long, value_parser = positive_seconds, allow_negative_numbers = true)]
     pub seconds: Option<f64>,
-    /// Stop after this many lines [report on the synthetic log: 1000000].
-    #[arg(long, value_parser = count, allow_negative_numbers = true)]
+    /// Stop after this many lines (at least 1) [report on the synthetic log: 1000000]: the input
+    /// ends there (the live view shows END OF INPUT until q).
+    #[arg(long, value_parser = lines_limit, allow_negative_numbers = true)]
     pub lines: Option<u64>,
     /// Distinct lines counted exactly before the exact table stops growing (0: off).
     #[arg(long, default_value_t = 2_000_000, value_parser = number::<usize>, allow_negative_numbers = true)]
@@ -636,6 +638,14 @@ fn count(v: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("'{v}' is too large"))
 }
 
+/// `--lines`: a [`count`] of at least 1 (0 read nothing, or was taken for "no limit").
+fn lines_limit(v: &str) -> Result<u64, String> {
+    match count(v)? {
+        0 => Err("must be at least 1 (without --lines the input is read to its end)".into()),
+        n => Ok(n),
+    }
+}
+
 /// `emit --rate`: a [`count`] of at least 1 (0, "unlimited" elsewhere, sent no line at all).
 fn device_rate(v: &str) -> Result<u64, String> {
     match count(v)? {
@@ -651,7 +661,6 @@ fn number<T: std::str::FromStr>(v: &str) -> Result<T, String> {
         .map_err(|_| format!("'{v}' is not a valid number"))
 }
 
-/// A non-negative number of seconds; any size (a limit past what a clock holds is no limit).
 /// `listen --value-field`: always refused, saying where the field is chosen.
 fn devices_choose(_: &str) -> Result<u16, String> {
     Err(
@@ -661,20 +670,12 @@ fn devices_choose(_: &str) -> Result<u16, String> {
     )
 }
 
-fn seconds(v: &str) -> Result<f64, String> {
-    let s: f64 = number(v)?;
-    if s.is_nan() || s < 0.0 {
-        return Err("must be a non-negative number of seconds".into());
-    }
-    Ok(s)
-}
-
 /// `--save-every`'s seconds as a duration (one past what a duration holds is no limit).
 fn seconds_duration(s: f64) -> std::time::Duration {
     std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX)
 }
 
-/// A positive number of seconds.
+/// A positive number of seconds; any size (a limit past what a clock holds is no limit).
 fn positive_seconds(v: &str) -> Result<f64, String> {
     let s: f64 = number(v)?;
     // (NaN is refused too.)
@@ -983,7 +984,14 @@ mod tests {
         // A negative number is the value's mistake, said as such (found by a user test: clap took
         // `-1` for a flag, "unexpected argument '-1' found").
         for (bad, says) in [
-            (&["--seconds", "-1"][..], "non-negative number of seconds"),
+            (&["--seconds", "-1"][..], "more than 0"),
+            // 0 read the whole file without --follow and nothing with it (a user test).
+            (&["--seconds", "0"], "more than 0"),
+            (&["listen", "--seconds", "0"], "more than 0"),
+            (
+                &["--lines", "0"],
+                "at least 1 (without --lines the input is read to its end)",
+            ),
             (&["--rate", "-5"], "not a whole number"),
             (&["--lines", "-3"], "not a whole number"),
             (&["--top", "-1"], "--top"),

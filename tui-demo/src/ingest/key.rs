@@ -11,11 +11,13 @@ use std::sync::Arc;
 use regex::bytes::Regex;
 
 /// The common leading timestamp forms `--strip-timestamp` removes, with the separators after them:
-/// ISO 8601 / RFC 3339 (`2024-05-01T12:00:00.123Z`, `2024-05-01 12:00:00,123 +02:00`), syslog
-/// (`May  1 12:00:00`), the common log format's date (`01/May/2024:12:00:00 +0000`), a time of day
-/// (`12:00:00.123`), Unix seconds with an optional fraction (`1714564800.123`), each optionally in
-/// brackets.
-pub const TIMESTAMP: &str = r"^\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s?(?:Z|[+-]\d{2}:?\d{2}))?|[A-Z][a-z]{2} [ \d]?\d \d{2}:\d{2}:\d{2}(?:\.\d+)?|\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|\d{10}(?:\.\d+)?)\]?(?:[\s|:,-]+|$)";
+/// ISO 8601 / RFC 3339 (`2024-05-01T12:00:00.123Z`, `2024-05-01 12:00:00,123 +02:00`) and its
+/// slashed form (nginx's error log, `2024/05/01 12:00:00`), syslog (`May  1 12:00:00`, after a
+/// priority `<34>` too, RFC 5424's `<34>1 ` before an ISO time), C's `ctime` (`Wed May  1 12:00:00
+/// 2024`), the common log format's date (`01/May/2024:12:00:00 +0000`), a time of day
+/// (`12:00:00.123`), Unix seconds, milliseconds, microseconds or nanoseconds with an optional
+/// fraction (`1714564800.123`, `1714564800123`), each optionally in brackets.
+pub const TIMESTAMP: &str = r"^(?:<\d{1,3}>(?:\d )?)?\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s?(?:Z|[+-]\d{2}:?\d{2}))?|\d{4}/\d{2}/\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]?\d \d{2}:\d{2}:\d{2}(?:\.\d+)?(?: \d{4})?|\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|\d{10}(?:\d{3}){0,3}(?:\.\d+)?)\]?(?:[\s|:,-]+|$)";
 
 /// How the key is taken from a line when it is not whole fields.
 #[derive(Clone, Debug)]
@@ -295,6 +297,16 @@ mod tests {
             "12:00:00.123 GET /a",
             "1714564800.123 GET /a",
             "1714564800 - GET /a",
+            // Found missing by a user test: nginx's error log, syslog with a priority (and RFC
+            // 5424's version after it), ctime, Unix milliseconds (and micro-, nanoseconds).
+            "2024/05/01 12:00:00 GET /a",
+            "<34>May  1 12:00:00 GET /a",
+            "<165>1 2024-05-01T12:00:00.003Z GET /a",
+            "Wed May  1 12:00:00 2024 GET /a",
+            "[Wed May 01 12:00:00.123 2024] GET /a",
+            "1714564800123 GET /a",
+            "1714564800123456 GET /a",
+            "1714564800123456789 GET /a",
         ] {
             assert_eq!(
                 std::str::from_utf8(s.strip(line.as_bytes())).unwrap(),
@@ -303,7 +315,14 @@ mod tests {
             );
         }
         // Not timestamps: kept whole.
-        for line in ["GET /a", "404 not found", "12345 items", "2024 was a year"] {
+        for line in [
+            "GET /a",
+            "404 not found",
+            "12345 items",
+            "2024 was a year",
+            "<b>bold</b>",
+            "17145648001 items",
+        ] {
             assert_eq!(s.strip(line.as_bytes()), line.as_bytes(), "{line}");
         }
     }

@@ -458,10 +458,20 @@ fn write_input(s: &Snapshot, w: &mut impl Write) -> io::Result<()> {
     }
     writeln!(
         w,
-        "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer (hashed whole){}",
+        "input  {} not UTF-8 · {} CRLF · {} longer than the read buffer ({}){}",
         count(t.non_utf8),
         count(t.crlf),
         count(t.long),
+        if s.keyed {
+            // Keys from inside lines: a long line is kept whole up to a bound, and one longer has
+            // no key (among those without it); it said "hashed whole" of those too.
+            format!(
+                "keyed whole up to {}",
+                bytes(crate::source::LONG_KEPT_MAX as u64)
+            )
+        } else {
+            "hashed whole".to_string()
+        },
         if t.missing_field > 0 {
             // Lines lacking a field, that the regex does not match or without the JSON field:
             // not counted by the sketches.

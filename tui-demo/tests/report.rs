@@ -1688,6 +1688,23 @@ fn long_lines_are_keyed_whole() {
     assert_eq!(v["missing_field"], 4);
     let v = report(&["--key-regex", r"id=(\d+)"]);
     assert_eq!(rows(&v), [("7".to_string(), 1), ("8".to_string(), 1)]);
+    // The table says what was done with them: keyed whole up to the bound (it said "hashed
+    // whole", as of whole lines, of the line too long to key: a user test).
+    let (_, table, _) = run(
+        &["report", "--input", "-", "--field", "3"],
+        input.as_bytes(),
+    );
+    assert!(
+        table.contains(
+            "6 longer than the read buffer (keyed whole up to 4.0 MiB) · 4 without the key"
+        ),
+        "{table}"
+    );
+    let (_, table, _) = run(&["report", "--input", "-"], input.as_bytes());
+    assert!(
+        table.contains("6 longer than the read buffer (hashed whole)"),
+        "{table}"
+    );
 }
 
 /// `merge --top N` past the rows whose text the saving run kept (its `--top`): those rows say so,

@@ -119,6 +119,61 @@ fn follow_reads_appends_across_rotation_truncation_and_a_missing_name() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A service writes on to the file it has open after logrotate renamed it, until it reopens its
+/// log: those lines are read too (whole, between the new file's lines), not lost as `tail -F` loses
+/// them (found by a user test: 286 of 300 such lines were not counted). A long line of the old
+/// file is read to its end before the new file's lines.
+#[test]
+fn follow_reads_what_is_written_to_a_rotated_file() {
+    let dir = temp_dir("follow-rotated");
+    let log = dir.join("app.log");
+    append(&log, "a0\na1\n");
+    let control = Control::new(0);
+    let started = source::spawn(
+        &SourceSpec::Lines(vec![Input::Follow(log.clone())]),
+        None,
+        Arc::clone(&control),
+    )
+    .unwrap();
+    let rx = &started.rx;
+    assert_eq!(receive(rx, 2), ["a0", "a1"]);
+    // The service's open file, renamed away; a new file under the name.
+    let mut service = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::fs::rename(&log, dir.join("app.log.1")).unwrap();
+    append(&log, "n0\n");
+    assert_eq!(receive(rx, 1), ["n0"]);
+    // Still written to by the service: its lines come, whole (a line's start waits for its end).
+    service.write_all(b"late0\nlate").unwrap();
+    service.flush().unwrap();
+    assert_eq!(receive(rx, 1), ["late0"]);
+    service.write_all(b"1\n").unwrap();
+    append(&log, "n1\n");
+    let mut got = receive(rx, 2);
+    got.sort();
+    assert_eq!(got, ["late1", "n1"]);
+    // A line longer than a read, written in two parts: read to its end before the new file's.
+    let long = "L".repeat(300_000);
+    service.write_all(long.as_bytes()).unwrap();
+    service.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    append(&log, "n2\n");
+    std::thread::sleep(Duration::from_millis(400));
+    service.write_all(b"-end\n").unwrap();
+    append(&log, "n3\n");
+    // (A line this long is kept only in part: its start is what comes.)
+    let got = receive(rx, 3);
+    let shape: Vec<(usize, bool)> = got
+        .iter()
+        .map(|l| (l.len(), l.starts_with("LLL")))
+        .collect();
+    assert!(shape[0].1, "{shape:?}");
+    assert_eq!(&got[1..], ["n2", "n3"], "{shape:?}");
+    control
+        .stop
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A followed name that does not exist yet is waited for (as `tail -F` does), not refused: its
 /// status says so, and once it appears it is read from its start. Found by a user test: the run
 /// ended at once with "No such file or directory".

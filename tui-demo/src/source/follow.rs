@@ -3,7 +3,9 @@
 //!
 //! [`Follow`] is a [`Read`] that, at the end of the file, polls every [`POLL`]: new bytes are
 //! returned as they are appended; a file replaced under its name (log rotation: a new inode) is
-//! opened again from its start once the old one is read to its end; a file cut shorter than what was
+//! opened again from its start once the old one is read to its end, and the old one is still read,
+//! whole lines between the new file's, while it grows (a service writes on to the file it has open
+//! until it reopens its log: [`ROTATED_GRACE`]); a file cut shorter than what was
 //! read (truncation, `> app.log`) is read again from its start; a name that is missing for a while
 //! (between a rotation's rename and the new file's creation) is waited for. A line cut by a
 //! rotation or a truncation is ended there (a newline is supplied), so it never runs into the next
@@ -69,8 +71,26 @@ pub struct Follow {
     pos: u64,
     /// The last byte returned was a newline (or nothing was returned yet).
     at_line_start: bool,
+    /// The file rotated away from the name, still read while it grows ([`ROTATED_GRACE`]).
+    rotated: Option<Rotated>,
     control: Arc<Control>,
     status: Arc<FollowStatus>,
+}
+
+/// How long a file rotated away from its name is still read after it last grew: a service keeps
+/// writing to the file it has open until it reopens its log (logrotate's `postrotate` signal, or
+/// never), and those lines were lost (as `tail -F` loses them). Log shippers keep such files a while
+/// too (Fluent Bit's `rotate_wait`, 5 s).
+pub const ROTATED_GRACE: Duration = Duration::from_secs(10);
+
+/// A file rotated away from the followed name.
+#[derive(Debug)]
+struct Rotated {
+    file: File,
+    /// When it last grew (or was rotated away).
+    grew: std::time::Instant,
+    /// The last bytes returned from it did not end a line: it is read on to the line's end first.
+    in_line: bool,
 }
 
 impl Follow {
@@ -91,6 +111,7 @@ impl Follow {
             id: (0, 0),
             pos: 0,
             at_line_start: true,
+            rotated: None,
             control,
             status,
         };
@@ -151,9 +172,14 @@ impl Follow {
         );
         if let Ok(m) = named {
             if (m.dev(), m.ino()) != self.id && !m.is_dir() {
-                // Rotated: the old file is read to its end (we are there), the new one from 0.
+                // Rotated: the old file is read to its end (we are there), the new one from 0;
+                // the old one is still read while it grows (a service writes on to it).
                 if let Ok(file) = File::open(&self.path) {
-                    self.file = Some(file);
+                    self.rotated = self.file.replace(file).map(|old| Rotated {
+                        file: old,
+                        grew: std::time::Instant::now(),
+                        in_line: false,
+                    });
                     self.id = (m.dev(), m.ino());
                     self.pos = 0;
                     self.status.rotations.fetch_add(1, Ordering::Relaxed);
@@ -183,13 +209,28 @@ impl Read for Follow {
             if self.control.stopped() {
                 return Ok(0);
             }
-            let Some(file) = self.file.as_mut() else {
+            if self.file.is_none() {
                 // Waiting for the name to appear (it is opened from its start then).
                 match self.open_now() {
                     // (Still, or again: removed between a look and the open.)
                     Err(e) if e.kind() == io::ErrorKind::NotFound => std::thread::sleep(POLL),
                     result => result?,
                 }
+                continue;
+            }
+            if self.at_line_start || self.rotated.as_ref().is_some_and(|r| r.in_line) {
+                // Whole lines written to the rotated file since: between the new file's lines.
+                let n = self.read_rotated(buf)?;
+                if n > 0 {
+                    return Ok(n);
+                }
+                if self.rotated.as_ref().is_some_and(|r| r.in_line) {
+                    // Its long line is not over: the new file's lines wait for its end.
+                    std::thread::sleep(POLL);
+                    continue;
+                }
+            }
+            let Some(file) = self.file.as_mut() else {
                 continue;
             };
             let n = file.read(buf)?;
@@ -211,6 +252,48 @@ impl Read for Follow {
             }
             std::thread::sleep(POLL);
         }
+    }
+}
+
+impl Follow {
+    /// Reads what was written to the rotated file since, if anything: whole lines only (a line
+    /// its writer is still at waits, unless it is longer than `buf`: then it is read on to its
+    /// end before the new file's lines). The rotated file is let go once it has not grown for
+    /// [`ROTATED_GRACE`] (a line left unfinished then is ended, as a rotation ends one).
+    fn read_rotated(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let Some(r) = self.rotated.as_mut() else {
+            return Ok(0);
+        };
+        let n = r.file.read(buf)?;
+        let got = buf.get(..n).unwrap_or_default();
+        let whole = match memchr::memrchr(b'\n', got) {
+            Some(last) => last + 1,
+            // A line longer than the buffer: on to its end, whatever it takes.
+            None if n == buf.len() => n,
+            None => 0,
+        };
+        if whole < n {
+            // The unfinished line's start is read again with its end.
+            r.file.seek(SeekFrom::Current(-((n - whole) as i64)))?;
+        }
+        if whole > 0 {
+            r.grew = std::time::Instant::now();
+            r.in_line = got.get(whole - 1) != Some(&b'\n');
+            self.at_line_start = !r.in_line;
+            return Ok(whole);
+        }
+        if r.grew.elapsed() >= ROTATED_GRACE {
+            let in_line = r.in_line;
+            self.rotated = None;
+            if in_line {
+                if let Some(b) = buf.first_mut() {
+                    *b = b'\n';
+                }
+                self.at_line_start = true;
+                return Ok(1);
+            }
+        }
+        Ok(0)
     }
 }
 

@@ -119,6 +119,47 @@ fn follow_reads_appends_across_rotation_truncation_and_a_missing_name() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A file truncated and written again past the read position between two polls (copytruncate of
+/// a busy log) is read again from its start: its first bytes changed (found by a user test: the
+/// length alone did not tell, and 111 of 1,000 lines were missed with no truncation said).
+#[test]
+fn follow_sees_a_truncation_overtaken_by_new_lines() {
+    let dir = temp_dir("follow-rewritten");
+    let log = dir.join("app.log");
+    append(
+        &log,
+        "2024-05-01T12:00:00 old 0\n2024-05-01T12:00:01 old 1\n",
+    );
+    let control = Control::new(0);
+    let started = source::spawn(
+        &SourceSpec::Lines(vec![Input::Follow(log.clone())]),
+        None,
+        Arc::clone(&control),
+    )
+    .unwrap();
+    assert_eq!(receive(&started.rx, 2).len(), 2);
+    // Truncated and rewritten longer in one go (well within a poll).
+    let new: String = (0..50)
+        .map(|i| format!("2024-05-01T13:00:{i:02} new {i}\n"))
+        .collect();
+    std::fs::write(&log, &new).unwrap();
+    let got = receive(&started.rx, 50);
+    assert_eq!(
+        got.first().map(String::as_str),
+        Some("2024-05-01T13:00:00 new 0")
+    );
+    assert_eq!(got.len(), 50);
+    assert_eq!(started.follows[0].1.counts(), (false, 0, 1));
+    // Appends to it are not a truncation.
+    append(&log, "2024-05-01T13:01:00 more\n");
+    assert_eq!(receive(&started.rx, 1), ["2024-05-01T13:01:00 more"]);
+    assert_eq!(started.follows[0].1.counts(), (false, 0, 1));
+    control
+        .stop
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A service writes on to the file it has open after logrotate renamed it, until it reopens its
 /// log: those lines are read too (whole, between the new file's lines), not lost as `tail -F` loses
 /// them (found by a user test: 286 of 300 such lines were not counted). A long line of the old

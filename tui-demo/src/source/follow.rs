@@ -73,6 +73,9 @@ pub struct Follow {
     at_line_start: bool,
     /// The file rotated away from the name, still read while it grows ([`ROTATED_GRACE`]).
     rotated: Option<Rotated>,
+    /// The open file's first bytes as read (up to [`HEAD`]): a file truncated and written past
+    /// the read position again between two polls is told by them changing.
+    head: Vec<u8>,
     control: Arc<Control>,
     status: Arc<FollowStatus>,
 }
@@ -82,6 +85,9 @@ pub struct Follow {
 /// never), and those lines were lost (as `tail -F` loses them). Log shippers keep such files a while
 /// too (Fluent Bit's `rotate_wait`, 5 s).
 pub const ROTATED_GRACE: Duration = Duration::from_secs(10);
+
+/// Bytes of a followed file's start compared at each poll at its end ([`Follow::head`]).
+const HEAD: usize = 64;
 
 /// A file rotated away from the followed name.
 #[derive(Debug)]
@@ -112,6 +118,7 @@ impl Follow {
             pos: 0,
             at_line_start: true,
             rotated: None,
+            head: Vec::new(),
             control,
             status,
         };
@@ -154,6 +161,7 @@ impl Follow {
         let m = file.metadata()?;
         self.id = (m.dev(), m.ino());
         self.pos = 0;
+        self.head.clear();
         self.file = Some(file);
         self.status.waiting.store(false, Ordering::Relaxed);
         Ok(())
@@ -170,7 +178,13 @@ impl Follow {
                 .is_err_and(|e| e.kind() == io::ErrorKind::NotFound),
             Ordering::Relaxed,
         );
-        if let Ok(m) = named {
+        // What the open file got since it was last read is read first (a rotation while this
+        // waited: the old file's last lines, a cut one among them, come before the new file's).
+        let unread = match self.file.as_ref() {
+            Some(f) => f.metadata()?.len() > self.pos,
+            None => false,
+        };
+        if let Some(m) = named.as_ref().ok().filter(|_| !unread) {
             if (m.dev(), m.ino()) != self.id && !m.is_dir() {
                 // Rotated: the old file is read to its end (we are there), the new one from 0;
                 // the old one is still read while it grows (a service writes on to it).
@@ -182,6 +196,7 @@ impl Follow {
                     });
                     self.id = (m.dev(), m.ino());
                     self.pos = 0;
+                    self.head.clear();
                     self.status.rotations.fetch_add(1, Ordering::Relaxed);
                     return Ok(true);
                 }
@@ -190,9 +205,19 @@ impl Follow {
         let Some(file) = self.file.as_mut() else {
             return Ok(false);
         };
-        if file.metadata()?.len() < self.pos {
+        let shorter = file.metadata()?.len() < self.pos;
+        // Truncated and written again past where it was read, between two polls (copytruncate
+        // of a busy log): the length alone does not tell, its first bytes do (it was missed).
+        let rewritten = !shorter && !self.head.is_empty() && {
+            use std::os::unix::fs::FileExt;
+            let mut now = [0u8; HEAD];
+            let now = now.get_mut(..self.head.len()).unwrap_or_default();
+            file.read_exact_at(now, 0).is_err() || *now != *self.head
+        };
+        if shorter || rewritten {
             file.seek(SeekFrom::Start(0))?;
             self.pos = 0;
+            self.head.clear();
             self.status.truncations.fetch_add(1, Ordering::Relaxed);
             return Ok(true);
         }
@@ -235,22 +260,26 @@ impl Read for Follow {
             };
             let n = file.read(buf)?;
             if n > 0 {
+                if self.head.len() < HEAD && self.pos == self.head.len() as u64 {
+                    let more = (HEAD - self.head.len()).min(n);
+                    self.head
+                        .extend_from_slice(buf.get(..more).unwrap_or_default());
+                }
                 self.pos += n as u64;
                 self.at_line_start = buf.get(n - 1) == Some(&b'\n');
                 return Ok(n);
             }
-            if self.changed()? {
-                if !self.at_line_start {
-                    // The cut line ends here.
-                    self.at_line_start = true;
-                    if let Some(b) = buf.first_mut() {
-                        *b = b'\n';
-                    }
-                    return Ok(1);
-                }
-                continue;
-            }
+            // At its end: wait, then look for a rotation or truncation before reading on (a file
+            // rewritten while this waited would otherwise be read on from the old position).
             std::thread::sleep(POLL);
+            if self.changed()? && !self.at_line_start {
+                // The cut line ends here.
+                self.at_line_start = true;
+                if let Some(b) = buf.first_mut() {
+                    *b = b'\n';
+                }
+                return Ok(1);
+            }
         }
     }
 }

@@ -436,9 +436,10 @@ fn followed_files_waiting_rotated_and_truncated_are_shown() {
     let a = app(&s);
     terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
     let screen = text(terminal.backend().buffer());
+    // With the keys a reader needs most after it, where there is room (the notice hid them all).
     assert_has(
         &screen,
-        &["--follow: later.log does not exist; waiting for it to appear"],
+        &["--follow: later.log does not exist; waiting for it to appear │ q quit  ? help"],
     );
     let mut report = Vec::new();
     tui_demo::report::write_table(&s, &mut report).unwrap();
@@ -1188,7 +1189,9 @@ fn redis_status_is_shown_in_the_footer() {
         &down,
         &["redis redis://127.0.0.1:6379/0: DISCONNECTED, retrying (3 failures): Connection refused"],
     );
-    assert!(!down.contains("q quit"), "the warning takes the footer");
+    // The warning takes the key bar's place: only quit and help stay beside it.
+    assert!(!down.contains("Tab focus"), "the warning takes the footer");
+    assert!(down.contains("│ q quit  ? help"), "{down}");
 }
 
 /// `--save`: a save that failed while running is in the footer until one succeeds (it used to be
@@ -1205,7 +1208,11 @@ fn a_failed_save_is_shown_in_the_footer() {
         &screen,
         &["--save failed: /gone/x.sk: No such file or directory"],
     );
-    assert!(!screen.contains("q quit"), "the warning takes the footer");
+    assert!(
+        !screen.contains("Tab focus"),
+        "the warning takes the footer"
+    );
+    assert!(screen.contains("│ q quit  ? help"), "{screen}");
 }
 
 /// The fixture's log counted with `--value-field 9` (the latency), over the same run's time.

@@ -310,23 +310,39 @@ impl App {
                 ),
             ])
         } else if let Some(Some(err)) = &s.finished {
-            Line::from(Span::styled(format!(" source error: {err}"), t.bad()))
+            with_keys(
+                Line::from(Span::styled(format!(" source error: {err}"), t.bad())),
+                area.width,
+                t,
+            )
         } else if let Some(e) = &s.save_error {
             // A failed save is shown until one succeeds (the run then ends with it).
-            Line::from(Span::styled(format!(" --save failed: {e}"), t.bad()))
+            with_keys(
+                Line::from(Span::styled(format!(" --save failed: {e}"), t.bad())),
+                area.width,
+                t,
+            )
         } else if let Some(r) = s.redis.as_ref().filter(|r| r.last_error.is_some()) {
             // REDIS HOOK: a lost Redis connection is shown until a write succeeds.
-            Line::from(Span::styled(format!(" {}", r.line()), t.bad()))
+            with_keys(
+                Line::from(Span::styled(format!(" {}", r.line()), t.bad())),
+                area.width,
+                t,
+            )
         } else if let Some(f) = s.follow.iter().find(|f| f.waiting) {
             // --follow of a name that does not exist (yet, or any more): nothing new comes
             // until it does (a removed file is still read if it grows).
-            Line::from(Span::styled(
-                format!(
-                    " --follow: {} does not exist; waiting for it to appear",
-                    human::printable(f.file.as_bytes(), 200)
-                ),
-                t.warn(),
-            ))
+            with_keys(
+                Line::from(Span::styled(
+                    format!(
+                        " --follow: {} does not exist; waiting for it to appear",
+                        human::printable(f.file.as_bytes(), 200)
+                    ),
+                    t.warn(),
+                )),
+                area.width,
+                t,
+            )
         } else if let Some(burst) = &s.burst {
             Line::from(vec![
                 Span::styled(
@@ -392,6 +408,23 @@ impl App {
         };
         Paragraph::new(line).render(area, buf);
     }
+}
+
+/// A notice in the footer, where the key bar was, and the two keys a reader needs most after it
+/// when the width has room (a missing followed file's notice hid every key).
+fn with_keys(notice: Line<'static>, width: u16, t: Theme) -> Line<'static> {
+    let keys = [
+        Span::styled(" │", t.dim()),
+        Span::styled(" q", t.accent()),
+        Span::styled(" quit ", t.dim()),
+        Span::styled(" ?", t.accent()),
+        Span::styled(" help", t.dim()),
+    ];
+    let mut line = notice;
+    if line.width() + keys.iter().map(Span::width).sum::<usize>() <= usize::from(width) {
+        line.spans.extend(keys);
+    }
+    line
 }
 
 #[cfg(test)]

@@ -615,6 +615,52 @@ fn small_terminals_show_the_focused_panel_and_tab_switches_it() {
     assert!(first.contains("◀ 1/6 Distinct ▶"), "{first}");
 }
 
+/// Where the key bar does not fit, the least needed keys go first: quit and help always stay
+/// (zoomed at 80 columns `? help` was cut off, at 59 `w` and `?`), then pause and the window.
+#[test]
+fn a_narrow_key_bar_keeps_quit_help_pause_and_window() {
+    let s = fixture();
+    let footer = |a: &App, w: u16, h: u16| {
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal.draw(|f| f.render_widget(a, f.area())).unwrap();
+        text(terminal.backend().buffer())
+            .lines()
+            .last()
+            .unwrap()
+            .to_string()
+    };
+    let mut a = app(&s);
+    a.fps = 25.0;
+    let wide = footer(&a, 140, 40);
+    assert_has(
+        &wide,
+        &[
+            "q quit",
+            "p pause",
+            "r reset",
+            "Tab focus",
+            "Enter zoom",
+            "w window",
+            "? help",
+            "25 fps",
+        ],
+    );
+    for (w, h, zoom) in [
+        (80, 24, true),
+        (80, 24, false),
+        (59, 14, false),
+        (50, 12, false),
+    ] {
+        a.zoom = zoom;
+        let bar = footer(&a, w, h);
+        assert_has(&bar, &["q quit", "? help"]);
+        assert!(bar.trim_end().chars().count() <= usize::from(w), "{bar}");
+        if w >= 59 {
+            assert_has(&bar, &["p pause", "w window"]);
+        }
+    }
+}
+
 /// The key bar says what `p` does now (it said "pause" while paused), and a first `r` puts the
 /// reset's question there, whole at 80 columns.
 #[test]

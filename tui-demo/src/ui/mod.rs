@@ -370,36 +370,58 @@ impl App {
                     t.accent().add_modifier(ratatui::style::Modifier::REVERSED),
                 ));
             }
-            let mut key = |k: &str, what: &str| {
+            // Below 100 columns the rate is left to the header.
+            let wide = area.width >= 100;
+            let rate = match self.rate {
+                Some(0) if wide => Some("rate: max".to_string()),
+                Some(r) if wide => Some(format!("rate: {}/s", human::short(r as f64))),
+                Some(_) => Some("rate".to_string()),
+                None => None,
+            };
+            let pause = if self.mode == Mode::Paused {
+                "resume"
+            } else {
+                "pause"
+            };
+            // (key, what, rank): in this order on screen; where they do not all fit, the
+            // highest ranks go first (zoomed at 80 columns, `?` was cut off, and `w` and `?` at
+            // 59), so quit, help, pause and the window stay.
+            let mut keys: Vec<(&str, String, u8)> = vec![
+                ("q", "quit".into(), 0),
+                ("p", pause.into(), 2),
+                ("r", "reset".into(), 4),
+                ("Tab", "focus".into(), 3),
+                ("Enter", "zoom".into(), 5),
+            ];
+            if s.window.is_some() {
+                keys.push(("w", "window".into(), 2));
+            }
+            if let Some(rate) = rate {
+                keys.push(("+/-", rate, 6));
+            }
+            keys.push(("?", "help".into(), 1));
+            let fps = (self.fps > 0.0).then(|| format!(" {:.0} fps", self.fps));
+            let used = |keys: &[(&str, String, u8)]| -> usize {
+                let shown: usize = spans.iter().map(Span::width).sum();
+                shown
+                    + keys
+                        .iter()
+                        .map(|(k, what, _)| k.chars().count() + what.chars().count() + 3)
+                        .sum::<usize>()
+            };
+            while used(&keys) > usize::from(area.width) {
+                let Some(last) = keys.iter().map(|k| k.2).max().filter(|&r| r > 1) else {
+                    break;
+                };
+                keys.retain(|k| k.2 != last);
+            }
+            let room = used(&keys) + fps.as_ref().map_or(0, |f| f.chars().count());
+            for (k, what, _) in keys {
                 spans.push(Span::styled(format!(" {k}"), t.accent()));
                 spans.push(Span::styled(format!(" {what} "), t.dim()));
-            };
-            // Below 100 columns the rate is left to the header: every key still fits in 80.
-            let wide = area.width >= 100;
-            key("q", "quit");
-            key(
-                "p",
-                if self.mode == Mode::Paused {
-                    "resume"
-                } else {
-                    "pause"
-                },
-            );
-            key("r", "reset");
-            key("Tab", "focus");
-            key("Enter", "zoom");
-            if s.window.is_some() {
-                key("w", "window");
             }
-            match self.rate {
-                Some(0) if wide => key("+/-", "rate: max"),
-                Some(r) if wide => key("+/-", &format!("rate: {}/s", human::short(r as f64))),
-                Some(_) => key("+/-", "rate"),
-                None => {}
-            }
-            key("?", "help");
-            if self.fps > 0.0 {
-                spans.push(Span::styled(format!(" {:.0} fps", self.fps), t.dim()));
+            if let Some(fps) = fps.filter(|_| room <= usize::from(area.width)) {
+                spans.push(Span::styled(fps, t.dim()));
             }
             if let Some(r) = &s.redis {
                 spans.push(Span::styled(format!(" │ {}", r.line()), t.dim()));

@@ -340,11 +340,17 @@ fn write_fleet(
 ) -> io::Result<()> {
     writeln!(
         w,
-        "frames  {} ok · {} refused ({} from unknown senders) · {} lost · {} {}",
+        "frames  {} ok · {} refused ({} from unknown senders) · {} lost{} · {} {}",
         count(f.ok),
         count(f.bad),
         count(f.unattributed_bad),
         count(f.lost),
+        // Datagrams the network delivered twice: not frames of their own.
+        if f.repeated > 0 {
+            format!(" · {} repeated", count(f.repeated))
+        } else {
+            String::new()
+        },
         bytes(f.bytes),
         // Saved fleets (`merge`) keep no time: their hosts ran side by side.
         if s.sketches_only {

@@ -69,6 +69,9 @@ struct Row {
     ok: u64,
     bad: u64,
     lost: u64,
+    /// Absent in files written before it was kept.
+    #[serde(default)]
+    repeated: u64,
     bytes: u64,
     #[serde(with = "exact")]
     held: Option<f64>,
@@ -342,6 +345,7 @@ impl Row {
             ok: r.ok,
             bad: r.bad,
             lost: r.lost,
+            repeated: r.repeated,
             bytes: r.bytes,
             held: r.held,
             lines: r.lines,
@@ -358,6 +362,7 @@ impl Row {
             ok: self.ok,
             bad: self.bad,
             lost: self.lost,
+            repeated: self.repeated,
             bytes: self.bytes,
             held: self.held,
             lines: self.lines,

@@ -275,6 +275,8 @@ pub struct DeviceRow {
     pub bad: u64,
     /// Frames missing from its sequence numbers.
     pub lost: u64,
+    /// Datagrams that repeated a frame already taken (not counted in `ok`).
+    pub repeated: u64,
     /// Bytes received from it.
     pub bytes: u64,
     /// Lines its dedupe filter holds (the filter's own estimate).
@@ -301,6 +303,8 @@ pub struct FleetStats {
     pub unattributed_bad: u64,
     /// Frames missing from sequence numbers.
     pub lost: u64,
+    /// Datagrams that repeated a frame already taken (not counted in `ok`).
+    pub repeated: u64,
     /// Bytes received.
     pub bytes: u64,
     /// Why frames were refused, with counts.

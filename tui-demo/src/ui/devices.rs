@@ -136,6 +136,13 @@ impl Widget for &DevicesPanel<'_> {
             t.value(),
         ));
         frames.push(Span::styled(" lost", t.dim()));
+        if s.repeated > 0 && !narrow {
+            // Datagrams the network delivered twice: not frames of their own.
+            frames.push(Span::styled(
+                format!(" · {} repeated", count(s.repeated)),
+                t.dim(),
+            ));
+        }
         if !narrow {
             frames.push(Span::styled(" · ", t.dim()));
             frames.push(Span::styled(bytes(s.bytes), t.cost()));

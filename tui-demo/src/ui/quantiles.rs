@@ -74,7 +74,20 @@ pub fn lines(s: &QuantileStats, windowed: bool, width: usize, t: Theme) -> Vec<L
                 format!("{:<w$} ", quantile_name(r.q), w = ROW[0]),
                 t.accent(),
             ),
-            Span::styled(format!("{:>w$}", value(r.estimate), w = ROW[1]), t.value()),
+            // In the collapsed bucket the value is a bound, "≤", on every row (the note after the
+            // rows is below the panel's fold at 80×24, and a row with an exact value had none).
+            Span::styled(
+                format!(
+                    "{:>w$}",
+                    if r.collapsed {
+                        format!("≤{}", value(r.estimate))
+                    } else {
+                        value(r.estimate)
+                    },
+                    w = ROW[1]
+                ),
+                if r.collapsed { t.warn() } else { t.value() },
+            ),
         ];
         if let Some(x) = r.exact {
             // The same error as the report's table: none against an exact 0, capped when huge.
@@ -261,9 +274,18 @@ mod tests {
             ],
             ..QuantileStats::default()
         };
-        let text = text(&lines(&s, false, 40, Theme { color: false }));
-        assert!(text[2].ends_with("or lower (collapsed)"), "{text:?}");
-        assert!(!text[3].contains("collapsed"), "{text:?}");
-        assert_eq!(text[4], "collapsed: ≤4 may be lower");
+        let first = text(&lines(&s, false, 40, Theme { color: false }));
+        assert!(first[2].ends_with("or lower (collapsed)"), "{first:?}");
+        assert!(first[2].contains("≤4"), "{first:?}");
+        assert!(
+            !first[3].contains("collapsed") && !first[3].contains('≤'),
+            "{first:?}"
+        );
+        assert_eq!(first[4], "collapsed: ≤4 may be lower");
+        // Beside an exact value too (found by a user test: such a row said nothing).
+        let mut s = s;
+        s.rows[0].exact = Some(1.0);
+        let shown = text(&lines(&s, false, 40, Theme { color: false }));
+        assert!(shown[2].contains("≤4"), "{shown:?}");
     }
 }

@@ -162,8 +162,8 @@ pub struct RunArgs {
     /// stdin when it is a pipe or a file (`tail -f app.log | tui-demo`), else the synthetic log.
     #[arg(long, short = 'i', value_name = "FILE")]
     pub input: Vec<PathBuf>,
-    /// Count whitespace-separated fields N, M… (from 1) instead of the whole line, e.g. 1 or 1,7;
-    /// a last N- runs to the end of the line (3-: all but the first two fields).
+    /// Count whitespace-separated fields N, M… (from 1, up to four) instead of the whole line,
+    /// e.g. 1 or 1,7; a last N- runs to the end of the line (3-: all but the first two fields).
     #[arg(long, short = 'f', value_name = "N[,M..]", value_parser = fields, allow_negative_numbers = true)]
     pub field: Option<KeyFields>,
     /// Count a regular expression's capture instead: the group named `key`, else group 1, else

@@ -661,6 +661,36 @@ fn a_narrow_key_bar_keeps_quit_help_pause_and_window() {
     }
 }
 
+/// What was odd in the input stays whole in the Ingest panel: beside the totals where it fits,
+/// else on a line of its own (it was cut at 120 columns: "… 2 long · 10 no key fie").
+#[test]
+fn the_ingest_panel_keeps_the_input_s_odd_counts_whole() {
+    let mut s = fixture();
+    s.totals.non_utf8 = 3;
+    s.totals.crlf = 1_234;
+    s.totals.long = 2;
+    s.totals.missing_field = 10;
+    let panel = ThroughputPanel {
+        stats: &s.throughput,
+        totals: &s.totals,
+        window: s.window.as_ref(),
+        follow: &[],
+        unit: "lines",
+        theme: Theme { color: false },
+        focused: false,
+    };
+    for w in [40, 60, 80, 120] {
+        let screen = text(&draw(&panel, w, 12));
+        assert_has(&screen, &["10 no key field", "3 not UTF-8"]);
+    }
+    let wide = text(&draw(&panel, 140, 12));
+    assert!(
+        wide.lines()
+            .any(|l| l.contains("total 200,000") && l.contains("10 no key field")),
+        "{wide}"
+    );
+}
+
 /// The key bar says what `p` does now (it said "pause" while paused), and a first `r` puts the
 /// reset's question there, whole at 80 columns.
 #[test]

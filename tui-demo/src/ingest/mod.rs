@@ -89,7 +89,9 @@ impl Meter {
         if self.history.len() == HISTORY {
             self.history.pop_front();
         }
-        self.history.push_back(self.last.0 as u64);
+        // Rounded as the rate is shown, so the peak is never below it (77.9/s showed as "78 ·
+        // peak 77").
+        self.history.push_back(self.last.0.round() as u64);
         self.since = now;
         self.lines = 0;
         self.bytes = 0;
@@ -894,6 +896,15 @@ mod tests {
         assert!(!handle.wait_finished(Duration::from_millis(50)));
         assert_eq!(handle.finish(), Ok(()));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_peak_rate_is_never_below_the_rate_shown() {
+        let mut m = Meter::new();
+        m.add(155, 0);
+        m.tick(m.since + Duration::from_secs(2));
+        let t = m.stats();
+        assert_eq!((t.lines_per_sec, t.peak), (77.5, 78));
     }
 
     #[test]

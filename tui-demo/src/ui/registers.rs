@@ -78,16 +78,9 @@ impl Widget for &RegistersPanel<'_> {
         let gap = u16::from(inner.width >= n * (bar_width + 1));
         let bars: Vec<Bar> = values
             .iter()
-            .enumerate()
-            .map(|(v, &c)| {
+            .map(|&c| {
                 Bar::default()
                     .value(u64::from(c))
-                    // Two-digit labels touch without a gap between bars: label every other value then.
-                    .label(Line::from(if gap == 0 && bar_width == 2 && v % 2 == 1 {
-                        String::new()
-                    } else {
-                        v.to_string()
-                    }))
                     .text_value(if bar_width >= 2 && gap > 0 && c > 0 {
                         short(f64::from(c))
                     } else {
@@ -96,13 +89,62 @@ impl Widget for &RegistersPanel<'_> {
                     .style(t.bar())
             })
             .collect();
+        if inner.height < 2 {
+            return;
+        }
+        let chart = Rect {
+            height: inner.height - 1,
+            ..inner
+        };
         BarChart::default()
             .direction(Direction::Vertical)
             .bar_width(bar_width)
             .bar_gap(gap)
             .value_style(t.value())
-            .label_style(t.dim())
             .data(BarGroup::default().bars(&bars))
-            .render(inner, buf);
+            .render(chart, buf);
+        // The value axis under the bars, every `step`-th value where the labels need more room
+        // than a bar has (the chart's own labels are cut to a bar's width: 10 … 17 showed as 1).
+        let axis = Rect {
+            y: inner.y + inner.height - 1,
+            height: 1,
+            ..inner
+        };
+        Paragraph::new(Line::styled(
+            value_axis(values.len(), bar_width + gap, axis.width),
+            t.dim(),
+        ))
+        .render(axis, buf);
     }
+}
+
+/// The labels of `n` values whose bars start every `pitch` cells, in `width` cells: each under its
+/// bar's first cell, every value or every 2nd, 5th or 10th where two-digit labels need the room.
+///
+/// ```
+/// use tui_demo::ui::registers::value_axis;
+/// assert_eq!(value_axis(12, 3, 40), "0  1  2  3  4  5  6  7  8  9  10 11");
+/// assert_eq!(value_axis(18, 1, 30), "0    5    10   15");
+/// ```
+#[must_use]
+pub fn value_axis(n: usize, pitch: u16, width: u16) -> String {
+    let pitch = usize::from(pitch.max(1));
+    let widest = n.saturating_sub(1).to_string().len();
+    let step = [1, 2, 5, 10]
+        .into_iter()
+        .find(|s| s * pitch > widest)
+        .unwrap_or(10);
+    let mut axis = String::new();
+    for v in (0..n).step_by(step) {
+        let at = v * pitch;
+        let label = v.to_string();
+        if at + label.len() > usize::from(width) {
+            break;
+        }
+        while axis.len() < at {
+            axis.push(' ');
+        }
+        axis.push_str(&label);
+    }
+    axis
 }

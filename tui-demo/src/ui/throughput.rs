@@ -72,18 +72,45 @@ impl Widget for &ThroughputPanel<'_> {
         first.extend(kv(" · peak", short(s.peak as f64), t));
         let mut second = kv("total", count(self.totals.lines), t);
         second.extend(kv(" ·", bytes(self.totals.bytes), t));
-        let odd = [
+        let odd: Vec<String> = [
             (self.totals.non_utf8, "not UTF-8"),
             (self.totals.crlf, "CRLF"),
             (self.totals.long, "long"),
             (self.totals.missing_field, "no key field"),
-        ];
-        for (n, what) in odd {
-            if n > 0 {
-                second.push(Span::styled(format!(" · {} {what}", count(n)), t.warn()));
+        ]
+        .into_iter()
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, what)| format!("{} {what}", count(n)))
+        .collect();
+        let width = inner.width as usize;
+        let mut text = vec![Line::from(first)];
+        // What was odd in the input after the totals, or on a line of its own where it does not
+        // fit beside them (it was cut: "… 10 no key fie").
+        let odd_line = odd.join(" · ");
+        let beside = Line::from(second.clone()).width() + 3 + odd_line.chars().count();
+        if odd.is_empty() {
+            text.push(Line::from(second));
+        } else if beside <= usize::from(inner.width) {
+            second.push(Span::styled(format!(" · {odd_line}"), t.warn()));
+            text.push(Line::from(second));
+        } else {
+            text.push(Line::from(second));
+            // As many to a line as fit.
+            let mut line = String::new();
+            for item in odd {
+                if !line.is_empty() && line.chars().count() + 3 + item.chars().count() > width {
+                    text.push(Line::from(Span::styled(
+                        std::mem::take(&mut line),
+                        t.warn(),
+                    )));
+                }
+                if !line.is_empty() {
+                    line.push_str(" · ");
+                }
+                line.push_str(&item);
             }
+            text.push(Line::from(Span::styled(line, t.warn())));
         }
-        let mut text = vec![Line::from(first), Line::from(second)];
         // What happened to followed files (a name still waited for is said in the footer): a
         // line each, the name's end kept when it is cut (the file name, not the directories
         // shared by all: every file's news on one line showed the first's directory, cut).
@@ -93,7 +120,6 @@ impl Widget for &ThroughputPanel<'_> {
             .filter(|f| f.rotations + f.truncations > 0)
             .collect();
         const FOLLOW_LINES: usize = 3;
-        let width = inner.width as usize;
         for (i, f) in changed.iter().enumerate().take(FOLLOW_LINES) {
             let line = if i + 1 == FOLLOW_LINES && changed.len() > FOLLOW_LINES {
                 format!(

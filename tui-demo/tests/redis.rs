@@ -155,6 +155,19 @@ fn two_hosts_feed_one_redis_and_redis_counts_the_fleet() {
             fleet == host_merge,
             "{fleet_key} is the merge of its devices"
         );
+        // Each device row's distinct count is PFCOUNT of its key (it was the device's own
+        // martingale estimate, a few off: found by a user test).
+        let rows = reports[i]["devices"]["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), expected);
+        for row in rows {
+            let key = format!("{{tui-demo}}:{name}:device:{}", row["id"]);
+            let shown = row["distinct"].as_f64().unwrap().round() as u64;
+            let counted = pfcount(&mut con, &[key.clone()]);
+            assert!(
+                shown.abs_diff(counted) <= 1,
+                "{key}: row {shown}, PFCOUNT {counted}"
+            );
+        }
         // The host's own merged estimate (Ertl's, after a merge) is the fleet key's.
         let reported = reports[i]["distinct"]["estimate"].as_f64().unwrap();
         assert!(

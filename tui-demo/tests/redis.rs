@@ -162,7 +162,7 @@ fn two_hosts_feed_one_redis_and_redis_counts_the_fleet() {
         for row in rows {
             let key = format!("{{tui-demo}}:{name}:device:{}", row["id"]);
             let shown = row["distinct"].as_f64().unwrap().round() as u64;
-            let counted = pfcount(&mut con, &[key.clone()]);
+            let counted = pfcount(&mut con, std::slice::from_ref(&key));
             assert!(
                 shown.abs_diff(counted) <= 1,
                 "{key}: row {shown}, PFCOUNT {counted}"

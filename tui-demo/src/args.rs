@@ -116,6 +116,10 @@ pub enum Cmd {
         /// Seed of the devices' logs.
         #[arg(long, default_value_t = 1, value_parser = number::<u64>, allow_negative_numbers = true)]
         seed: u64,
+        /// The first device's id (the others follow): several emitters feed one host with ids
+        /// of their own (two `emit 2` both numbered theirs 1 and 2, and the host mixed them).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
+        first_id: u64,
         /// Each device also keeps a quantile sketch of its log's field N (from 1) as a number
         /// (8: response size, 9: latency in µs) and sends it; `listen` merges them.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..), allow_negative_numbers = true)]
@@ -322,6 +326,8 @@ pub struct Options {
     pub to: SocketAddr,
     /// How often each emitted device sends its sketches.
     pub period_ms: u64,
+    /// The first emitted device's id.
+    pub first_id: u64,
     /// Fraction of emitted frames corrupted on purpose.
     pub corrupt: f64,
     /// `--save FILE`: where the sketches are written.
@@ -412,6 +418,7 @@ impl Default for Options {
             emit: None,
             to: SocketAddr::from(([127, 0, 0, 1], 7777)),
             period_ms: 500,
+            first_id: 1,
             corrupt: 0.0,
             save: None,
             save_every: std::time::Duration::from_secs(60),
@@ -556,10 +563,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::
             corrupt,
             seconds,
             seed,
+            first_id,
             value_field,
         }) => Ok(Options {
             source: SourceSpec::Synthetic { seed },
             emit: Some(devices),
+            first_id,
             to,
             rate: Some(rate),
             period_ms: period,

@@ -41,6 +41,8 @@ pub struct EmitOptions {
     pub seed: u64,
     /// `--value-field N`: each device also sends a quantile sketch of field N of its lines.
     pub value_field: Option<u16>,
+    /// The first device's id; the others follow (`--first-id`).
+    pub first_id: u64,
 }
 
 /// What was sent.
@@ -212,7 +214,7 @@ pub fn run(o: &EmitOptions, stop: &AtomicBool, status: &mut dyn Write) -> io::Re
     };
     let mut devices = Vec::with_capacity(o.devices as usize);
     for i in 0..u64::from(o.devices) {
-        let sim = SimDevice::new(1 + i, o.seed, &base);
+        let sim = SimDevice::new(o.first_id.saturating_add(i), o.seed, &base);
         devices.push(Device {
             sim: match o.value_field {
                 Some(n) => sim.with_value_field(n),
@@ -334,6 +336,7 @@ mod tests {
             seconds: Some(0.6),
             seed: 5,
             value_field: None,
+            first_id: 1,
         };
         let stop = AtomicBool::new(false);
         let receiver = std::thread::spawn(move || {
@@ -380,6 +383,7 @@ mod tests {
             seconds: Some(0.3),
             seed: 7,
             value_field,
+            first_id: 1,
         };
         let totals = run(&o, &AtomicBool::new(false), &mut io::sink()).unwrap();
         assert!(totals.lines > 0, "{totals:?}");
@@ -389,6 +393,42 @@ mod tests {
             fleet.datagram(from, &mut buf[..len], Instant::now());
         }
         (totals, fleet.stats(Instant::now()))
+    }
+
+    /// Two emitters feed one host, the second with `--first-id 3`: four devices of their own,
+    /// none shared, whose lines add up (both numbered theirs 1 and 2, and the host mixed them: a
+    /// user test).
+    #[test]
+    fn two_emitters_with_their_own_ids_feed_one_host() {
+        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        rx.set_read_timeout(Some(Duration::from_millis(300)))
+            .unwrap();
+        let mut lines = 0;
+        for (first_id, seed) in [(1, 7), (3, 8)] {
+            let o = EmitOptions {
+                devices: 2,
+                to: rx.local_addr().unwrap(),
+                rate: 200,
+                period: Duration::from_secs(3_600),
+                corrupt: 0.0,
+                seconds: Some(0.2),
+                seed,
+                value_field: None,
+                first_id,
+            };
+            lines += run(&o, &AtomicBool::new(false), &mut io::sink())
+                .unwrap()
+                .lines;
+        }
+        let mut fleet = Fleet::new();
+        let mut buf = vec![0u8; 65_535];
+        while let Ok((len, from)) = rx.recv_from(&mut buf) {
+            fleet.datagram(from, &mut buf[..len], Instant::now());
+        }
+        let s = fleet.stats(Instant::now());
+        let ids: Vec<(u64, bool)> = s.rows.iter().map(|r| (r.id, r.shared)).collect();
+        assert_eq!(ids, [(1, false), (2, false), (3, false), (4, false)]);
+        assert_eq!(s.lines_merged, lines);
     }
 
     #[test]
@@ -402,6 +442,7 @@ mod tests {
             seconds: None,
             seed: 1,
             value_field: None,
+            first_id: 1,
         };
         // "1 devices" (a user test).
         assert!(summary(&o, &EmitTotals::default()).starts_with("1 device → udp 127.0.0.1:9: "));
@@ -438,6 +479,7 @@ mod tests {
             seconds: Some(0.0),
             seed: 1,
             value_field: None,
+            first_id: 1,
         };
         assert!(run(&o, &AtomicBool::new(false), &mut io::sink()).is_err());
     }

@@ -87,6 +87,7 @@ fn main() -> ExitCode {
                 seconds: opts.seconds,
                 seed,
                 value_field: opts.value_field,
+                first_id: opts.first_id,
             },
             &stop,
             &mut io::stderr(),

@@ -538,7 +538,7 @@ struct Json<'a> {
     crlf: Option<u64>,
     long: Option<u64>,
     missing_field: Option<u64>,
-    exact: Option<&'a ExactStats>,
+    exact: Option<ExactJson<'a>>,
     dedupe: Option<DedupeJson<'a>>,
     micro: Option<&'a MicroStats>,
     lines_per_sec: Option<f64>,
@@ -550,6 +550,16 @@ struct Json<'a> {
     devices: &'a Option<FleetStats>,
     quantiles: &'a Option<QuantileStats>,
     follow: &'a [Followed],
+}
+
+/// [`ExactStats`] in the JSON, saying what they cover: the exact table is kept since the start
+/// only, so in a window's report its figures are not the window's (the text report says so; the
+/// JSON did not).
+#[derive(Serialize)]
+struct ExactJson<'a> {
+    #[serde(flatten)]
+    stats: &'a ExactStats,
+    covers: &'static str,
 }
 
 /// [`DedupeStats`] in the JSON: its measured false positives `null` without an exact table.
@@ -585,7 +595,10 @@ impl<'a> Json<'a> {
             missing_field: line(t.missing_field),
             // Exact counting off (`--exact-cap 0`): no exact table, and nothing measured against
             // one (they read 0 distinct lines and a false-positive rate of 0 / 0).
-            exact: (read_lines && exact_on).then_some(&snap.exact),
+            exact: (read_lines && exact_on).then_some(ExactJson {
+                stats: &snap.exact,
+                covers: "since start",
+            }),
             dedupe: read_lines.then_some(DedupeJson {
                 false_suppressed: exact_on.then_some(snap.dedupe.false_suppressed),
                 never_seen: exact_on.then_some(snap.dedupe.never_seen),

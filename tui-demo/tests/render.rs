@@ -691,6 +691,41 @@ fn the_ingest_panel_keeps_the_input_s_odd_counts_whole() {
     );
 }
 
+/// Device mode's Distinct panel says why there is no exact count in the longest words that fit
+/// (found by a user test: at 80×24 ", not lines" was cut off).
+#[test]
+fn device_distinct_says_why_no_exact_count_whole() {
+    use tui_demo::snapshot::ExactStats;
+    let s = fixture();
+    let mut d = s.distinct.clone().expect("distinct in the fixture");
+    d.sum_of_parts = Some(1.0);
+    let exact = ExactStats::default();
+    for w in [40, 46, 48, 60] {
+        let panel = DistinctPanel {
+            stats: &d,
+            exact: &exact,
+            windowed: false,
+            theme: Theme { color: false },
+            focused: false,
+        };
+        let screen = text(&draw(&panel, w, 12));
+        let line = screen
+            .lines()
+            .find(|l| l.contains("exact    none"))
+            .unwrap_or_else(|| panic!("{screen}"));
+        let said = line.trim_matches('│').trim_end();
+        assert!(
+            [
+                "exact    none: the host sees sketches, not lines",
+                "exact    none: the host sees sketches",
+                "exact    none (sketches only)",
+            ]
+            .contains(&said),
+            "{w}: {said:?}"
+        );
+    }
+}
+
 /// The key bar says what `p` does now (it said "pause" while paused), and a first `r` puts the
 /// reset's question there, whole at 80 columns.
 #[test]
@@ -1255,6 +1290,16 @@ fn redis_status_is_shown_in_the_footer() {
             "q quit",
             "redis redis://127.0.0.1:6379/0: 36 key writes under {tui-demo}:edge:*",
         ],
+    );
+    // Where it does not fit whole, its count of writes alone (it was cut inside the prefix).
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let a = app(&s);
+    terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let narrow = text(terminal.backend().buffer());
+    let footer = narrow.lines().last().unwrap();
+    assert!(
+        footer.trim_end().ends_with("│ redis: 36 key writes"),
+        "{footer}"
     );
     status.connected = false;
     status.failures = 3;

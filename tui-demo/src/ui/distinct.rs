@@ -85,12 +85,16 @@ impl Widget for &DistinctPanel<'_> {
                 "exact    since start only (w: window)",
                 t.dim(),
             )],
+            // The longest that fits the panel (at 80×24 the middle one was cut).
             (0, _) if s.sum_of_parts.is_some() => vec![Span::styled(
-                if narrow {
-                    "exact    none: the host sees sketches"
-                } else {
-                    "exact    none: the host sees sketches, not lines"
-                },
+                [
+                    "exact    none: the host sees sketches, not lines",
+                    "exact    none: the host sees sketches",
+                    "exact    none (sketches only)",
+                ]
+                .into_iter()
+                .find(|text| text.chars().count() <= usize::from(inner.width))
+                .unwrap_or("exact    none"),
                 t.dim(),
             )],
             (0, _) => vec![Span::styled("exact    off (--exact-cap 0)", t.dim())],

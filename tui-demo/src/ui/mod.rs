@@ -424,7 +424,17 @@ impl App {
                 spans.push(Span::styled(fps, t.dim()));
             }
             if let Some(r) = &s.redis {
-                spans.push(Span::styled(format!(" │ {}", r.line()), t.dim()));
+                // Whole where it fits, else its count of writes alone (it was cut at 120
+                // columns inside the key prefix).
+                let used: usize = spans.iter().map(Span::width).sum();
+                let long = format!(" │ {}", r.line());
+                let room = usize::from(area.width).saturating_sub(used);
+                let said = if long.chars().count() <= room {
+                    long
+                } else {
+                    format!(" │ redis: {} key writes", human::count(r.keys_written))
+                };
+                spans.push(Span::styled(said, t.dim()));
             }
             Line::from(spans)
         };

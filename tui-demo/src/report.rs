@@ -367,7 +367,7 @@ fn write_fleet(
     }
     writeln!(
         w,
-        "lines held by the devices' dedupe filters: merged ≈ {} vs sum {} (Bloom {} each)",
+        "lines held by the devices' dedupe filters (each clears itself when full): merged ≈ {} vs sum {} (Bloom {} each)",
         count_f(f.held_merged),
         count_f(f.held_sum),
         bytes(f.seen_bytes)

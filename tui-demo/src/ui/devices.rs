@@ -194,7 +194,11 @@ impl Widget for &DevicesPanel<'_> {
         merged.push(Span::styled(" vs sum ", t.dim()));
         merged.push(Span::styled(short(s.held_sum), t.value()));
         if !narrow {
-            merged.push(Span::styled(" (OR: shared lines once)", t.dim()));
+            // What they hold goes down as well as up: each filter clears itself when full.
+            merged.push(Span::styled(
+                " (OR: shared lines once; each clears when full)",
+                t.dim(),
+            ));
         }
         lines.push(Line::from(merged));
         let table_at = lines.len();

@@ -121,6 +121,10 @@ pub(crate) fn seal(buf: &mut Vec<u8>) {
 /// # Errors
 /// A checksum line cut short or unreadable, or a checksum that does not match.
 pub(crate) fn unseal(bytes: &[u8]) -> Result<(&[u8], bool), String> {
+    if bytes.is_empty() {
+        // (It read "damaged: its checksum line is missing" for the devices' kind of file.)
+        return Err("empty: not a file written by --save".into());
+    }
     // The checksum line, when there is one (files before it end with the JSON object's `}`,
     // and the object is one line: the line's start is found only in the last bytes).
     let tail = bytes.len().saturating_sub(2 * TRAILER_LEN);

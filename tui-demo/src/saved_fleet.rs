@@ -583,6 +583,13 @@ mod tests {
         for garbage in [&b""[..], b"SK", b"not a sketch", b"{}\ncrc32 00000000\n"] {
             assert!(SavedFleet::decode(garbage).is_err());
         }
+        // An empty file says so, as a run's does (it read "its checksum line is missing").
+        for err in [
+            SavedFleet::decode(b"").unwrap_err(),
+            crate::saved::Saved::decode(b"").unwrap_err(),
+        ] {
+            assert_eq!(err, "empty: not a file written by --save");
+        }
         let json = body
             .windows(8)
             .position(|w| w == b"{\"kind\":")

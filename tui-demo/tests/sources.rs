@@ -52,19 +52,32 @@ fn receive(rx: &std::sync::mpsc::Receiver<SourceMsg>, want: usize) -> Vec<String
     got
 }
 
+/// Starts following `log` (one file) on a source thread.
+fn follow(log: &Path) -> (Arc<Control>, source::Started) {
+    let control = Control::new(0);
+    let started = source::spawn(
+        &SourceSpec::Lines(vec![Input::Follow(log.to_path_buf())]),
+        None,
+        Arc::clone(&control),
+    )
+    .expect("a followed file (or a name waited for)");
+    (control, started)
+}
+
+/// Stops a source.
+fn stop(control: &Control) {
+    control
+        .stop
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 #[test]
 fn follow_reads_appends_across_rotation_truncation_and_a_missing_name() {
     let dir = temp_dir("follow");
     let log = dir.join("app.log");
     let lines: String = (0..10).map(|i| format!("a{i}\n")).collect();
     append(&log, &(lines + "a10"));
-    let control = Control::new(0);
-    let started = source::spawn(
-        &SourceSpec::Lines(vec![Input::Follow(log.clone())]),
-        None,
-        Arc::clone(&control),
-    )
-    .unwrap();
+    let (control, started) = follow(&log);
     let rx = &started.rx;
     // (waiting, rotations, truncations) of the one followed file.
     let status = || {
@@ -102,9 +115,7 @@ fn follow_reads_appends_across_rotation_truncation_and_a_missing_name() {
     // Back under the name: a new file, so a rotation.
     assert_eq!(status(), (false, 2, 1));
     // Stopping ends it cleanly.
-    control
-        .stop
-        .store(true, std::sync::atomic::Ordering::Relaxed);
+    stop(&control);
     let start = Instant::now();
     loop {
         match rx.recv_timeout(Duration::from_secs(60)) {
@@ -130,13 +141,7 @@ fn follow_sees_a_truncation_overtaken_by_new_lines() {
         &log,
         "2024-05-01T12:00:00 old 0\n2024-05-01T12:00:01 old 1\n",
     );
-    let control = Control::new(0);
-    let started = source::spawn(
-        &SourceSpec::Lines(vec![Input::Follow(log.clone())]),
-        None,
-        Arc::clone(&control),
-    )
-    .unwrap();
+    let (control, started) = follow(&log);
     assert_eq!(receive(&started.rx, 2).len(), 2);
     // Truncated and rewritten longer in one go (well within a poll).
     let new: String = (0..50)
@@ -154,9 +159,7 @@ fn follow_sees_a_truncation_overtaken_by_new_lines() {
     append(&log, "2024-05-01T13:01:00 more\n");
     assert_eq!(receive(&started.rx, 1), ["2024-05-01T13:01:00 more"]);
     assert_eq!(started.follows[0].1.counts(), (false, 0, 1));
-    control
-        .stop
-        .store(true, std::sync::atomic::Ordering::Relaxed);
+    stop(&control);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -169,13 +172,7 @@ fn follow_reads_what_is_written_to_a_rotated_file() {
     let dir = temp_dir("follow-rotated");
     let log = dir.join("app.log");
     append(&log, "a0\na1\n");
-    let control = Control::new(0);
-    let started = source::spawn(
-        &SourceSpec::Lines(vec![Input::Follow(log.clone())]),
-        None,
-        Arc::clone(&control),
-    )
-    .unwrap();
+    let (control, started) = follow(&log);
     let rx = &started.rx;
     assert_eq!(receive(rx, 2), ["a0", "a1"]);
     // The service's open file, renamed away; a new file under the name.
@@ -209,9 +206,7 @@ fn follow_reads_what_is_written_to_a_rotated_file() {
         .collect();
     assert!(shape[0].1, "{shape:?}");
     assert_eq!(&got[1..], ["n2", "n3"], "{shape:?}");
-    control
-        .stop
-        .store(true, std::sync::atomic::Ordering::Relaxed);
+    stop(&control);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -222,13 +217,7 @@ fn follow_reads_what_is_written_to_a_rotated_file() {
 fn follow_waits_for_a_name_that_does_not_exist_yet() {
     let dir = temp_dir("follow-later");
     let log = dir.join("later.log");
-    let control = Control::new(0);
-    let started = source::spawn(
-        &SourceSpec::Lines(vec![Input::Follow(log.clone())]),
-        None,
-        Arc::clone(&control),
-    )
-    .expect("a missing followed name is waited for");
+    let (control, started) = follow(&log);
     let status = &started.follows[0].1;
     assert_eq!(status.counts(), (true, 0, 0));
     std::thread::sleep(Duration::from_millis(250));
@@ -236,9 +225,7 @@ fn follow_waits_for_a_name_that_does_not_exist_yet() {
     append(&log, "x0\nx1\n");
     assert_eq!(receive(&started.rx, 2), ["x0", "x1"]);
     assert_eq!(status.counts(), (false, 0, 0), "appeared: not a rotation");
-    control
-        .stop
-        .store(true, std::sync::atomic::Ordering::Relaxed);
+    stop(&control);
     let _ = std::fs::remove_dir_all(&dir);
 
     // The binary: a report says it waits, then counts the file once it comes.
@@ -477,9 +464,7 @@ fn several_followed_files_are_read_side_by_side() {
     assert_eq!(receive(&started.rx, 1), ["b1"]);
     append(&a, "a1\n");
     assert_eq!(receive(&started.rx, 1), ["a1"]);
-    control
-        .stop
-        .store(true, std::sync::atomic::Ordering::Relaxed);
+    stop(&control);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

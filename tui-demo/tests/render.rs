@@ -615,20 +615,22 @@ fn small_terminals_show_the_focused_panel_and_tab_switches_it() {
     assert!(first.contains("◀ 1/6 Distinct ▶"), "{first}");
 }
 
+/// The last line (the footer) of the whole view drawn at `w`×`h`.
+fn footer(a: &App, w: u16, h: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| f.render_widget(a, f.area())).unwrap();
+    text(terminal.backend().buffer())
+        .lines()
+        .last()
+        .unwrap()
+        .to_string()
+}
+
 /// Where the key bar does not fit, the least needed keys go first: quit and help always stay
 /// (zoomed at 80 columns `? help` was cut off, at 59 `w` and `?`), then pause and the window.
 #[test]
 fn a_narrow_key_bar_keeps_quit_help_pause_and_window() {
     let s = fixture();
-    let footer = |a: &App, w: u16, h: u16| {
-        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-        terminal.draw(|f| f.render_widget(a, f.area())).unwrap();
-        text(terminal.backend().buffer())
-            .lines()
-            .last()
-            .unwrap()
-            .to_string()
-    };
     let mut a = app(&s);
     a.fps = 25.0;
     let wide = footer(&a, 140, 40);
@@ -731,15 +733,7 @@ fn device_distinct_says_why_no_exact_count_whole() {
 #[test]
 fn the_key_bar_says_resume_while_paused_and_asks_before_a_reset() {
     let s = fixture();
-    let footer = |a: &App| {
-        let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
-        terminal.draw(|f| f.render_widget(a, f.area())).unwrap();
-        text(terminal.backend().buffer())
-            .lines()
-            .last()
-            .unwrap()
-            .to_string()
-    };
+    let footer = |a: &App| footer(a, 80, 24);
     let mut a = app(&s);
     assert!(footer(&a).contains(" p pause "), "{}", footer(&a));
     a.mode = Mode::Paused;

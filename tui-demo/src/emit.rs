@@ -371,22 +371,37 @@ mod tests {
     /// Two devices for 0.3 s with a period longer than the run, so the only send is the final
     /// one: the run's totals and what a host made of every datagram that arrived.
     fn one_final_send(value_field: Option<u16>) -> (EmitTotals, crate::snapshot::FleetStats) {
+        let (mut totals, fleet) = final_sends(&[(1, 7)], value_field);
+        (totals.remove(0), fleet)
+    }
+
+    /// [`one_final_send`] of one emitter per `(first_id, seed)`, one after the other to one host.
+    fn final_sends(
+        emitters: &[(u64, u64)],
+        value_field: Option<u16>,
+    ) -> (Vec<EmitTotals>, crate::snapshot::FleetStats) {
         let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
         rx.set_read_timeout(Some(Duration::from_millis(300)))
             .unwrap();
-        let o = EmitOptions {
-            devices: 2,
-            to: rx.local_addr().unwrap(),
-            rate: 200,
-            period: Duration::from_secs(3_600),
-            corrupt: 0.0,
-            seconds: Some(0.3),
-            seed: 7,
-            value_field,
-            first_id: 1,
-        };
-        let totals = run(&o, &AtomicBool::new(false), &mut io::sink()).unwrap();
-        assert!(totals.lines > 0, "{totals:?}");
+        let totals: Vec<EmitTotals> = emitters
+            .iter()
+            .map(|&(first_id, seed)| {
+                let o = EmitOptions {
+                    devices: 2,
+                    to: rx.local_addr().unwrap(),
+                    rate: 200,
+                    period: Duration::from_secs(3_600),
+                    corrupt: 0.0,
+                    seconds: Some(0.3),
+                    seed,
+                    value_field,
+                    first_id,
+                };
+                let totals = run(&o, &AtomicBool::new(false), &mut io::sink()).unwrap();
+                assert!(totals.lines > 0, "{totals:?}");
+                totals
+            })
+            .collect();
         let mut fleet = Fleet::new();
         let mut buf = vec![0u8; 65_535];
         while let Ok((len, from)) = rx.recv_from(&mut buf) {
@@ -400,32 +415,8 @@ mod tests {
     /// user test).
     #[test]
     fn two_emitters_with_their_own_ids_feed_one_host() {
-        let rx = UdpSocket::bind("127.0.0.1:0").unwrap();
-        rx.set_read_timeout(Some(Duration::from_millis(300)))
-            .unwrap();
-        let mut lines = 0;
-        for (first_id, seed) in [(1, 7), (3, 8)] {
-            let o = EmitOptions {
-                devices: 2,
-                to: rx.local_addr().unwrap(),
-                rate: 200,
-                period: Duration::from_secs(3_600),
-                corrupt: 0.0,
-                seconds: Some(0.2),
-                seed,
-                value_field: None,
-                first_id,
-            };
-            lines += run(&o, &AtomicBool::new(false), &mut io::sink())
-                .unwrap()
-                .lines;
-        }
-        let mut fleet = Fleet::new();
-        let mut buf = vec![0u8; 65_535];
-        while let Ok((len, from)) = rx.recv_from(&mut buf) {
-            fleet.datagram(from, &mut buf[..len], Instant::now());
-        }
-        let s = fleet.stats(Instant::now());
+        let (totals, s) = final_sends(&[(1, 7), (3, 8)], None);
+        let lines: u64 = totals.iter().map(|t| t.lines).sum();
         let ids: Vec<(u64, bool)> = s.rows.iter().map(|r| (r.id, r.shared)).collect();
         assert_eq!(ids, [(1, false), (2, false), (3, false), (4, false)]);
         assert_eq!(s.lines_merged, lines);

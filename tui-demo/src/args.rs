@@ -202,6 +202,10 @@ pub struct RunArgs {
     /// files are followed side by side.
     #[arg(long, requires = "input")]
     pub follow: bool,
+    /// With --follow: start at each file's end, counting only the lines written from now on
+    /// (tail -F -n 0); a file that appears under the name later is read from its start.
+    #[arg(long, requires = "follow")]
+    pub from_end: bool,
     /// The synthetic log's seed (with no --input; it is read even when stdin is a pipe)
     /// [default: 1].
     #[arg(long, conflicts_with = "input", value_parser = number::<u64>, allow_negative_numbers = true)]
@@ -479,6 +483,8 @@ impl RunArgs {
                     .map(|p| {
                         if p.as_os_str() == "-" {
                             Input::Stdin
+                        } else if self.follow && self.from_end {
+                            Input::FollowNew(p)
                         } else if self.follow {
                             Input::Follow(p)
                         } else {
@@ -920,6 +926,10 @@ mod tests {
         let o = run(&["merge", "a.sk", "b.sk", "--report"]);
         assert_eq!(o.merge, Some(vec!["a.sk".into(), "b.sk".into()]));
         assert!(run(&[]).key.is_whole_line());
+        assert_eq!(
+            run(&["--follow", "--from-end", "-i", "a.log"]).source,
+            SourceSpec::Lines(vec![Input::FollowNew("a.log".into())])
+        );
         let o = run(&["--input", "a.log", "--follow", "--rate", "100", "-i", "-"]);
         assert_eq!(
             o.source,
@@ -995,6 +1005,7 @@ mod tests {
         // `-1` for a flag, "unexpected argument '-1' found").
         for (bad, says) in [
             (&["--seconds", "-1"][..], "more than 0"),
+            (&["-i", "a.log", "--from-end"], "--follow"),
             // 0 read the whole file without --follow and nothing with it (a user test).
             (&["--seconds", "0"], "more than 0"),
             (&["listen", "--seconds", "0"], "more than 0"),

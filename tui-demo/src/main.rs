@@ -285,10 +285,11 @@ fn a_terminal(input: &tui_demo::source::Input) -> Option<String> {
     use tui_demo::source::Input;
     match input {
         Input::Stdin => io::stdin().is_terminal().then(|| "-".to_string()),
-        Input::File(path) | Input::Follow(path) => (std::fs::metadata(path)
-            .is_ok_and(|m| m.file_type().is_char_device())
-            && std::fs::File::open(path).is_ok_and(|f| f.is_terminal()))
-        .then(|| path.display().to_string()),
+        Input::File(path) | Input::Follow(path) | Input::FollowNew(path) => {
+            (std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device())
+                && std::fs::File::open(path).is_ok_and(|f| f.is_terminal()))
+            .then(|| path.display().to_string())
+        }
     }
 }
 

@@ -210,6 +210,36 @@ fn follow_reads_what_is_written_to_a_rotated_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `--follow --from-end` (as `tail -F -n 0`): only what is written from now on is read; a last line
+/// being written is read whole once it ends; a new file under the name (a rotation) is read from
+/// its start. (`--follow` read a whole existing log first: a user test.)
+#[test]
+fn follow_from_end_reads_only_what_comes() {
+    let dir = temp_dir("follow-from-end");
+    let log = dir.join("app.log");
+    let old: String = (0..1_000).map(|i| format!("old {i}\n")).collect();
+    append(&log, &(old + "being writ"));
+    let control = Control::new(0);
+    let started = source::spawn(
+        &SourceSpec::Lines(vec![Input::FollowNew(log.clone())]),
+        None,
+        Arc::clone(&control),
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    append(&log, "ten\nnew 0\n");
+    assert_eq!(receive(&started.rx, 2), ["being written", "new 0"]);
+    // Appended to (its first bytes unchanged): no truncation taken.
+    append(&log, "new 1\n");
+    assert_eq!(receive(&started.rx, 1), ["new 1"]);
+    std::fs::rename(&log, dir.join("app.log.1")).unwrap();
+    append(&log, "rotated 0\nrotated 1\n");
+    assert_eq!(receive(&started.rx, 2), ["rotated 0", "rotated 1"]);
+    assert_eq!(started.follows[0].1.counts(), (false, 1, 0));
+    stop(&control);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A followed name that does not exist yet is waited for (as `tail -F` does), not refused: its
 /// status says so, and once it appears it is read from its start. Found by a user test: the run
 /// ended at once with "No such file or directory".

@@ -100,8 +100,10 @@ struct Rotated {
 }
 
 impl Follow {
-    /// Opens `path` to follow it, from its start; a name that does not exist yet is waited for
-    /// (`status` says so meanwhile).
+    /// Opens `path` to follow it, from its start, or `from_end`: from the start of its last line
+    /// (only lines written from now on, as `tail -F -n 0`; a file that appears under the name
+    /// later is read from its start). A name that does not exist yet is waited for (`status` says
+    /// so meanwhile).
     ///
     /// # Errors
     /// When the file cannot be opened (other than not existing), is not a regular file or is gzip
@@ -110,6 +112,7 @@ impl Follow {
         path: PathBuf,
         control: Arc<Control>,
         status: Arc<FollowStatus>,
+        from_end: bool,
     ) -> io::Result<Self> {
         let mut follow = Self {
             path,
@@ -128,7 +131,38 @@ impl Follow {
             }
             result => result?,
         }
+        if from_end {
+            follow.skip_to_last_line()?;
+        }
         Ok(follow)
+    }
+
+    /// Moves the open file's read position past its last newline: the lines there are not read,
+    /// a last one being written is read whole once it ends. Its first bytes are taken for the
+    /// truncation check as if they had been read.
+    fn skip_to_last_line(&mut self) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let Some(file) = self.file.as_mut() else {
+            return Ok(());
+        };
+        let len = file.metadata()?.len();
+        // The last line's start, looked for in the last 64 KiB (a longer last line is cut).
+        let window = len.min(64 << 10);
+        let mut tail = vec![0u8; usize::try_from(window).unwrap_or(0)];
+        file.read_exact_at(&mut tail, len - window)?;
+        let pos = match memchr::memrchr(b'\n', &tail) {
+            Some(i) => len - window + i as u64 + 1,
+            None if window < len => len,
+            None => 0,
+        };
+        let mut head = [0u8; HEAD];
+        let head_len = usize::try_from(len.min(HEAD as u64)).unwrap_or(0);
+        let head = head.get_mut(..head_len).unwrap_or_default();
+        file.read_exact_at(head, 0)?;
+        self.head = head.to_vec();
+        file.seek(SeekFrom::Start(pos))?;
+        self.pos = pos;
+        Ok(())
     }
 
     /// Opens the file under the name, refusing what cannot be followed.

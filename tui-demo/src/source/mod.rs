@@ -330,6 +330,9 @@ pub enum Input {
     File(PathBuf),
     /// A file followed as it grows, across rotation and truncation (`--follow`).
     Follow(PathBuf),
+    /// A file followed from its end: only the lines written from now on (`--follow --from-end`,
+    /// as `tail -F -n 0`); a file that appears under the name later is read from its start.
+    FollowNew(PathBuf),
 }
 
 impl Input {
@@ -338,7 +341,7 @@ impl Input {
     pub fn name(&self) -> String {
         match self {
             Self::Stdin => "stdin".to_string(),
-            Self::File(p) | Self::Follow(p) => p.display().to_string(),
+            Self::File(p) | Self::Follow(p) | Self::FollowNew(p) => p.display().to_string(),
         }
     }
 }
@@ -757,21 +760,25 @@ pub fn spawn_opened(
                     Input::Stdin => Pending::Stdin,
                     // A pipe (`--follow <(tail -f …)`, a FIFO) has no end to wait at, nor a size
                     // to see a truncation by: it is read as it comes, until its writer closes.
-                    Input::File(path) | Input::Follow(path) if is_fifo(path) => {
+                    Input::File(path) | Input::Follow(path) | Input::FollowNew(path)
+                        if is_fifo(path) =>
+                    {
                         Pending::Fifo(path.clone())
                     }
                     Input::File(path) => Pending::Open(follow::open_lines(path)?),
-                    Input::Follow(path) => {
+                    Input::Follow(path) | Input::FollowNew(path) => {
                         let status = Arc::new(follow::FollowStatus::default());
                         follows.push((input.name(), Arc::clone(&status)));
                         Pending::Open(Box::new(follow::Follow::open(
                             path.clone(),
                             Arc::clone(&control),
                             status,
+                            matches!(input, Input::FollowNew(_)),
                         )?))
                     }
                 };
-                readers.push((input.name(), matches!(input, Input::Follow(_)), reader));
+                let followed = matches!(input, Input::Follow(_) | Input::FollowNew(_));
+                readers.push((input.name(), followed, reader));
             }
             let out = Arc::new(Out {
                 tx: tx.clone(),

@@ -159,6 +159,27 @@ fn follow_sees_a_truncation_overtaken_by_new_lines() {
     append(&log, "2024-05-01T13:01:00 more\n");
     assert_eq!(receive(&started.rx, 1), ["2024-05-01T13:01:00 more"]);
     assert_eq!(started.follows[0].1.counts(), (false, 0, 1));
+    // Rewritten again, its new text starting as the old one did (a fixed header, the same first
+    // lines: the first bytes alone did not tell, and the start was missed; a retest's user test).
+    let again: String = new
+        .lines()
+        .take(10)
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        + &(0..60)
+            .map(|i| format!("2024-05-01T14:00:{i:02} third {i}\n"))
+            .collect::<String>();
+    std::fs::write(&log, &again).unwrap();
+    let got = receive(&started.rx, 70);
+    assert_eq!(
+        got.first().map(String::as_str),
+        Some("2024-05-01T13:00:00 new 0")
+    );
+    assert_eq!(
+        got.last().map(String::as_str),
+        Some("2024-05-01T14:00:59 third 59")
+    );
+    assert_eq!(started.follows[0].1.counts(), (false, 0, 2));
     stop(&control);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1045,7 +1045,10 @@ mod tests {
             fleet.datagram(from, &mut sent(seq), now);
         }
         let s = fleet.stats(now);
-        assert_eq!((s.lines_merged, s.rows[0].lost, s.rows[0].ok), (1_550, 0, 310));
+        assert_eq!(
+            (s.lines_merged, s.rows[0].lost, s.rows[0].ok),
+            (1_550, 0, 310)
+        );
         // A frame that never came is still lost.
         let mut fleet = Fleet::new();
         for seq in [1, 0, 2, 3, 5, 6, 7, 8, 9] {

@@ -73,9 +73,11 @@ pub struct Follow {
     at_line_start: bool,
     /// The file rotated away from the name, still read while it grows ([`ROTATED_GRACE`]).
     rotated: Option<Rotated>,
-    /// The open file's first bytes as read (up to [`HEAD`]): a file truncated and written past
-    /// the read position again between two polls is told by them changing.
+    /// The open file's first bytes as read (up to [`HEAD`]), and the last read (up to `HEAD`,
+    /// ending at `pos`): a file truncated and written past the read position again between two
+    /// polls is told by either changing (the first alone missed a new text starting as the old).
     head: Vec<u8>,
+    tail: Vec<u8>,
     control: Arc<Control>,
     status: Arc<FollowStatus>,
 }
@@ -122,6 +124,7 @@ impl Follow {
             at_line_start: true,
             rotated: None,
             head: Vec::new(),
+            tail: Vec::new(),
             control,
             status,
         };
@@ -160,6 +163,10 @@ impl Follow {
         let head = head.get_mut(..head_len).unwrap_or_default();
         file.read_exact_at(head, 0)?;
         self.head = head.to_vec();
+        let tail_len = pos.min(HEAD as u64);
+        let mut tail = vec![0u8; usize::try_from(tail_len).unwrap_or(0)];
+        file.read_exact_at(&mut tail, pos - tail_len)?;
+        self.tail = tail;
         file.seek(SeekFrom::Start(pos))?;
         self.pos = pos;
         Ok(())
@@ -196,6 +203,7 @@ impl Follow {
         self.id = (m.dev(), m.ino());
         self.pos = 0;
         self.head.clear();
+        self.tail.clear();
         self.file = Some(file);
         self.status.waiting.store(false, Ordering::Relaxed);
         Ok(())
@@ -231,6 +239,7 @@ impl Follow {
                     self.id = (m.dev(), m.ino());
                     self.pos = 0;
                     self.head.clear();
+                    self.tail.clear();
                     self.status.rotations.fetch_add(1, Ordering::Relaxed);
                     return Ok(true);
                 }
@@ -242,16 +251,21 @@ impl Follow {
         let shorter = file.metadata()?.len() < self.pos;
         // Truncated and written again past where it was read, between two polls (copytruncate
         // of a busy log): the length alone does not tell, its first bytes do (it was missed).
-        let rewritten = !shorter && !self.head.is_empty() && {
+        let differs = |at: u64, was: &[u8]| {
             use std::os::unix::fs::FileExt;
             let mut now = [0u8; HEAD];
-            let now = now.get_mut(..self.head.len()).unwrap_or_default();
-            file.read_exact_at(now, 0).is_err() || *now != *self.head
+            let now = now.get_mut(..was.len()).unwrap_or_default();
+            file.read_exact_at(now, at).is_err() || *now != *was
         };
+        let rewritten = !shorter
+            && ((!self.head.is_empty() && differs(0, &self.head))
+                || (!self.tail.is_empty()
+                    && differs(self.pos - self.tail.len() as u64, &self.tail)));
         if shorter || rewritten {
             file.seek(SeekFrom::Start(0))?;
             self.pos = 0;
             self.head.clear();
+            self.tail.clear();
             self.status.truncations.fetch_add(1, Ordering::Relaxed);
             return Ok(true);
         }
@@ -299,6 +313,11 @@ impl Read for Follow {
                     self.head
                         .extend_from_slice(buf.get(..more).unwrap_or_default());
                 }
+                let read = buf.get(..n).unwrap_or_default();
+                let keep = HEAD.saturating_sub(n).min(self.tail.len());
+                self.tail.drain(..self.tail.len() - keep);
+                self.tail
+                    .extend_from_slice(read.get(n.saturating_sub(HEAD)..).unwrap_or_default());
                 self.pos += n as u64;
                 self.at_line_start = buf.get(n - 1) == Some(&b'\n');
                 return Ok(n);

@@ -130,6 +130,8 @@ impl App {
                 self.help = false;
                 None
             }
+            // Esc answers the reset's question "no", as any other key but `r` (it quit).
+            KeyCode::Esc if reset_asked => None,
             KeyCode::Esc if self.zoom => {
                 self.zoom = false;
                 None
@@ -398,6 +400,11 @@ mod tests {
             Some(Action::Ingest(Command::Pause(true)))
         );
         assert_eq!(a.on_key(key(KeyCode::Char('r'))), None);
+        // Esc keeps the counts too, and does not quit (it did).
+        a.on_key(key(KeyCode::Char('p')));
+        assert_eq!(a.on_key(key(KeyCode::Char('r'))), None);
+        assert_eq!(a.on_key(key(KeyCode::Esc)), None);
+        assert!(!a.reset_asked && a.mode != Mode::Quit);
     }
 
     #[test]

@@ -562,6 +562,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Options, clap::
             ..Options::default()
         }),
         Some(Cmd::Emit {
+            devices, first_id, ..
+        }) if first_id.checked_add(u64::from(devices) - 1).is_none() => Err(invalid(format!(
+            "--first-id {first_id}: {devices} devices from it would pass the largest id, {}",
+            u64::MAX
+        ))),
+        Some(Cmd::Emit {
             devices,
             to,
             rate,
@@ -1006,6 +1012,10 @@ mod tests {
         for (bad, says) in [
             (&["--seconds", "-1"][..], "more than 0"),
             (&["-i", "a.log", "--from-end"], "--follow"),
+            (
+                &["emit", "2", "--first-id", "18446744073709551615"],
+                "would pass the largest id",
+            ),
             // 0 read the whole file without --follow and nothing with it (a user test).
             (&["--seconds", "0"], "more than 0"),
             (&["listen", "--seconds", "0"], "more than 0"),

@@ -626,6 +626,50 @@ fn footer(a: &App, w: u16, h: u16) -> String {
         .to_string()
 }
 
+/// A notice in the footer keeps `q quit  ? help` beside it at any width from 30 columns: a long
+/// followed path gives up its start, a burst's line is cut (a retest found the keys gone below 75
+/// columns, with a long path at 120, and under every burst notice).
+#[test]
+fn notices_keep_quit_and_help_beside_them() {
+    use tui_demo::snapshot::Followed;
+    let mut s = fixture();
+    s.burst = None;
+    s.follow = vec![
+        Followed {
+            file: "/var/log/very/long/directory/name/for/the/service/app.log".into(),
+            waiting: true,
+            ..Followed::default()
+        },
+        Followed {
+            file: "other.log".into(),
+            waiting: true,
+            ..Followed::default()
+        },
+    ];
+    let a = app(&s);
+    for (w, h) in [(120, 40), (80, 24), (59, 14), (40, 12)] {
+        let bar = footer(&a, w, h);
+        assert!(bar.trim_end().ends_with("│ q quit  ? help"), "{w}: {bar}");
+        assert!(bar.trim_end().chars().count() <= usize::from(w), "{bar}");
+        if w >= 80 {
+            assert!(
+                bar.contains("app.log does not exist (and 1 more); waiting"),
+                "{bar}"
+            );
+        }
+    }
+    let mut s = fixture();
+    s.burst = Some("x".repeat(300));
+    let a = app(&s);
+    for w in [120, 80, 59] {
+        let bar = footer(&a, w, 24);
+        assert!(
+            bar.contains("burst: xxx") && bar.trim_end().ends_with("│ q quit  ? help"),
+            "{bar}"
+        );
+    }
+}
+
 /// Where the key bar does not fit, the least needed keys go first: quit and help always stay
 /// (zoomed at 80 columns `? help` was cut off, at 59 `w` and `?`), then pause and the window.
 #[test]

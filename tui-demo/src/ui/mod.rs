@@ -329,28 +329,32 @@ impl App {
                 area.width,
                 t,
             )
-        } else if let Some(f) = s.follow.iter().find(|f| f.waiting) {
+        } else if s.follow.iter().any(|f| f.waiting) {
             // --follow of a name that does not exist (yet, or any more): nothing new comes
             // until it does (a removed file is still read if it grows).
+            let waiting: Vec<&str> = s
+                .follow
+                .iter()
+                .filter(|f| f.waiting)
+                .map(|f| f.file.as_str())
+                .collect();
             with_keys(
-                Line::from(Span::styled(
-                    format!(
-                        " --follow: {} does not exist; waiting for it to appear",
-                        human::printable(f.file.as_bytes(), 200)
-                    ),
-                    t.warn(),
-                )),
+                Line::from(Span::styled(waiting_notice(&waiting, area.width), t.warn())),
                 area.width,
                 t,
             )
         } else if let Some(burst) = &s.burst {
-            Line::from(vec![
-                Span::styled(
-                    " ⚡ burst: ",
-                    t.warn().add_modifier(ratatui::style::Modifier::BOLD),
-                ),
-                Span::styled(human::printable(burst.as_bytes(), 200), t.warn()),
-            ])
+            with_keys(
+                Line::from(vec![
+                    Span::styled(
+                        " ⚡ burst: ",
+                        t.warn().add_modifier(ratatui::style::Modifier::BOLD),
+                    ),
+                    Span::styled(human::printable(burst.as_bytes(), 200), t.warn()),
+                ]),
+                area.width,
+                t,
+            )
         } else {
             let mut spans = Vec::new();
             if single {
@@ -442,8 +446,9 @@ impl App {
     }
 }
 
-/// A notice in the footer, where the key bar was, and the two keys a reader needs most after it
-/// when the width has room (a missing followed file's notice hid every key).
+/// A notice in the footer, where the key bar was, and the two keys a reader needs most after it:
+/// the notice is cut (`…`) where both do not fit (a missing followed file's notice hid every key,
+/// and a long one or a narrow terminal still did). Below 30 columns, the notice alone.
 fn with_keys(notice: Line<'static>, width: u16, t: Theme) -> Line<'static> {
     let keys = [
         Span::styled(" │", t.dim()),
@@ -452,11 +457,49 @@ fn with_keys(notice: Line<'static>, width: u16, t: Theme) -> Line<'static> {
         Span::styled(" ?", t.accent()),
         Span::styled(" help", t.dim()),
     ];
-    let mut line = notice;
-    if line.width() + keys.iter().map(Span::width).sum::<usize>() <= usize::from(width) {
-        line.spans.extend(keys);
+    let keys_w: usize = keys.iter().map(Span::width).sum();
+    let width = usize::from(width);
+    if width < 30 {
+        return notice;
     }
+    let budget = width - keys_w;
+    let mut line = Line::default();
+    let mut used = 0;
+    for span in notice.spans {
+        let w = span.width();
+        if used + w <= budget {
+            used += w;
+            line.spans.push(span);
+            continue;
+        }
+        let kept: String = span
+            .content
+            .chars()
+            .take(budget.saturating_sub(used + 1))
+            .collect();
+        line.spans
+            .push(Span::styled(format!("{kept}…"), span.style));
+        break;
+    }
+    line.spans.extend(keys);
     line
+}
+
+/// The footer's notice of followed names that do not exist: the first (its path's end where it
+/// does not fit `width` beside the keys) and how many more.
+fn waiting_notice(waiting: &[&str], width: u16) -> String {
+    let more = match waiting.len() {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    let said = format!(" does not exist{more}; waiting for it to appear");
+    // " --follow: " and " │ q quit  ? help" around the path.
+    let room = usize::from(width).saturating_sub(11 + said.chars().count() + 17);
+    let name = waiting.first().copied().unwrap_or_default();
+    format!(
+        " --follow: {}{said}",
+        throughput::tail(&human::printable(name.as_bytes(), 4096), room.max(12))
+    )
 }
 
 #[cfg(test)]

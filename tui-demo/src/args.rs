@@ -179,7 +179,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH", value_parser = KeyRule::json, conflicts_with = "field")]
     pub json_key: Option<KeyRule>,
     /// Remove a leading timestamp before taking the key (ISO 8601 and 2024/05/01 12:00:00,
-    /// syslog with or without <PRI>, ctime, common log format, time of day, Unix seconds to
+    /// syslog with or without a priority (<34>), ctime, common log format, time of day, Unix seconds to
     /// nanoseconds; optionally in brackets).
     #[arg(long)]
     pub strip_timestamp: bool,

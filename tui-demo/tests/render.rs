@@ -346,16 +346,21 @@ fn throughput_panel() {
         assert!(screen.contains('█') || screen.contains('▇'), "{screen}");
     }
     for (w, h) in TINY {
-        let panel = ThroughputPanel {
-            stats: &s.throughput,
-            totals: &s.totals,
-            window: s.window.as_ref(),
-            follow: &[],
-            unit: "lines",
-            theme: Theme { color: false },
-            focused: false,
-        };
+        let panel = ingest_panel(&s);
         draw(&panel, w, h);
+    }
+}
+
+/// The Ingest panel of `s`, without colours, its followed files and all.
+fn ingest_panel(s: &Snapshot) -> ThroughputPanel<'_> {
+    ThroughputPanel {
+        stats: &s.throughput,
+        totals: &s.totals,
+        window: s.window.as_ref(),
+        follow: &s.follow,
+        unit: "lines",
+        theme: Theme { color: false },
+        focused: false,
     }
 }
 
@@ -379,15 +384,7 @@ fn followed_files_waiting_rotated_and_truncated_are_shown() {
             ..Followed::default()
         },
     ];
-    let panel = ThroughputPanel {
-        stats: &s.throughput,
-        totals: &s.totals,
-        window: s.window.as_ref(),
-        follow: &s.follow,
-        unit: "lines",
-        theme: Theme { color: false },
-        focused: false,
-    };
+    let panel = ingest_panel(&s);
     let screen = text(&draw(&panel, 80, 10));
     assert_has(&screen, &["app.log: 2 rotations · 1 truncation"]);
     assert!(!screen.contains("later.log"), "{screen}");
@@ -716,15 +713,7 @@ fn the_ingest_panel_keeps_the_input_s_odd_counts_whole() {
     s.totals.crlf = 1_234;
     s.totals.long = 2;
     s.totals.missing_field = 10;
-    let panel = ThroughputPanel {
-        stats: &s.throughput,
-        totals: &s.totals,
-        window: s.window.as_ref(),
-        follow: &[],
-        unit: "lines",
-        theme: Theme { color: false },
-        focused: false,
-    };
+    let panel = ingest_panel(&s);
     for w in [40, 60, 80, 120] {
         let screen = text(&draw(&panel, w, 12));
         assert_has(&screen, &["10 no key field", "3 not UTF-8"]);

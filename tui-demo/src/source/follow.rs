@@ -222,10 +222,13 @@ impl Follow {
         );
         // What the open file got since it was last read is read first (a rotation while this
         // waited: the old file's last lines, a cut one among them, come before the new file's).
-        let unread = match self.file.as_ref() {
-            Some(f) => f.metadata()?.len() > self.pos,
-            None => false,
+        // The open file's length, looked up once a poll (the rotation and truncation checks
+        // both need it).
+        let len = match self.file.as_ref() {
+            Some(f) => Some(f.metadata()?.len()),
+            None => None,
         };
+        let unread = len.is_some_and(|l| l > self.pos);
         if let Some(m) = named.as_ref().ok().filter(|_| !unread) {
             if (m.dev(), m.ino()) != self.id && !m.is_dir() {
                 // Rotated: the old file is read to its end (we are there), the new one from 0;
@@ -248,7 +251,7 @@ impl Follow {
         let Some(file) = self.file.as_mut() else {
             return Ok(false);
         };
-        let shorter = file.metadata()?.len() < self.pos;
+        let shorter = len.is_some_and(|l| l < self.pos);
         // Truncated and written again past where it was read, between two polls (copytruncate
         // of a busy log): the length alone does not tell, its first bytes do (it was missed).
         let differs = |at: u64, was: &[u8]| {

@@ -450,13 +450,7 @@ impl App {
 /// the notice is cut (`…`) where both do not fit (a missing followed file's notice hid every key,
 /// and a long one or a narrow terminal still did). Below 30 columns, the notice alone.
 fn with_keys(notice: Line<'static>, width: u16, t: Theme) -> Line<'static> {
-    let keys = [
-        Span::styled(" │", t.dim()),
-        Span::styled(" q", t.accent()),
-        Span::styled(" quit ", t.dim()),
-        Span::styled(" ?", t.accent()),
-        Span::styled(" help", t.dim()),
-    ];
+    let keys = notice_keys(t);
     let keys_w: usize = keys.iter().map(Span::width).sum();
     let width = usize::from(width);
     if width < 30 {
@@ -485,6 +479,17 @@ fn with_keys(notice: Line<'static>, width: u16, t: Theme) -> Line<'static> {
     line
 }
 
+/// The keys [`with_keys`] puts after a notice.
+fn notice_keys(t: Theme) -> [Span<'static>; 5] {
+    [
+        Span::styled(" │", t.dim()),
+        Span::styled(" q", t.accent()),
+        Span::styled(" quit ", t.dim()),
+        Span::styled(" ?", t.accent()),
+        Span::styled(" help", t.dim()),
+    ]
+}
+
 /// The footer's notice of followed names that do not exist: the first (its path's end where it
 /// does not fit `width` beside the keys) and how many more.
 fn waiting_notice(waiting: &[&str], width: u16) -> String {
@@ -493,8 +498,12 @@ fn waiting_notice(waiting: &[&str], width: u16) -> String {
         n => format!(" (and {} more)", n - 1),
     };
     let said = format!(" does not exist{more}; waiting for it to appear");
-    // " --follow: " and " │ q quit  ? help" around the path.
-    let room = usize::from(width).saturating_sub(11 + said.chars().count() + 17);
+    // " --follow: " before the path, the keys after the notice.
+    let keys: usize = notice_keys(Theme { color: false })
+        .iter()
+        .map(Span::width)
+        .sum();
+    let room = usize::from(width).saturating_sub(11 + said.chars().count() + keys);
     let name = waiting.first().copied().unwrap_or_default();
     format!(
         " --follow: {}{said}",

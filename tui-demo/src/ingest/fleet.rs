@@ -667,6 +667,10 @@ fn heavy_stats(top: &DeviceTop, freq: Option<&DeviceFreq>, shown: usize) -> Heav
     // A row is noise if its guaranteed count is within what any line could reach: the larger of
     // the count-min's ε·N and the summary's own bound.
     let noise_at = bound.max(top.error_bound());
+    // By count, not by guaranteed count as one stream's list ([`ranked`]): a merge of many
+    // devices' small summaries lowers the guaranteed count of every line some device's summary
+    // dropped, which the lines near the list's end mostly are (the merged top 10 of the devices
+    // test held 8 of the true top 10 ranked by guaranteed count, 10 ranked by count).
     let rows = top
         .sorted()
         .iter()

@@ -46,11 +46,17 @@ pub struct Named {
     pub heavy: Box<Heavy>,
     /// The text of the lines that may be shown, by key (pruned as the list changes).
     pub names: Names,
-    /// Rows whose text is kept.
+    /// Rows whose text is kept: the first `keep` as the list ranks them ([`ranked`]).
+    ///
+    /// [`ranked`]: super::engine::ranked
     keep: usize,
-    /// The count a line needs to be among the kept rows, as of the last recount (the kept rows'
-    /// smallest count never goes down, so a stale value is only lower).
-    show_at: u64,
+    /// The `(guaranteed count, count)` a line needs to be among the kept rows, as of the last
+    /// recount ([`bounds`](sketch_nostd::SpaceSaving::bounds) order them as the list does). A
+    /// stale value is only lower, but for rows that are noise: an event raises one row's pair or
+    /// replaces the row of the smallest count, whose guaranteed count is at most that count, so
+    /// the `keep`-th pair goes down only where it is at or below the smallest count, which is at
+    /// most ε·N; there a listed row may lack its text.
+    show_at: (u64, u64),
     until_show: u32,
     /// `names` is pruned when it grows past this.
     names_limit: usize,
@@ -64,7 +70,7 @@ impl Named {
             heavy: Box::new(Heavy::new()),
             names: Names::with_capacity_and_hasher(4 * keep, BuildHasherDefault::default()),
             keep,
-            show_at: 0,
+            show_at: (0, 0),
             until_show: THRESHOLD_EVERY,
             names_limit: 8 * keep + 64,
         }
@@ -74,7 +80,7 @@ impl Named {
     pub fn clear(&mut self) {
         self.heavy.clear();
         self.names.clear();
-        self.show_at = 0;
+        self.show_at = (0, 0);
         self.until_show = THRESHOLD_EVERY;
         self.names_limit = 8 * self.keep + 64;
     }
@@ -83,10 +89,14 @@ impl Named {
     /// line), `hash` the hash of all of it.
     pub fn add(&mut self, shown: &[u8], partial: bool, hash: u64) {
         let count = self.heavy.increment(&hash);
-        // A kept line's count is at least the kept rows' smallest, which never decreases (each
-        // event raises one counter), so when the line was last seen its count was at least
-        // `show_at` then: its text is recorded at that moment.
-        if count >= self.show_at && !self.names.contains_key(&hash) {
+        // A kept line's pair is at least the kept rows' smallest, which does not go down (see
+        // `show_at`), so when the line was last seen its pair was at least `show_at` then: its
+        // text is recorded at that moment. The count first (the guaranteed count is at most it),
+        // which spares the second lookup for most lines.
+        if count >= self.show_at.0
+            && !self.names.contains_key(&hash)
+            && self.heavy.bounds(&hash) >= self.show_at
+        {
             self.names
                 .insert(hash, KeyText::new(shown, partial, TOP_SHOWN));
             if self.names.len() > self.names_limit {
@@ -116,20 +126,24 @@ impl Named {
         self.recount();
     }
 
-    /// Recomputes the count a line needs to be kept, and forgets the text of lines below it.
+    /// Recomputes the pair a line needs to be kept, and forgets the text of lines below it.
     fn recount(&mut self) {
-        // The `keep`-th largest count, selected rather than sorted (the summary's `sorted()` orders
-        // all its rows, by count and key, and this runs every 65,536 lines).
-        let mut counts: Vec<u64> = self.heavy.entries().map(|c| c.count).collect();
+        // The `keep`-th largest (guaranteed count, count), selected rather than sorted (this runs
+        // every 65,536 lines).
+        let mut pairs: Vec<(u64, u64)> = self
+            .heavy
+            .entries()
+            .map(|c| (c.guaranteed(), c.count))
+            .collect();
         let nth = self.keep.saturating_sub(1);
-        self.show_at = if nth < counts.len() {
-            *counts.select_nth_unstable_by(nth, |a, b| b.cmp(a)).1
+        self.show_at = if nth < pairs.len() {
+            *pairs.select_nth_unstable_by(nth, |a, b| b.cmp(a)).1
         } else {
-            0
+            (0, 0)
         };
         let show_at = self.show_at;
         let heavy = &self.heavy;
-        self.names.retain(|k, _| heavy.estimate(k) >= show_at);
+        self.names.retain(|k, _| heavy.bounds(k) >= show_at);
         // When many lines tie at the cut-off (all-distinct input) many names stay: recount again
         // only once the map has doubled, so the cost per line stays constant.
         self.names_limit = (8 * self.keep + 64).max(2 * self.names.len());

@@ -126,12 +126,13 @@ impl App {
             KeyCode::Char('c') if ctrl => self.quit(),
             KeyCode::Char('l') if ctrl => Some(Action::Redraw),
             KeyCode::Char('q' | 'Q') => self.quit(),
+            // Esc answers the reset's question "no", as any other key but `r` (it quit), and only
+            // that: a help open behind the question stays (one Esc did both).
+            KeyCode::Esc if reset_asked => None,
             KeyCode::Esc if self.help => {
                 self.help = false;
                 None
             }
-            // Esc answers the reset's question "no", as any other key but `r` (it quit).
-            KeyCode::Esc if reset_asked => None,
             KeyCode::Esc if self.zoom => {
                 self.zoom = false;
                 None
@@ -405,6 +406,13 @@ mod tests {
         assert_eq!(a.on_key(key(KeyCode::Char('r'))), None);
         assert_eq!(a.on_key(key(KeyCode::Esc)), None);
         assert!(!a.reset_asked && a.mode != Mode::Quit);
+        // With the help open, Esc answers the question only; the next one closes the help.
+        a.on_key(key(KeyCode::Char('?')));
+        a.on_key(key(KeyCode::Char('r')));
+        assert_eq!(a.on_key(key(KeyCode::Esc)), None);
+        assert!(!a.reset_asked && a.help);
+        a.on_key(key(KeyCode::Esc));
+        assert!(!a.help && a.mode != Mode::Quit);
     }
 
     #[test]

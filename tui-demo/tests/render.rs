@@ -625,7 +625,8 @@ fn footer(a: &App, w: u16, h: u16) -> String {
 
 /// A notice in the footer keeps `q quit  ? help` beside it at any width from 30 columns: a long
 /// followed path gives up its start, a burst's line is cut (a retest found the keys gone below 75
-/// columns, with a long path at 120, and under every burst notice).
+/// columns, with a long path at 120, and under every burst notice). Several missing names are
+/// "them" (it said "app.log does not exist (and 1 more); waiting for it").
 #[test]
 fn notices_keep_quit_and_help_beside_them() {
     use tui_demo::snapshot::Followed;
@@ -650,7 +651,8 @@ fn notices_keep_quit_and_help_beside_them() {
         assert!(bar.trim_end().chars().count() <= usize::from(w), "{bar}");
         if w >= 80 {
             assert!(
-                bar.contains("app.log does not exist (and 1 more); waiting"),
+                bar.trim_end()
+                    .contains("app.log (+1 more) do not exist; waiting │"),
                 "{bar}"
             );
         }
@@ -776,6 +778,15 @@ fn the_key_bar_says_resume_while_paused_and_asks_before_a_reset() {
         footer(&a).trim_end(),
         " r again: reset all counts (and the next --save) · any other key: keep them"
     );
+    // Narrower, a shorter wording whole (at 40 columns it was cut inside "(and the").
+    for (w, said) in [
+        (60, " r again: reset all counts · any other key: keep them"),
+        (45, " r again: reset all counts · other keys: no"),
+        (40, " r again: reset all?"),
+        (30, " r again: reset all?"),
+    ] {
+        assert_eq!(self::footer(&a, w, 12).trim_end(), said, "{w}");
+    }
 }
 
 #[test]
@@ -895,6 +906,19 @@ fn a_narrow_header_keeps_the_state_the_window_and_the_address() {
         assert!(line.contains("127.0.0.1:54321 │"), "{w}: {line}");
         assert!(line.contains("LIVE"), "{w}: {line}");
     }
+    // A path too long for the header gives up its start, so that the file's name stays (it kept
+    // "/var/log/…" and cut the name); a label that is not a path keeps its start.
+    s.source = "/var/log/very/long/directory/name/for/the/service/app.log".into();
+    for w in [50, 64] {
+        let line = header(&s, false, w);
+        assert!(
+            line.contains("…") && line.contains("service/app.log │"),
+            "{w}: {line}"
+        );
+    }
+    s.source = "synthetic access log (seed 123456789012345)".into();
+    let line = header(&s, false, 40);
+    assert!(line.contains("│ synthetic"), "{line}");
 }
 
 /// Quit while paused: the summary, newer than the paused screen, says so.

@@ -282,8 +282,14 @@ impl App {
                     .find(|c| fixed(c) + source_len.min(12) <= width)
             })
             .unwrap_or(last);
-        let room = width.saturating_sub(fixed(chosen));
-        let source = human::printable(s.source.as_bytes(), room.max(1));
+        let room = width.saturating_sub(fixed(chosen)).max(1);
+        // A path gives up its start (the file's name is what tells it apart), other labels their
+        // end.
+        let source = if s.source.contains('/') {
+            throughput::tail(&human::printable(s.source.as_bytes(), 4096), room)
+        } else {
+            human::printable(s.source.as_bytes(), room)
+        };
         let (title, stats) = chosen;
         let line = Line::from(vec![
             Span::styled(
@@ -302,12 +308,14 @@ impl App {
         let s = &self.snapshot;
         let line = if self.reset_asked {
             // Asked first: the reset empties every sketch, and the next `--save` writes that.
+            // The longest wording that fits (at 40 columns the whole one was cut mid-word).
+            let said = RESET_QUESTION
+                .iter()
+                .find(|q| 2 + q.chars().count() <= usize::from(area.width))
+                .unwrap_or(&RESET_QUESTION[RESET_QUESTION.len() - 1]);
             Line::from(vec![
                 Span::styled(" r", t.accent()),
-                Span::styled(
-                    " again: reset all counts (and the next --save) · any other key: keep them",
-                    t.warn(),
-                ),
+                Span::styled(*said, t.warn()),
             ])
         } else if let Some(Some(err)) = &s.finished {
             with_keys(
@@ -479,6 +487,14 @@ fn with_keys(notice: Line<'static>, width: u16, t: Theme) -> Line<'static> {
     line
 }
 
+/// The reset's question after its ` r`, longest first: the footer shows the longest that fits.
+const RESET_QUESTION: [&str; 4] = [
+    " again: reset all counts (and the next --save) · any other key: keep them",
+    " again: reset all counts · any other key: keep them",
+    " again: reset all counts · other keys: no",
+    " again: reset all?",
+];
+
 /// The keys [`with_keys`] puts after a notice.
 fn notice_keys(t: Theme) -> [Span<'static>; 5] {
     [
@@ -493,11 +509,10 @@ fn notice_keys(t: Theme) -> [Span<'static>; 5] {
 /// The footer's notice of followed names that do not exist: the first (its path's end where it
 /// does not fit `width` beside the keys) and how many more.
 fn waiting_notice(waiting: &[&str], width: u16) -> String {
-    let more = match waiting.len() {
-        0 | 1 => String::new(),
-        n => format!(" (and {} more)", n - 1),
+    let said = match waiting.len() {
+        0 | 1 => " does not exist; waiting for it to appear".to_string(),
+        n => format!(" (+{} more) do not exist; waiting", n - 1),
     };
-    let said = format!(" does not exist{more}; waiting for it to appear");
     // " --follow: " before the path, the keys after the notice.
     let keys: usize = notice_keys(Theme { color: false })
         .iter()

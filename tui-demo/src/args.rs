@@ -178,9 +178,9 @@ pub struct RunArgs {
     /// (/user/id); lines without it are not counted.
     #[arg(long, value_name = "PATH", value_parser = KeyRule::json, conflicts_with = "field")]
     pub json_key: Option<KeyRule>,
-    /// Remove a leading timestamp before taking the key (ISO 8601 and 2024/05/01 12:00:00,
-    /// syslog with or without a priority (<34>), ctime, common log format, time of day, Unix seconds to
-    /// nanoseconds; optionally in brackets).
+    /// Remove a leading timestamp before taking the key (ISO 8601 and 2024/05/01 12:00:00, a date
+    /// alone, syslog with or without a priority (<34>), RFC 5424's nil timestamp, ctime, common log
+    /// format, time of day, Unix seconds to nanoseconds; optionally in brackets).
     #[arg(long)]
     pub strip_timestamp: bool,
     /// Quantiles (p50 … p999, each within ±1%) of whitespace-separated field N (from 1, after

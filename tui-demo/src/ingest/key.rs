@@ -13,11 +13,12 @@ use regex::bytes::Regex;
 /// The common leading timestamp forms `--strip-timestamp` removes, with the separators after them:
 /// ISO 8601 / RFC 3339 (`2024-05-01T12:00:00.123Z`, `2024-05-01 12:00:00,123 +02:00`) and its
 /// slashed form (nginx's error log, `2024/05/01 12:00:00`), syslog (`May  1 12:00:00`, after a
-/// priority `<34>` too, RFC 5424's `<34>1 ` before an ISO time), C's `ctime` (`Wed May  1 12:00:00
-/// 2024`), the common log format's date (`01/May/2024:12:00:00 +0000`), a time of day
-/// (`12:00:00.123`), Unix seconds, milliseconds, microseconds or nanoseconds with an optional
-/// fraction (`1714564800.123`, `1714564800123`), each optionally in brackets.
-pub const TIMESTAMP: &str = r"^(?:<\d{1,3}>(?:\d )?)?\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s?(?:Z|[+-]\d{2}:?\d{2}))?|\d{4}/\d{2}/\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]?\d \d{2}:\d{2}:\d{2}(?:\.\d+)?(?: \d{4})?|\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|\d{10}(?:\d{3}){0,3}(?:\.\d+)?)\]?(?:[\s|:,-]+|$)";
+/// priority `<34>` too, RFC 5424's `<34>1 ` before an ISO time or its nil timestamp `-`), a date
+/// alone (`2024-05-01`), C's `ctime` (`Wed May  1 12:00:00 2024`), the common log format's date
+/// (`01/May/2024:12:00:00 +0000`), a time of day (`12:00:00.123`), Unix seconds, milliseconds,
+/// microseconds or nanoseconds with an optional fraction (`1714564800.123`, `1714564800123`), each
+/// optionally in brackets.
+pub const TIMESTAMP: &str = r"^(?:<\d{1,3}>\d -(?:\s+|$)|(?:<\d{1,3}>(?:\d )?)?\[?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:\s?(?:Z|[+-]\d{2}:?\d{2}))?|\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|(?:[A-Z][a-z]{2} )?[A-Z][a-z]{2} [ \d]?\d \d{2}:\d{2}:\d{2}(?:\.\d+)?(?: \d{4})?|\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?|\d{10}(?:\d{3}){0,3}(?:\.\d+)?)\]?(?:[\s|:,-]+|$))";
 
 /// How the key is taken from a line when it is not whole fields.
 #[derive(Clone, Debug)]
@@ -307,6 +308,11 @@ mod tests {
             "1714564800123 GET /a",
             "1714564800123456 GET /a",
             "1714564800123456789 GET /a",
+            // Found missing by a user test: RFC 5424's nil timestamp (after the priority and
+            // version only), a date alone.
+            "<34>1 - GET /a",
+            "2024-05-01 GET /a",
+            "[2024-05-01] GET /a",
         ] {
             assert_eq!(
                 std::str::from_utf8(s.strip(line.as_bytes())).unwrap(),
@@ -322,6 +328,9 @@ mod tests {
             "2024 was a year",
             "<b>bold</b>",
             "17145648001 items",
+            "- GET /a",
+            "<34> - GET /a",
+            "2024-05 GET /a",
         ] {
             assert_eq!(s.strip(line.as_bytes()), line.as_bytes(), "{line}");
         }

@@ -50,12 +50,12 @@ pub struct Named {
     ///
     /// [`ranked`]: super::engine::ranked
     keep: usize,
-    /// The `(guaranteed count, count)` a line needs to be among the kept rows, as of the last
-    /// recount ([`bounds`](sketch_nostd::SpaceSaving::bounds) order them as the list does). A
-    /// stale value is only lower, but for rows that are noise: an event raises one row's pair or
-    /// replaces the row of the smallest count, whose guaranteed count is at most that count, so
-    /// the `keep`-th pair goes down only where it is at or below the smallest count, which is at
-    /// most ε·N; there a listed row may lack its text.
+    /// The `keep`-th largest count and guaranteed count as of the last recount: a line's text is
+    /// kept when either of its own reaches them. Every listed row has its text: a noise row is
+    /// among the `keep` largest counts, which never go down (an event raises one count, or
+    /// replaces the smallest with one more), so a stale value is only lower; a row past the noise
+    /// is among the `keep` largest guaranteed counts, which go down only when a row of the
+    /// smallest count leaves, that is while they are at most that count, below the row's own.
     show_at: (u64, u64),
     until_show: u32,
     /// `names` is pruned when it grows past this.
@@ -89,13 +89,13 @@ impl Named {
     /// line), `hash` the hash of all of it.
     pub fn add(&mut self, shown: &[u8], partial: bool, hash: u64) {
         let count = self.heavy.increment(&hash);
-        // A kept line's pair is at least the kept rows' smallest, which does not go down (see
-        // `show_at`), so when the line was last seen its pair was at least `show_at` then: its
-        // text is recorded at that moment. The count first (the guaranteed count is at most it),
-        // which spares the second lookup for most lines.
-        if count >= self.show_at.0
+        // A listed line's count or guaranteed count reached the kept rows' (see `show_at`) when
+        // it was last seen: its text is recorded at that moment. The count first (the guaranteed
+        // count is at most it), which spares the second lookup for most lines.
+        let (at_count, at_guaranteed) = self.show_at;
+        if count >= at_guaranteed
             && !self.names.contains_key(&hash)
-            && self.heavy.bounds(&hash) >= self.show_at
+            && (count >= at_count || self.heavy.bounds(&hash).0 >= at_guaranteed)
         {
             self.names
                 .insert(hash, KeyText::new(shown, partial, TOP_SHOWN));
@@ -126,24 +126,27 @@ impl Named {
         self.recount();
     }
 
-    /// Recomputes the pair a line needs to be kept, and forgets the text of lines below it.
+    /// Recomputes the counts a line needs to be kept, and forgets the text of lines below both.
     fn recount(&mut self) {
-        // The `keep`-th largest (guaranteed count, count), selected rather than sorted (this runs
-        // every 65,536 lines).
-        let mut pairs: Vec<(u64, u64)> = self
-            .heavy
-            .entries()
-            .map(|c| (c.guaranteed(), c.count))
-            .collect();
+        // The `keep`-th largest of each, selected rather than sorted (this runs every 65,536
+        // lines).
         let nth = self.keep.saturating_sub(1);
-        self.show_at = if nth < pairs.len() {
-            *pairs.select_nth_unstable_by(nth, |a, b| b.cmp(a)).1
-        } else {
-            (0, 0)
+        let mut counts: Vec<u64> = self.heavy.entries().map(|c| c.count).collect();
+        let mut guaranteed: Vec<u64> = self.heavy.entries().map(|c| c.guaranteed()).collect();
+        let nth_largest = |v: &mut Vec<u64>| {
+            if nth < v.len() {
+                *v.select_nth_unstable_by(nth, |a, b| b.cmp(a)).1
+            } else {
+                0
+            }
         };
-        let show_at = self.show_at;
+        self.show_at = (nth_largest(&mut counts), nth_largest(&mut guaranteed));
+        let (at_count, at_guaranteed) = self.show_at;
         let heavy = &self.heavy;
-        self.names.retain(|k, _| heavy.bounds(k) >= show_at);
+        self.names.retain(|k, _| {
+            let (g, c) = heavy.bounds(k);
+            c >= at_count || g >= at_guaranteed
+        });
         // When many lines tie at the cut-off (all-distinct input) many names stay: recount again
         // only once the map has doubled, so the cost per line stays constant.
         self.names_limit = (8 * self.keep + 64).max(2 * self.names.len());

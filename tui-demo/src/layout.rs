@@ -97,9 +97,11 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
     let columns: Vec<Vec<(Panel, u16)>> = plan
         .into_iter()
         .map(|col| {
-            col.into_iter()
+            let col: Vec<(Panel, u16)> = col
+                .into_iter()
                 .filter(|(p, _)| panels.contains(p) && Some(*p) != aside)
-                .collect::<Vec<_>>()
+                .collect();
+            fit_column(col, body.height, focus)
         })
         .filter(|col| !col.is_empty())
         .collect();
@@ -117,12 +119,7 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
     let col_areas = Layout::horizontal(widths).split(body);
     let mut out = Vec::new();
     for (col, area) in columns.iter().zip(col_areas.iter()) {
-        // Each panel gets its height; one takes what is left (Dedupe on the left, Heavy on the
-        // right, else the last one).
-        let flex = col
-            .iter()
-            .position(|(p, _)| matches!(p, Dedupe | Devices | Heavy))
-            .unwrap_or(col.len() - 1);
+        let flex = flex_of(col);
         let constraints: Vec<Constraint> = col
             .iter()
             .enumerate()
@@ -138,4 +135,105 @@ pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Pa
         out.extend(col.iter().zip(rows.iter()).map(|((p, _), r)| (*p, *r)));
     }
     out
+}
+
+/// Rows the panel that takes what is left of its column needs at least: its borders, a line of
+/// figures, a table's header and two rows (at 60×16 the heavy hitters got their title alone).
+pub const FLEX_MIN: u16 = 6;
+
+/// The panels of a grid that step aside first when a column is too short for all of them at
+/// their heights, the least needed first. The focused one never does (Tab brings each back, in
+/// the place of another), nor the one that takes what is left.
+const ASIDE_ORDER: [Panel; 6] = [
+    Panel::Micro,
+    Panel::Registers,
+    Panel::Quantiles,
+    Panel::Throughput,
+    Panel::Dedupe,
+    Panel::Distinct,
+];
+
+/// Which panel of a column takes the rows the others leave: Dedupe on the left, Heavy on the
+/// right (Devices in device mode), else the last one.
+fn flex_of(col: &[(Panel, u16)]) -> usize {
+    col.iter()
+        .position(|(p, _)| matches!(p, Panel::Dedupe | Panel::Devices | Panel::Heavy))
+        .unwrap_or(col.len().saturating_sub(1))
+}
+
+/// The panels of a column that fit `height` rows: each at its height and the flexible one at
+/// [`FLEX_MIN`] at least, the others stepping aside in [`ASIDE_ORDER`] until they do.
+fn fit_column(mut col: Vec<(Panel, u16)>, height: u16, focus: Panel) -> Vec<(Panel, u16)> {
+    for candidate in ASIDE_ORDER {
+        let flex = flex_of(&col);
+        let need: u16 = col
+            .iter()
+            .enumerate()
+            .map(|(i, (_, h))| if i == flex { FLEX_MIN } else { *h })
+            .sum();
+        if need <= height {
+            break;
+        }
+        let flex_panel = col.get(flex).map(|(p, _)| *p);
+        if candidate != focus && Some(candidate) != flex_panel {
+            col.retain(|(p, _)| *p != candidate);
+        }
+    }
+    col
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// From 60×14 of body (a 60×16 terminal) up, every panel placed has its rows: the flexible
+    /// one of its column [`FLEX_MIN`] at least, the others their planned height (at 60×16 the
+    /// heavy hitters were their title alone and Dedupe was not drawn, at 100×20 the heavy
+    /// hitters had one row); the focused panel is always placed, whichever it is.
+    #[test]
+    fn every_panel_placed_has_its_rows_and_the_focus_is_placed() {
+        use Panel::{Dedupe, Devices, Distinct, Heavy, Micro, Quantiles, Registers, Throughput};
+        // The sets the view shows: lines (with `--value-field`'s quantiles or not), devices.
+        let lines = [Distinct, Heavy, Dedupe, Micro, Registers, Throughput];
+        let with_quantiles = [
+            Distinct, Heavy, Dedupe, Quantiles, Micro, Registers, Throughput,
+        ];
+        let devices = [Distinct, Devices, Heavy, Registers, Throughput];
+        let devices_quantiles = [Distinct, Devices, Heavy, Quantiles, Registers, Throughput];
+        let sets: [&[Panel]; 4] = [&lines, &with_quantiles, &devices, &devices_quantiles];
+        for panels in sets {
+            for (w, h) in [
+                (60, 14),
+                (70, 16),
+                (100, 18),
+                (80, 22),
+                (120, 38),
+                (200, 60),
+            ] {
+                for &focus in panels {
+                    let placed = layout(Rect::new(0, 0, w, h), panels, focus, false);
+                    let what = format!("{w}×{h} focus {focus:?}: {placed:?}");
+                    assert!(placed.iter().any(|(p, _)| *p == focus), "{what}");
+                    for (p, r) in &placed {
+                        let min = if matches!(p, Panel::Heavy | Panel::Dedupe | Panel::Devices) {
+                            FLEX_MIN
+                        } else {
+                            5
+                        };
+                        assert!(r.height >= min, "{p:?} {r:?} in {what}");
+                        assert!(r.right() <= w && r.bottom() <= h, "{what}");
+                    }
+                }
+            }
+        }
+        // Tall enough, nothing steps aside but what the plan says: at 120×40 every panel, at
+        // 80×24 all but one of the quantiles and the micro filter, which share a place.
+        for panels in sets {
+            let all = layout(Rect::new(0, 0, 120, 38), panels, Distinct, false);
+            assert_eq!(all.len(), panels.len(), "{all:?}");
+            let at_80x24 = layout(Rect::new(0, 0, 80, 22), panels, Distinct, false);
+            let shared = usize::from(panels.contains(&Quantiles) && panels.contains(&Micro));
+            assert_eq!(at_80x24.len(), panels.len() - shared, "{at_80x24:?}");
+        }
+    }
 }

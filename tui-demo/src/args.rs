@@ -471,6 +471,22 @@ impl RunArgs {
             }
             seen.push((p, id));
         }
+        // `--save` onto an input replaced the log with the sketches, without a word (a user test).
+        if let Some(save) = &self.save {
+            use std::os::unix::fs::MetadataExt;
+            let id = std::fs::metadata(save).ok().map(|m| (m.dev(), m.ino()));
+            if let Some((input, _)) = seen
+                .iter()
+                .find(|(q, qid)| *q == save || (id.is_some() && *qid == id))
+            {
+                return Err(format!(
+                    "--save {} is the file read (--input {}): the sketches would overwrite it \
+                     (give another file)",
+                    save.display(),
+                    input.display()
+                ));
+            }
+        }
         let synthetic_by_default = self.input.is_empty() && self.seed.is_none();
         let source = if self.input.is_empty() {
             SourceSpec::Synthetic {
@@ -804,6 +820,19 @@ mod tests {
         }
         // Two files, or a file and stdin, are two inputs.
         assert!(p(&["-i", a, "-i", "-"]).is_ok());
+        // Nor is an input the file saved to, under its name or another (it was overwritten).
+        for args in [
+            vec!["-i", a, "--save", a],
+            vec!["report", "-i", "-", "-i", a, "--save", link],
+            vec!["--follow", "-i", missing, "--save", missing],
+        ] {
+            let err = p(&args).unwrap_err().to_string();
+            assert!(
+                err.contains("is the file read (--input ") && err.contains("would overwrite it"),
+                "{args:?}: {err}"
+            );
+        }
+        assert!(p(&["-i", a, "--save", missing]).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

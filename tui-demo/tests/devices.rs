@@ -343,9 +343,26 @@ fn device_quantile_sketches_merge_on_the_host() {
     }
 }
 
+/// A drawn screen with the focused panel's thick border (no colours) drawn as the others'.
+fn rounded(screen: &str) -> String {
+    screen
+        .chars()
+        .map(|c| match c {
+            '┏' => '╭',
+            '┓' => '╮',
+            '┗' => '╰',
+            '┛' => '╯',
+            '━' => '─',
+            '┃' => '│',
+            c => c,
+        })
+        .collect()
+}
+
 /// The inner rows of the panel whose title starts with `title` on a drawn screen (its top border
-/// `╭ title … ╮`, down to its bottom border `╰…╯`).
+/// `╭ title … ╮`, down to its bottom border `╰…╯`; thick if it has the focus).
 fn panel_rows(screen: &str, title: &str) -> Vec<String> {
+    let screen = rounded(screen);
     let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
     let head: Vec<char> = format!("╭ {title}").chars().collect();
     for (y, row) in rows.iter().enumerate() {
@@ -366,6 +383,7 @@ fn panel_rows(screen: &str, title: &str) -> Vec<String> {
 
 /// The top border of the panel whose title starts with `title`, from its `╭` to its `╮`.
 fn panel_top(screen: &str, title: &str) -> String {
+    let screen = rounded(screen);
     let head = format!("╭ {title}");
     let row = screen
         .lines()

@@ -312,6 +312,16 @@ fn micro_grid_exact_layout() {
         "╰──────────────────╯",
     ]);
     assert_eq!(text(&buf), text(&expected));
+    // Focused without colours, the border is thick (a bold border alone did not show in a
+    // capture, and hardly on screen: a user test).
+    let panel = MicroPanel {
+        focused: true,
+        ..panel
+    };
+    let buf = draw(&panel, 20, 6);
+    let lines: Vec<String> = text(&buf).lines().map(str::to_string).collect();
+    assert_eq!(lines[0], "┏ Micro filter 8 B ┓");
+    assert_eq!(lines[5], "┗━━━━━━━━━━━━━━━━━━┛");
 }
 
 #[test]

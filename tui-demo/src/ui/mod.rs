@@ -28,11 +28,18 @@ pub use crate::theme;
 use theme::Theme;
 
 /// A panel's block: a rounded border, the panel's name and what it costs in the title, a brighter
-/// border when it has focus.
+/// border when it has focus (a thick one without colours).
 #[must_use]
 pub fn panel_block(name: &str, cost: &str, theme: Theme, focused: bool) -> Block<'static> {
+    // Without colours a bold border alone hardly shows (and not at all in a capture): the focused
+    // panel's border is drawn thick.
+    let border = if focused && !theme.color {
+        BorderType::Thick
+    } else {
+        BorderType::Rounded
+    };
     Block::bordered()
-        .border_type(BorderType::Rounded)
+        .border_type(border)
         .border_style(theme.border(focused))
         .title(Line::from(vec![
             Span::styled(format!(" {name} "), theme.accent()),

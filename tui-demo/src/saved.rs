@@ -227,6 +227,12 @@ impl Saved {
     /// Why the bytes are not a saved file.
     pub fn decode(bytes: &[u8]) -> Result<Self, String> {
         let (bytes, checked) = unseal(bytes)?;
+        // A saved file starts with a sketch in the wire format (its magic, `SK`): anything else,
+        // such as a log given by mistake, is said to be no saved file (it read "the distinct
+        // counter: not a sketch: bad magic bytes").
+        if !bytes.starts_with(b"SK") {
+            return Err("not a file written by --save (it does not start with a sketch)".into());
+        }
         let (distinct, rest) =
             wire::take::<Distinct>(bytes).map_err(|e| format!("the distinct counter: {e}"))?;
         let (heavy, rest) =
@@ -610,7 +616,12 @@ mod tests {
         assert_eq!(rows(&merged), rows(&one));
         // Garbage is refused, not a panic.
         assert!(Saved::decode(&bytes[..bytes.len() / 2]).is_err());
-        assert!(Saved::decode(b"not a sketch").is_err());
+        // A log given by mistake is said to be no saved file (it read "the distinct counter: not
+        // a sketch: bad magic bytes": a user test).
+        assert_eq!(
+            Saved::decode(b"May  1 12:00:00 host app: started\n").unwrap_err(),
+            "not a file written by --save (it does not start with a sketch)"
+        );
         // No quantiles were asked for: none saved.
         assert!(sa.values.is_none() && merged.quantiles.is_none());
     }

@@ -774,13 +774,17 @@ fn device_distinct_says_why_no_exact_count_whole() {
 }
 
 /// The key bar says what `p` does now (it said "pause" while paused), and a first `r` puts the
-/// reset's question there, whole at 80 columns.
+/// reset's question there, whole at 80 columns. Once the synthetic log has ended, its rate keys
+/// are gone (they stayed, doing nothing).
 #[test]
 fn the_key_bar_says_resume_while_paused_and_asks_before_a_reset() {
-    let s = fixture();
+    let mut s = fixture();
     let footer = |a: &App| footer(a, 80, 24);
     let mut a = app(&s);
     assert!(footer(&a).contains(" p pause "), "{}", footer(&a));
+    assert!(footer(&a).contains("+/- rate"), "{}", footer(&a));
+    s.finished = Some(None);
+    assert!(!footer(&app(&s)).contains("+/-"), "{}", footer(&app(&s)));
     a.mode = Mode::Paused;
     assert!(footer(&a).contains(" p resume "), "{}", footer(&a));
     a.reset_asked = true;

@@ -392,7 +392,9 @@ impl App {
             }
             // Below 100 columns the rate is left to the header.
             let wide = area.width >= 100;
-            let rate = match self.rate {
+            // Once the synthetic log has ended (`--lines`, `--seconds`) its rate is nothing to
+            // set any more.
+            let rate = match self.rate.filter(|_| s.finished.is_none()) {
                 Some(0) if wide => Some("rate: max".to_string()),
                 Some(r) if wide => Some(format!("rate: {}/s", human::short(r as f64))),
                 Some(_) => Some("rate".to_string()),

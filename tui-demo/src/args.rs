@@ -214,8 +214,8 @@ pub struct RunArgs {
     /// counted.
     #[arg(long, value_parser = positive_seconds, allow_negative_numbers = true)]
     pub seconds: Option<f64>,
-    /// Stop after this many lines (at least 1) [report on the synthetic log: 1000000]: the input
-    /// ends there (the live view shows END OF INPUT until q).
+    /// Stop after this many lines (at least 1) [report on the synthetic log without --seconds:
+    /// 1000000]: the input ends there (the live view shows END OF INPUT until q).
     #[arg(long, value_parser = lines_limit, allow_negative_numbers = true)]
     pub lines: Option<u64>,
     /// Distinct lines counted exactly before the exact table stops growing (0: off).

@@ -785,6 +785,14 @@ fn the_key_bar_says_resume_while_paused_and_asks_before_a_reset() {
     assert!(footer(&a).contains("+/- rate"), "{}", footer(&a));
     s.finished = Some(None);
     assert!(!footer(&app(&s)).contains("+/-"), "{}", footer(&app(&s)));
+    // Zoomed, the key bar says how to go back (it said nothing: the zoomed panel's indicator
+    // took the room of "Enter zoom").
+    let mut zoomed = app(&s);
+    zoomed.zoom = true;
+    for w in [120, 80] {
+        let bar = self::footer(&zoomed, w, 24);
+        assert!(bar.contains("Enter unzoom"), "{w}: {bar}");
+    }
     a.mode = Mode::Paused;
     assert!(footer(&a).contains(" p resume "), "{}", footer(&a));
     a.reset_asked = true;

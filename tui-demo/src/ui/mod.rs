@@ -413,7 +413,12 @@ impl App {
                 ("p", pause.into(), 2),
                 ("r", "reset".into(), 4),
                 ("Tab", "focus".into(), 3),
-                ("Enter", "zoom".into(), 5),
+                // Zoomed, the way back is worth more room than the way in was.
+                if self.zoom {
+                    ("Enter", "unzoom".into(), 2)
+                } else {
+                    ("Enter", "zoom".into(), 5)
+                },
             ];
             if s.window.is_some() {
                 keys.push(("w", "window".into(), 2));

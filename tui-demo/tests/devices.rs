@@ -412,10 +412,21 @@ fn device_app() -> App {
 /// In device mode at 80×24 and 120×32 no panel's title is cut (each ends in border before its
 /// corner), and no row of the Devices panel reaches its edge: the notes are dropped and the table
 /// is compact in a narrow panel. (Log lines in the heavy-hitter list are cut at the edge by design.)
+/// Also with the larger figures of a longer run (the capture at 120×32 cut "lines held: merged ≈
+/// 34.7k vs sum 42.1k (OR: shared lines once; each").
 #[test]
 fn device_mode_titles_and_devices_panel_cut_no_text() {
-    let app = device_app();
-    for (w, h) in [(80, 24), (120, 32), (120, 40)] {
+    let mut longer = Snapshot::clone(&device_app().snapshot);
+    let fleet = longer.devices.as_mut().unwrap();
+    (fleet.held_merged, fleet.held_sum) = (34_700.0, 42_100.0);
+    let mut long_run = device_app();
+    long_run.snapshot = std::sync::Arc::new(longer);
+    for (app, (w, h)) in [
+        (device_app(), (80, 24)),
+        (device_app(), (120, 32)),
+        (device_app(), (120, 40)),
+        (long_run, (120, 32)),
+    ] {
         let screen = draw(&app, w, h);
         for title in [
             "Distinct",

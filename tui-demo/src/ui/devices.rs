@@ -194,11 +194,18 @@ impl Widget for &DevicesPanel<'_> {
         merged.push(Span::styled(" vs sum ", t.dim()));
         merged.push(Span::styled(short(s.held_sum), t.value()));
         if !narrow {
-            // What they hold goes down as well as up: each filter clears itself when full.
-            merged.push(Span::styled(
+            // What they hold goes down as well as up: each filter clears itself when full. The
+            // longest note that fits (at 120×32 it was cut after "each").
+            let used: usize = merged.iter().map(Span::width).sum();
+            let note = [
                 " (OR: shared lines once; each clears when full)",
-                t.dim(),
-            ));
+                " (OR: shared lines once)",
+            ]
+            .into_iter()
+            .find(|n| used + n.chars().count() <= usize::from(inner.width));
+            if let Some(note) = note {
+                merged.push(Span::styled(note, t.dim()));
+            }
         }
         lines.push(Line::from(merged));
         let table_at = lines.len();

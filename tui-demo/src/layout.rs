@@ -60,8 +60,8 @@ impl Panel {
 /// Otherwise two columns (three from 120 columns), each a stack; the last panel of a column takes
 /// the remaining rows. Below 34 rows the quantiles panel and the micro filter share one place: the
 /// micro filter is shown while it has the focus (Tab reaches it), the quantiles otherwise. A column
-/// still too short for its panels lets the least needed step aside ([`ASIDE_ORDER`]), but never the
-/// focused one.
+/// still too short for its panels lets the least needed step aside (micro filter, registers,
+/// quantiles, Ingest, Dedupe, Distinct), but never the focused one.
 #[must_use]
 pub fn layout(body: Rect, panels: &[Panel], focus: Panel, zoom: bool) -> Vec<(Panel, Rect)> {
     if body.is_empty() || panels.is_empty() {

@@ -58,6 +58,8 @@ pub struct Meter {
     history: VecDeque<u64>,
     /// The last [`RATE_SAMPLES`] samples' lines, bytes and length, for the rate shown.
     recent: VecDeque<(u64, u64, Duration)>,
+    /// Samples taken since the start.
+    samples: u64,
     since: Instant,
     lines: u64,
     bytes: u64,
@@ -71,6 +73,7 @@ impl Meter {
         Self {
             history: VecDeque::with_capacity(HISTORY),
             recent: VecDeque::with_capacity(RATE_SAMPLES),
+            samples: 0,
             since: Instant::now(),
             lines: 0,
             bytes: 0,
@@ -90,14 +93,6 @@ impl Meter {
         if dt < SAMPLE_EVERY {
             return;
         }
-        let secs = dt.as_secs_f64();
-        if self.history.len() == HISTORY {
-            self.history.pop_front();
-        }
-        // Each sample's own rate, rounded as rates are shown: the peak is the largest, never below
-        // the rate shown, a mean of samples (77.9/s showed as "78 · peak 77").
-        self.history
-            .push_back((self.lines as f64 / secs).round() as u64);
         if self.recent.len() == RATE_SAMPLES {
             self.recent.pop_front();
         }
@@ -110,9 +105,21 @@ impl Meter {
             });
         let secs = time.as_secs_f64();
         self.last = (lines as f64 / secs, bytes as f64 / secs);
+        // The rates shown, rounded as they are shown (77.9/s showed as "78 · peak 77").
+        if self.history.len() == HISTORY {
+            self.history.pop_front();
+        }
+        self.history.push_back(self.last.0.round() as u64);
+        self.samples += 1;
         self.since = now;
         self.lines = 0;
         self.bytes = 0;
+    }
+
+    /// How many of the latest rates in the history are means of a full [`RATE_SAMPLES`].
+    fn settled(&self) -> usize {
+        let full = self.samples.saturating_sub(RATE_SAMPLES as u64 - 1);
+        usize::try_from(full).unwrap_or(usize::MAX)
     }
 
     /// The figures for the UI.
@@ -123,7 +130,16 @@ impl Meter {
             interval: SAMPLE_EVERY,
             lines_per_sec: self.last.0,
             bytes_per_sec: self.last.1,
-            peak: self.history.iter().copied().max().unwrap_or(0),
+            // The largest rate shown once the mean had its 2 s (a 250 ms sample's rate, as the
+            // first ones are, made a steady 5/s read "peak 20"), and the rate shown now.
+            peak: self
+                .history
+                .iter()
+                .rev()
+                .take(self.settled().max(1))
+                .copied()
+                .max()
+                .unwrap_or(0),
         }
     }
 }
@@ -936,6 +952,10 @@ mod tests {
                 );
             }
             assert!(t.peak as f64 >= t.lines_per_sec.round(), "{tick}: {t:?}");
+            // Nor does the peak read 20/s, a quarter second's rate ("5/s · peak 20").
+            if tick >= 8 {
+                assert_eq!(t.peak, 5, "{tick}: {t:?}");
+            }
         }
     }
 

@@ -938,6 +938,17 @@ fn a_narrow_header_keeps_the_state_the_window_and_the_address() {
             "{w}: {line}"
         );
     }
+    // A long file name stays whole before the title's name does (at 75-85 columns the title kept
+    // "sketch-nostd" and the name lost its start: "…lication.log").
+    s.source = "/work/a_very_long_directory_name/and_one_more_level/service-application.log".into();
+    for w in [70, 75, 80, 85, 90] {
+        let line = header(&s, false, w);
+        assert!(
+            line.contains("…service-application.log │")
+                || line.contains("/service-application.log │"),
+            "{w}: {line}"
+        );
+    }
     s.source = "synthetic access log (seed 123456789012345)".into();
     let line = header(&s, false, 40);
     assert!(line.contains("│ synthetic"), "{line}");

@@ -277,6 +277,15 @@ impl App {
         ];
         let width = area.width as usize;
         let source_len = s.source.chars().count();
+        // What of the source a candidate must leave room for: a path's file name whole (with
+        // its "…"; the title took its room at 75-85 columns), else 12 characters.
+        let name_len = s
+            .source
+            .rsplit('/')
+            .next()
+            .filter(|_| s.source.contains('/'))
+            .map_or(0, |n| n.chars().count() + 1);
+        let least = name_len.clamp(12, 40).min(source_len);
         let fixed = |(title, stats): &(&str, String)| {
             title.chars().count() + stats.chars().count() + state.width() + 3
         };
@@ -284,6 +293,7 @@ impl App {
         let chosen = candidates
             .iter()
             .find(|c| fixed(c) + source_len <= width)
+            .or_else(|| candidates.iter().find(|c| fixed(c) + least <= width))
             .or_else(|| {
                 candidates
                     .iter()

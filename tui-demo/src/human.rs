@@ -269,6 +269,27 @@ impl KeyText {
         }
     }
 
+    /// [`printable`](Self::printable) text for a row of a list (the heavy hitters, the lines the
+    /// dedupe filter passed): a key of spaces only shows them as `␣`, an empty one as `(empty)`.
+    /// Both looked blank, and alike (a user test: the empty line and one of four spaces).
+    ///
+    /// ```
+    /// use tui_demo::human::KeyText;
+    /// assert_eq!(KeyText::new(b"", false, 9).in_a_list(), "(empty)");
+    /// assert_eq!(KeyText::new(b"   ", false, 9).in_a_list(), "␣␣␣");
+    /// assert_eq!(KeyText::new(b" a\t", false, 9).in_a_list(), " a→");
+    /// ```
+    #[must_use]
+    pub fn in_a_list(&self) -> String {
+        if self.line.is_empty() && !self.cut {
+            return "(empty)".into();
+        }
+        if self.line.chars().all(|c| c == ' ') {
+            return self.line.replace(' ', "␣");
+        }
+        self.printable()
+    }
+
     /// The text to draw on a terminal: control characters as symbols (ESC `␛`, tab `→`, the rest
     /// and the bidirectional-text controls `·`), and a cut key's last character shown as `…`.
     /// Text that is already printable (that of a file saved before the raw text was kept) comes

@@ -182,13 +182,13 @@ impl HeavyRow {
         self.key.as_ref().map_or("", |k| k.line.as_str())
     }
 
-    /// The text a terminal is shown: [`printable`](crate::human::KeyText::printable), or
+    /// The text a terminal is shown: [`in_a_list`](crate::human::KeyText::in_a_list), or
     /// `(text not kept)`.
     #[must_use]
     pub fn printable(&self) -> String {
         self.key.as_ref().map_or_else(
             || "(text not kept)".into(),
-            crate::human::KeyText::printable,
+            crate::human::KeyText::in_a_list,
         )
     }
 }

@@ -1223,6 +1223,54 @@ fn device_rows_show_the_summarys_bracket_as_the_json_does() {
     assert_eq!(numbers, ["4", "17"], "{table}");
 }
 
+/// An empty line and one of spaces only are told apart in the heavy-hitter panel and the report's
+/// table (both showed a blank cell: a user test's top row of `apt-cache dumpavail`, 63,498 empty
+/// lines, and rows of four and three spaces).
+#[test]
+fn empty_and_blank_lines_are_told_apart_in_the_list() {
+    let row = |line: &str, n| tui_demo::snapshot::HeavyRow {
+        key: Some(tui_demo::human::KeyText::new(line.as_bytes(), false, 200)),
+        estimate: n,
+        exact: Some(n),
+        bounds: Some((n, n)),
+        noise: false,
+    };
+    let hh = tui_demo::snapshot::HeavyStats {
+        rows: vec![row("", 300), row("    ", 200), row("   ", 100)],
+        k: 1000,
+        total: 600,
+        list: "Space-Saving",
+        ..Default::default()
+    };
+    let panel = HeavyPanel {
+        stats: &hh,
+        empty: "no lines yet",
+        theme: Theme { color: false },
+        focused: false,
+    };
+    let screen = text(&draw(&panel, 80, 8));
+    let snap = Snapshot {
+        heavy: Some(hh),
+        ..Snapshot::default()
+    };
+    let mut table = Vec::new();
+    tui_demo::report::write_table(&snap, &mut table).unwrap();
+    let table = String::from_utf8(table).unwrap();
+    for shown in [&screen, &table] {
+        for (n, line) in [("300", "(empty)"), ("200", "␣␣␣␣"), ("100", "␣␣␣")] {
+            let row = shown.lines().find(|l| l.contains(&format!(" {n} ")));
+            assert!(
+                row.is_some_and(|r| r
+                    .trim_end()
+                    .trim_end_matches('│')
+                    .trim_end()
+                    .ends_with(line)),
+                "{n} {line} in\n{shown}"
+            );
+        }
+    }
+}
+
 #[test]
 fn heavy_panel() {
     let s = fixture();

@@ -117,7 +117,7 @@ impl Widget for &DedupePanel<'_> {
                 t.dim(),
             )));
             for l in s.recent.iter().rev() {
-                lines.push(Line::from(Span::raw(l.printable())));
+                lines.push(Line::from(Span::raw(l.in_a_list())));
             }
         }
         Paragraph::new(lines).render(inner, buf);

@@ -254,7 +254,7 @@ fn live(opts: &Options) -> io::Result<usize> {
         if result.is_ok() || snap.totals.lines > 0 || snap.devices.is_some() {
             // The summary's rates are the run's averages, as the report's are.
             let mut snap = tui_demo::snapshot::Snapshot::clone(&snap);
-            report::averaged(&mut snap);
+            snap.average_rates();
             let mut out = io::stdout().lock();
             let _ = report::write_table(&snap, &mut out);
         }

@@ -103,7 +103,7 @@ pub fn run_until(opts: &Options, signal: &std::sync::atomic::AtomicUsize) -> io:
     // counted until then: it is reported, and the failure ([`outcome`]) makes the exit status.
     snap.finished.get_or_insert(None);
     snap.elapsed = elapsed;
-    averaged(&mut snap);
+    snap.average_rates();
     Ok(snap)
 }
 
@@ -146,15 +146,6 @@ pub fn outcome(snap: &Snapshot) -> io::Result<()> {
     } else {
         Err(io::Error::other(failed.join("; ")))
     }
-}
-
-/// Makes the snapshot's rates the run's averages (its lines and bytes over the time they were
-/// counted in: the run's, or a window's) rather than the last quarter-second's, as a summary
-/// states them.
-pub fn averaged(snap: &mut Snapshot) {
-    let secs = snap.counted_over().as_secs_f64().max(1e-9);
-    snap.throughput.lines_per_sec = snap.totals.lines as f64 / secs;
-    snap.throughput.bytes_per_sec = snap.totals.bytes as f64 / secs;
 }
 
 /// What the sketches count: "keys" when they are made from inside lines, else "lines".

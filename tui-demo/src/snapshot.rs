@@ -515,6 +515,23 @@ impl Snapshot {
             _ => self.elapsed,
         }
     }
+
+    /// Makes the rates the run's averages (its lines and bytes over the time they were counted
+    /// in: the run's, or a window's) rather than the last seconds', as a summary states them, and
+    /// the live view once the input has ended.
+    ///
+    /// ```
+    /// let mut s = tui_demo::snapshot::Snapshot::default();
+    /// s.totals.lines = 1_000;
+    /// s.elapsed = std::time::Duration::from_secs(4);
+    /// s.average_rates();
+    /// assert_eq!(s.throughput.lines_per_sec, 250.0);
+    /// ```
+    pub fn average_rates(&mut self) {
+        let secs = self.counted_over().as_secs_f64().max(1e-9);
+        self.throughput.lines_per_sec = self.totals.lines as f64 / secs;
+        self.throughput.bytes_per_sec = self.totals.bytes as f64 / secs;
+    }
 }
 
 impl Serialize for Snapshot {

@@ -489,7 +489,7 @@ fn a_window_s_json_seconds_are_the_window_s() {
         ..Snapshot::default()
     };
     engine.fill_window(&mut s, Window::Min1);
-    tui_demo::report::averaged(&mut s);
+    s.average_rates();
     let covered = s.window.as_ref().unwrap().covered;
     assert!(covered < s.elapsed, "{covered:?}");
     let json: serde_json::Value = serde_json::to_value(&s).unwrap();

@@ -618,7 +618,10 @@ impl Ingest {
                 self.save_now(now);
             }
             if now >= next_publish {
-                self.meter.tick(now);
+                // Once the input has ended the run's time stops, and the rates with it.
+                if self.ended.is_none() {
+                    self.meter.tick(now);
+                }
                 self.publish(now, false);
                 next_publish = now + PUBLISH_EVERY;
             }
@@ -741,6 +744,11 @@ impl Ingest {
         }
         if let Some(f) = &self.fleet {
             f.stats(now).fill(&mut snap);
+        }
+        // Past the end, the rates are the reading's averages, as the summary's (they went on
+        // falling to 0/s while the clock had stopped).
+        if self.ended.is_some() {
+            snap.average_rates();
         }
         snap
     }
@@ -917,6 +925,12 @@ mod tests {
             &before
         )));
         assert_eq!(handle.snapshot().elapsed, before.elapsed);
+        // And the rates with it: the reading's averages, no more samples (a user test saw
+        // 4.51M/s, then 926.3k/s, then 0/s, the clock at 0:00).
+        let after = handle.snapshot();
+        let averaged = 2.0 / after.elapsed.as_secs_f64().max(1e-9);
+        assert!((after.throughput.lines_per_sec - averaged).abs() < 1e-6 * averaged);
+        assert_eq!(after.throughput.history, before.throughput.history);
         assert_eq!(handle.finish(), Ok(()));
         // A followed file never ends: the wait gives up at its timeout.
         let handle = spawn_with(

@@ -49,7 +49,12 @@ impl Widget for &DedupePanel<'_> {
         let mut lines = Vec::new();
         let mut first = kv("passed", n(s.passed), t);
         first.extend(kv(" · dropped", n(s.suppressed), t));
-        first.push(Span::styled(format!(" {}", percent(share)), t.good()));
+        // The share only whole (cut, "dropped 39.1k 39.3" read as another count).
+        let share = format!(" {}", percent(share));
+        let used: usize = first.iter().map(Span::width).sum();
+        if used + share.chars().count() <= w {
+            first.push(Span::styled(share, t.good()));
+        }
         lines.push(Line::from(first));
 
         let bar_w = if w >= 28 { (w - 21).min(40) } else { 0 };

@@ -231,8 +231,8 @@ pub struct RunArgs {
     /// starts with it; `w` switches).
     #[arg(long, default_value = "all", value_parser = window)]
     pub window: Window,
-    /// Write the sketches to FILE in the wire format at exit and every --save-every seconds
-    /// (`merge` reads such files).
+    /// Write the sketches since the start (whatever --window shows) to FILE in the wire format at
+    /// exit and every --save-every seconds (`merge` reads such files).
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
     /// Seconds between two saves while running.

@@ -212,6 +212,9 @@ pub struct RedisSink {
     last_built: Option<Instant>,
     /// The hash of each key's registers as last handed over: unchanged keys are not rewritten.
     written: HashMap<String, u64>,
+    /// The name is the default one of a listener that asked for port 0: the port it is given
+    /// replaces the 0 ([`bound`](Self::bound)).
+    port_pending: bool,
 }
 
 impl std::fmt::Debug for RedisSink {
@@ -253,13 +256,23 @@ impl RedisSink {
             _ => None,
         };
         let name = redis.name.clone().unwrap_or_else(|| default_name(listen));
-        Self::start(
+        let mut sink = Self::start(
             redis.target.clone(),
             &name,
             listen.is_none(),
             opts.engine_options(),
-        )
-        .map(Some)
+        )?;
+        sink.port_pending = redis.name.is_none() && listen == Some(0);
+        Ok(Some(sink))
+    }
+
+    /// A listener asked for port 0 is on `port`: the default name takes it (the keys were named
+    /// `HOST:0`, so two such hosts wrote over each other's). Nothing else changes.
+    pub fn bound(&mut self, port: u16) {
+        if std::mem::take(&mut self.port_pending) {
+            self.prefix = format!("{KEY_TAG}:{}", default_name(Some(port)));
+            lock(&self.shared.status).prefix.clone_from(&self.prefix);
+        }
     }
 
     /// Starts the writer for `target`, writing keys under `{tui-demo}:NAME`. `log_mode` keeps a
@@ -294,6 +307,7 @@ impl RedisSink {
             key_buf: Vec::new(),
             last_built: None,
             written: HashMap::new(),
+            port_pending: false,
         })
     }
 

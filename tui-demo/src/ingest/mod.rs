@@ -387,6 +387,11 @@ fn spawn_full(
         }
     };
     let spec = &spec;
+    // `--listen HOST:0`: the Redis keys are named after the port the system gave.
+    let mut redis = redis;
+    if let (Some(r), SourceSpec::Device(addr)) = (redis.as_mut(), spec) {
+        r.bound(addr.port());
+    }
     let (tx, rx) = channel();
     let latest: Latest = Arc::default();
     let changed = Arc::new(Condvar::new());
@@ -944,6 +949,36 @@ mod tests {
         assert!(!handle.wait_finished(Duration::from_millis(50)));
         assert_eq!(handle.finish(), Ok(()));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// `listen 127.0.0.1:0 --redis …`: the keys are named after the port the system gave (a user
+    /// test found them under `HOST:0`, where two such hosts write over each other's keys).
+    #[test]
+    fn a_listener_on_port_0_names_its_redis_keys_after_its_port() {
+        use crate::redis_sink::{RedisOptions, RedisSink, RedisTarget};
+        let opts = crate::args::Options {
+            source: SourceSpec::Device("127.0.0.1:0".parse().unwrap()),
+            // Nothing listens on port 1: the name is what is checked, not a write.
+            redis: Some(Box::new(RedisOptions {
+                target: RedisTarget::parse_with("redis://127.0.0.1:1", None).unwrap(),
+                name: None,
+            })),
+            ..crate::args::Options::default()
+        };
+        let sink = RedisSink::from_options(&opts).unwrap();
+        let handle = spawn(&opts.source, opts.engine_options(), 0, None, None, sink).unwrap();
+        let limit = Duration::from_secs(60);
+        assert!(wait_until(limit, || handle.snapshot().redis.is_some()));
+        let snap = handle.snapshot();
+        let port = snap.source.rsplit(':').next().unwrap().to_string();
+        assert_ne!(port, "0", "{}", snap.source);
+        let prefix = &snap.redis.as_ref().unwrap().prefix;
+        assert!(
+            prefix.ends_with(&format!(":{port}")),
+            "{prefix} for {}",
+            snap.source
+        );
+        let _ = handle.finish();
     }
 
     /// The rate shown is the mean of the last 2 s: a followed log written in bursts of 5 lines

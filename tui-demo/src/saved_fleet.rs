@@ -285,11 +285,17 @@ impl SavedFleet {
             && theirs.freq.is_some()
             && ours.values.is_some() != theirs.values.is_some()
         {
-            return Err(
-                "only one of the two hosts' devices sent quantiles: merged, they would describe \
-                 only some of the lines"
-                    .into(),
-            );
+            // Said of the file being merged, which the error names (it always read "only one of
+            // the two hosts' …", naming the second file whichever had them).
+            let (its, before) = if theirs.values.is_some() {
+                ("sent quantiles", "sent none")
+            } else {
+                ("sent no quantiles", "did")
+            };
+            return Err(format!(
+                "its devices {its}, those of the files before it {before}: merged, the quantiles \
+                 would describe only some of the lines"
+            ));
         }
         self.sketches.merge(&other.sketches)?;
         self.rows.extend(other.rows.iter().cloned());
@@ -759,8 +765,15 @@ mod tests {
         let mut without = with.clone();
         without.sketches.values = None;
         let err = with.clone().merge(&without).unwrap_err();
-        assert!(err.contains("only one of the two hosts"), "{err}");
-        assert!(without.clone().merge(&with).is_err());
+        assert!(
+            err.starts_with("its devices sent no quantiles, those of the files before it did"),
+            "{err}"
+        );
+        let err = without.clone().merge(&with).unwrap_err();
+        assert!(
+            err.starts_with("its devices sent quantiles, those of the files before it sent none"),
+            "{err}"
+        );
         // A host that heard nothing merges with either.
         let mut nothing = SavedFleet::default();
         assert!(nothing.merge(&without).is_ok() && with.merge(&SavedFleet::default()).is_ok());

@@ -1453,6 +1453,19 @@ fn redis_status_is_shown_in_the_footer() {
         footer.trim_end().ends_with("│ redis: 36 key writes"),
         "{footer}"
     );
+    // Narrower, shorter, never cut (at 80 columns it read "redis: 53 key").
+    for w in [80, 90, 100] {
+        let mut terminal = Terminal::new(TestBackend::new(w, 24)).unwrap();
+        terminal.draw(|f| f.render_widget(&a, f.area())).unwrap();
+        let shown = text(terminal.backend().buffer());
+        let footer = shown.lines().last().unwrap().trim_end();
+        assert!(
+            footer.ends_with("│ redis: 36 key writes")
+                || footer.ends_with("│ redis: 36 writes")
+                || footer.ends_with("│ redis 36"),
+            "{w}: {footer}"
+        );
+    }
     status.connected = false;
     status.failures = 3;
     status.last_error = Some("Connection refused (os error 111)".into());

@@ -438,9 +438,16 @@ impl App {
             }
             keys.push(("?", "help".into(), 1));
             let fps = (self.fps > 0.0).then(|| format!(" {:.0} fps", self.fps));
+            // `--redis`: room for its status at least as " │ redis N" (keys give way to it).
+            let redis_least = s.redis.as_ref().map_or(0, |r| {
+                format!(" │ redis {}", human::count(r.keys_written))
+                    .chars()
+                    .count()
+            });
             let used = |keys: &[(&str, String, u8)]| -> usize {
                 let shown: usize = spans.iter().map(Span::width).sum();
                 shown
+                    + redis_least
                     + keys
                         .iter()
                         .map(|(k, what, _)| k.chars().count() + what.chars().count() + 3)
@@ -466,11 +473,16 @@ impl App {
                 let used: usize = spans.iter().map(Span::width).sum();
                 let long = format!(" │ {}", r.line());
                 let room = usize::from(area.width).saturating_sub(used);
-                let said = if long.chars().count() <= room {
-                    long
-                } else {
-                    format!(" │ redis: {} key writes", human::count(r.keys_written))
-                };
+                // Then shorter, down to the count alone (at 80 columns "redis: 53 key" was cut).
+                let n = human::count(r.keys_written);
+                let said = [
+                    long,
+                    format!(" │ redis: {n} key writes"),
+                    format!(" │ redis: {n} writes"),
+                ]
+                .into_iter()
+                .find(|c| c.chars().count() <= room)
+                .unwrap_or_else(|| format!(" │ redis {n}"));
                 spans.push(Span::styled(said, t.dim()));
             }
             Line::from(spans)

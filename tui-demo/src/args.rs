@@ -105,7 +105,7 @@ pub enum Cmd {
         #[arg(long, default_value_t = DEFAULT_DEVICE_RATE, value_parser = device_rate, allow_negative_numbers = true)]
         rate: u64,
         /// How often each device sends, in milliseconds.
-        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 500, value_parser = period_ms, allow_negative_numbers = true)]
         period: u64,
         /// Flip a bit in this fraction of the frames sent, to see them refused.
         #[arg(long, default_value_t = 0.0, value_parser = fraction, allow_negative_numbers = true)]
@@ -684,6 +684,18 @@ fn lines_limit(v: &str) -> Result<u64, String> {
     }
 }
 
+/// `emit --period`: whole milliseconds, at least 1 (clap's range said "0 is not in
+/// 1..18446744073709551615").
+fn period_ms(v: &str) -> Result<u64, String> {
+    match number::<u64>(v) {
+        Ok(0) => Err("at least 1 ms".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "'{v}' is not a whole number of milliseconds (e.g. 500)"
+        )),
+    }
+}
+
 /// `emit --rate`: a [`count`] of at least 1 (0, "unlimited" elsewhere, sent no line at all).
 fn device_rate(v: &str) -> Result<u64, String> {
     match count(v)? {
@@ -1060,6 +1072,11 @@ mod tests {
             (&["generate", "-5"], "'-5'"),
             (&["--seed", "-1"], "'-1' is not a valid number"),
             (&["emit", "2", "--period", "-1"], "--period"),
+            (&["emit", "2", "--period", "0"], "at least 1 ms"),
+            (
+                &["emit", "2", "--period", "1.5"],
+                "not a whole number of milliseconds",
+            ),
             (&["--value-field", "-2"], "--value-field"),
             (&["--field", "-2"], "--field"),
             (&["--save", "a", "--save-every", "-1"], "more than 0"),

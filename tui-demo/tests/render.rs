@@ -1197,6 +1197,25 @@ fn device_mode_screen_hides_the_line_panels() {
     assert_eq!(a.focused(), Panel::Devices);
 }
 
+/// A heavy-hitter list drawn as the panel (`width` × 8, no colours) and written as the report's
+/// table.
+fn panel_and_table(hh: tui_demo::snapshot::HeavyStats, width: u16) -> (String, String) {
+    let panel = HeavyPanel {
+        stats: &hh,
+        empty: "no lines yet",
+        theme: Theme { color: false },
+        focused: false,
+    };
+    let screen = text(&draw(&panel, width, 8));
+    let snap = Snapshot {
+        heavy: Some(hh),
+        ..Snapshot::default()
+    };
+    let mut table = Vec::new();
+    tui_demo::report::write_table(&snap, &mut table).unwrap();
+    (screen, String::from_utf8(table).unwrap())
+}
+
 #[test]
 fn device_rows_show_the_summarys_bracket_as_the_json_does() {
     // Found by a user test: a device-mode row showed `4 … 10` (the merged count-min's estimate as
@@ -1219,25 +1238,12 @@ fn device_rows_show_the_summarys_bracket_as_the_json_does() {
         per_device: true,
         ..Default::default()
     };
-    let panel = HeavyPanel {
-        stats: &hh,
-        empty: "no lines yet",
-        theme: Theme { color: false },
-        focused: false,
-    };
-    let screen = text(&draw(&panel, 120, 8));
+    let (screen, table) = panel_and_table(hh, 120);
     let a = screen.lines().find(|l| l.contains("GET /a")).unwrap();
     assert!(
         a.contains(" 4 ") && a.contains(" 17 ") && !a.contains(" 10 "),
         "{screen}"
     );
-    let snap = Snapshot {
-        heavy: Some(hh),
-        ..Snapshot::default()
-    };
-    let mut table = Vec::new();
-    tui_demo::report::write_table(&snap, &mut table).unwrap();
-    let table = String::from_utf8(table).unwrap();
     let a = table.lines().find(|l| l.contains("GET /a")).unwrap();
     let numbers: Vec<&str> = a.split_whitespace().take(2).collect();
     assert_eq!(numbers, ["4", "17"], "{table}");
@@ -1262,20 +1268,7 @@ fn empty_and_blank_lines_are_told_apart_in_the_list() {
         list: "Space-Saving",
         ..Default::default()
     };
-    let panel = HeavyPanel {
-        stats: &hh,
-        empty: "no lines yet",
-        theme: Theme { color: false },
-        focused: false,
-    };
-    let screen = text(&draw(&panel, 80, 8));
-    let snap = Snapshot {
-        heavy: Some(hh),
-        ..Snapshot::default()
-    };
-    let mut table = Vec::new();
-    tui_demo::report::write_table(&snap, &mut table).unwrap();
-    let table = String::from_utf8(table).unwrap();
+    let (screen, table) = panel_and_table(hh, 80);
     for shown in [&screen, &table] {
         for (n, line) in [("300", "(empty)"), ("200", "␣␣␣␣"), ("100", "␣␣␣")] {
             let row = shown.lines().find(|l| l.contains(&format!(" {n} ")));

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::theme::Theme;
-use super::{bar_spans, framed, kv, panel_block};
+use super::{bar_spans, first_fitting, framed, kv, panel_block};
 use crate::human::{bytes, count, percent, short};
 use crate::snapshot::{DedupeStats, ExactStats};
 
@@ -50,9 +50,9 @@ impl Widget for &DedupePanel<'_> {
         let mut first = kv("passed", n(s.passed), t);
         first.extend(kv(" · dropped", n(s.suppressed), t));
         // The share only whole (cut, "dropped 39.1k 39.3" read as another count).
-        let share = format!(" {}", percent(share));
         let used: usize = first.iter().map(Span::width).sum();
-        if used + share.chars().count() <= w {
+        if let Some(share) = first_fitting([format!(" {}", percent(share))], w.saturating_sub(used))
+        {
             first.push(Span::styled(share, t.good()));
         }
         lines.push(Line::from(first));

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::theme::Theme;
-use super::{fitting_cost, framed, kv, panel_block};
+use super::{first_fitting, fitting_cost, framed, kv, panel_block};
 use crate::human::{bytes, count, short};
 use crate::snapshot::{DeviceRow, FleetStats};
 
@@ -197,12 +197,13 @@ impl Widget for &DevicesPanel<'_> {
             // What they hold goes down as well as up: each filter clears itself when full. The
             // longest note that fits (at 120×32 it was cut after "each").
             let used: usize = merged.iter().map(Span::width).sum();
-            let note = [
-                " (OR: shared lines once; each clears when full)",
-                " (OR: shared lines once)",
-            ]
-            .into_iter()
-            .find(|n| used + n.chars().count() <= usize::from(inner.width));
+            let note = first_fitting(
+                [
+                    " (OR: shared lines once; each clears when full)",
+                    " (OR: shared lines once)",
+                ],
+                usize::from(inner.width).saturating_sub(used),
+            );
             if let Some(note) = note {
                 merged.push(Span::styled(note, t.dim()));
             }

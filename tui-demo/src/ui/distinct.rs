@@ -87,13 +87,14 @@ impl Widget for &DistinctPanel<'_> {
             )],
             // The longest that fits the panel (at 80×24 the middle one was cut).
             (0, _) if s.sum_of_parts.is_some() => vec![Span::styled(
-                [
-                    "exact    none: the host sees sketches, not lines",
-                    "exact    none: the host sees sketches",
-                    "exact    none (sketches only)",
-                ]
-                .into_iter()
-                .find(|text| text.chars().count() <= usize::from(inner.width))
+                super::first_fitting(
+                    [
+                        "exact    none: the host sees sketches, not lines",
+                        "exact    none: the host sees sketches",
+                        "exact    none (sketches only)",
+                    ],
+                    usize::from(inner.width),
+                )
                 .unwrap_or("exact    none"),
                 t.dim(),
             )],

@@ -47,14 +47,27 @@ pub fn panel_block(name: &str, cost: &str, theme: Theme, focused: bool) -> Block
         ]))
 }
 
+/// The first of `texts` (the callers give them longest first) that fits whole in `room` cells:
+/// text that does not fit is said shorter or not at all, never cut.
+///
+/// ```
+/// use tui_demo::ui::first_fitting;
+/// assert_eq!(first_fitting(["a long way", "short"], 6), Some("short"));
+/// assert_eq!(first_fitting(["a long way"], 3), None);
+/// ```
+#[must_use]
+pub fn first_fitting<S: AsRef<str>>(texts: impl IntoIterator<Item = S>, room: usize) -> Option<S> {
+    texts
+        .into_iter()
+        .find(|t| t.as_ref().chars().count() <= room)
+}
+
 /// The first of `costs` (longest first) that fits whole in the title of a panel `width` cells wide
 /// named `name` (the borders' corners and the spaces around each part included), else the last.
 #[must_use]
 pub fn fitting_cost(name: &str, width: u16, costs: &[String]) -> String {
     let room = usize::from(width).saturating_sub(name.chars().count() + 5);
-    costs
-        .iter()
-        .find(|c| c.chars().count() <= room)
+    first_fitting(costs, room)
         .or(costs.last())
         .cloned()
         .unwrap_or_default()
@@ -327,13 +340,11 @@ impl App {
         let line = if self.reset_asked {
             // Asked first: the reset empties every sketch, and the next `--save` writes that.
             // The longest wording that fits (at 40 columns the whole one was cut mid-word).
-            let said = RESET_QUESTION
-                .iter()
-                .find(|q| 2 + q.chars().count() <= usize::from(area.width))
-                .unwrap_or(&RESET_QUESTION[RESET_QUESTION.len() - 1]);
+            let said = first_fitting(RESET_QUESTION, usize::from(area.width).saturating_sub(2))
+                .unwrap_or(RESET_QUESTION[RESET_QUESTION.len() - 1]);
             Line::from(vec![
                 Span::styled(" r", t.accent()),
-                Span::styled(*said, t.warn()),
+                Span::styled(said, t.warn()),
             ])
         } else if let Some(Some(err)) = &s.finished {
             with_keys(
@@ -475,13 +486,14 @@ impl App {
                 let room = usize::from(area.width).saturating_sub(used);
                 // Then shorter, down to the count alone (at 80 columns "redis: 53 key" was cut).
                 let n = human::count(r.keys_written);
-                let said = [
-                    long,
-                    format!(" │ redis: {n} key writes"),
-                    format!(" │ redis: {n} writes"),
-                ]
-                .into_iter()
-                .find(|c| c.chars().count() <= room)
+                let said = first_fitting(
+                    [
+                        long,
+                        format!(" │ redis: {n} key writes"),
+                        format!(" │ redis: {n} writes"),
+                    ],
+                    room,
+                )
                 .unwrap_or_else(|| format!(" │ redis {n}"));
                 spans.push(Span::styled(said, t.dim()));
             }

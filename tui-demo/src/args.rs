@@ -6,7 +6,7 @@
 
 use std::ffi::OsString;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
@@ -451,21 +451,20 @@ impl RunArgs {
         // One file given twice would have its lines counted twice (`merge` says so of a file
         // given twice; a run counted it silently: found by a user test). The same file under two
         // names too (a link); a name that does not exist yet (followed) by its text.
-        let mut seen: Vec<(&std::path::PathBuf, Option<(u64, u64)>)> = Vec::new();
+        let mut seen: Vec<(&PathBuf, Option<(u64, u64)>)> = Vec::new();
+        // The input already given that `p` (of file id `id`) names, by its name or its inode.
+        let already =
+            |seen: &[(&PathBuf, Option<(u64, u64)>)], p: &PathBuf, id: Option<(u64, u64)>| {
+                seen.iter()
+                    .find(|(q, qid)| *q == p || (id.is_some() && *qid == id))
+                    .map(|(q, _)| q.display().to_string())
+            };
         for p in self.input.iter().filter(|p| p.as_os_str() != "-") {
-            use std::os::unix::fs::MetadataExt;
-            let id = std::fs::metadata(p)
-                .ok()
-                .filter(std::fs::Metadata::is_file)
-                .map(|m| (m.dev(), m.ino()));
-            if let Some((first, _)) = seen
-                .iter()
-                .find(|(q, qid)| *q == p || (id.is_some() && *qid == id))
-            {
+            let id = file_id(p);
+            if let Some(first) = already(&seen, p, id) {
                 return Err(format!(
-                    "--input {} and {}: the same file, whose lines would be counted twice (give it \
-                     once)",
-                    first.display(),
+                    "--input {first} and {}: the same file, whose lines would be counted twice \
+                     (give it once)",
                     p.display()
                 ));
             }
@@ -473,17 +472,11 @@ impl RunArgs {
         }
         // `--save` onto an input replaced the log with the sketches, without a word (a user test).
         if let Some(save) = &self.save {
-            use std::os::unix::fs::MetadataExt;
-            let id = std::fs::metadata(save).ok().map(|m| (m.dev(), m.ino()));
-            if let Some((input, _)) = seen
-                .iter()
-                .find(|(q, qid)| *q == save || (id.is_some() && *qid == id))
-            {
+            if let Some(input) = already(&seen, save, file_id(save)) {
                 return Err(format!(
-                    "--save {} is the file read (--input {}): the sketches would overwrite it \
-                     (give another file)",
-                    save.display(),
-                    input.display()
+                    "--save {} is the file read (--input {input}): the sketches would overwrite \
+                     it (give another file)",
+                    save.display()
                 ));
             }
         }
@@ -682,6 +675,16 @@ fn lines_limit(v: &str) -> Result<u64, String> {
         0 => Err("must be at least 1 (without --lines the input is read to its end)".into()),
         n => Ok(n),
     }
+}
+
+/// A file's device and inode, telling one file under two names (a link); `None` for what is not a
+/// file (yet).
+fn file_id(p: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| (m.dev(), m.ino()))
 }
 
 /// `emit --period`: whole milliseconds, at least 1 (clap's range said "0 is not in

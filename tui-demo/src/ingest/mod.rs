@@ -366,7 +366,7 @@ fn spawn_full(
     rate: u64,
     limit: Option<u64>,
     panic_after: Option<u32>,
-    redis: Option<RedisSink>,
+    mut redis: Option<RedisSink>,
     clock: Box<dyn crate::clock::Clock>,
 ) -> std::io::Result<Handle> {
     let control = Control::new(rate);
@@ -388,7 +388,6 @@ fn spawn_full(
     };
     let spec = &spec;
     // `--listen HOST:0`: the Redis keys are named after the port the system gave.
-    let mut redis = redis;
     if let (Some(r), SourceSpec::Device(addr)) = (redis.as_mut(), spec) {
         r.bound(addr.port());
     }
